@@ -1,0 +1,49 @@
+// Checks the package as users receive it: packs the tarball, then runs publint and
+// arethetypeswrong on it, and loads every entry point from an install of that tarball
+// with both require() and import.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const bin = (name) => join(process.cwd(), 'node_modules', '.bin', name);
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+const work = mkdtempSync(join(tmpdir(), 'passport-kudos-pack-'));
+const run = (cmd, args, cwd = process.cwd()) =>
+  execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+
+try {
+  const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work]));
+  const tarball = join(work, packed.filename);
+  console.log(`packed ${packed.filename}: ${packed.size} bytes, ${packed.entryCount} files`);
+
+  run(bin('publint'), ['run', tarball, '--strict', '--level', 'warning']);
+  console.log('publint: ok');
+  // node10 resolution cannot see subpath exports; every supported Node (>= 20) uses node16+.
+  run(bin('attw'), [tarball, '--profile', 'node16']);
+  console.log('arethetypeswrong: ok');
+
+  // Install the tarball in an empty project and load each entry point both ways.
+  const app = join(work, 'app');
+  run('mkdir', ['-p', app]);
+  writeFileSync(join(app, 'package.json'), '{ "name": "consumer", "private": true }\n');
+  run('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball, 'passport'], app);
+  for (const entry of Object.keys(pkg.exports).filter((e) => e !== './package.json')) {
+    const spec = entry === '.' ? pkg.name : `${pkg.name}/${entry.slice(2)}`;
+    const cjs = run(
+      process.execPath,
+      ['-e', `console.log(Object.keys(require('${spec}')).length)`],
+      app,
+    ).trim();
+    const esm = run(
+      process.execPath,
+      ['--input-type=module', '-e', `const m = await import('${spec}'); console.log(Object.keys(m).length)`],
+      app,
+    ).trim();
+    if (!(Number(cjs) > 0) || cjs !== esm)
+      throw new Error(`${spec}: require gave ${cjs} exports, import ${esm}`);
+    console.log(`${spec}: ${cjs} exports through require and import`);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

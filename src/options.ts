@@ -1,0 +1,176 @@
+import type { Request } from 'express';
+import type OAuth2Strategy from 'passport-oauth2';
+import type { KudosProfile } from './profile.js';
+import type { KudosScope } from './scopes.js';
+import type { KudosTokenParams } from './token-response.js';
+
+/** Default time limit of a token request, in milliseconds. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Default scope requested when none is configured. */
+export const DEFAULT_SCOPE: readonly KudosScope[] = ['profile'];
+
+/** Options shared by both forms of {@link KudosStrategyOptions}. */
+export interface KudosStrategyOptionsBase {
+  /** OAuth client ID given by the Kudos operator. Required. */
+  clientID: string;
+  /** OAuth client secret. Required; never logged, never put in an error. */
+  clientSecret: string;
+  /** Redirect address registered (whitelisted) for the client; absolute or relative to the request. Required. */
+  callbackURL: string;
+  /** `{auth_url}`: the authorization page is `{authURL}/in/oauth/`. */
+  authURL?: string;
+  /** `{base_url}`: the token endpoint is `{baseURL}/oauth/access_token`. */
+  baseURL?: string;
+  /** Full authorization page URL; overrides the one derived from `authURL`. */
+  authorizationURL?: string;
+  /** Full token endpoint URL; overrides the one derived from `baseURL`. */
+  tokenURL?: string;
+  /** Endpoint for `grant_type=refresh_token`; defaults to the token endpoint (RFC 6749 section 6). */
+  refreshURL?: string;
+  /** Endpoint for token revocation (RFC 7009 form); the spec shows none, so there is no default. */
+  revokeURL?: string;
+  /** Scopes to request: a string (space separated) or an array. Default `['profile']`. */
+  scope?: KudosScope | readonly KudosScope[];
+  /** CSRF protection with a `state` kept in the session. Default `true`. */
+  state?: boolean;
+  /** Custom state store (passed through to passport-oauth2). */
+  store?: OAuth2Strategy.StateStore;
+  /** PKCE (`true` for S256); passed through to passport-oauth2. Needs `state`. */
+  pkce?: boolean;
+  /** Session key of the state store. Default `oauth2:<host of the authorization page>`. */
+  sessionKey?: string;
+  /** Trust `X-Forwarded-Proto`/`X-Forwarded-Host` when resolving a relative `callbackURL`. */
+  proxy?: boolean;
+  /** Time limit of each token request in milliseconds. Default 10000. */
+  timeout?: number;
+}
+
+/** Options of a strategy whose verify function does not receive the request. */
+export interface KudosStrategyOptions extends KudosStrategyOptionsBase {
+  passReqToCallback?: false;
+}
+
+/** Options of a strategy whose verify function receives the request first. */
+export interface KudosStrategyOptionsWithRequest extends KudosStrategyOptionsBase {
+  passReqToCallback: true;
+}
+
+/** Passport's `done` callback of a verify function. */
+export type KudosVerifyCallback = (err?: unknown, user?: Express.User | false | null, info?: object) => void;
+
+/** Verify function of arity 4: `(accessToken, refreshToken, profile, done)`. */
+export type KudosVerify = (
+  accessToken: string,
+  refreshToken: string | undefined,
+  profile: KudosProfile,
+  done: KudosVerifyCallback,
+) => void;
+
+/** Verify function of arity 5, with the token response as `params`. */
+export type KudosVerifyWithParams = (
+  accessToken: string,
+  refreshToken: string | undefined,
+  params: KudosTokenParams,
+  profile: KudosProfile,
+  done: KudosVerifyCallback,
+) => void;
+
+/** Verify function of arity 5 with `passReqToCallback`: the request first. */
+export type KudosVerifyWithRequest = (
+  req: Request,
+  accessToken: string,
+  refreshToken: string | undefined,
+  profile: KudosProfile,
+  done: KudosVerifyCallback,
+) => void;
+
+/** Verify function of arity 6 with `passReqToCallback`: the request first, then `params`. */
+export type KudosVerifyWithRequestAndParams = (
+  req: Request,
+  accessToken: string,
+  refreshToken: string | undefined,
+  params: KudosTokenParams,
+  profile: KudosProfile,
+  done: KudosVerifyCallback,
+) => void;
+
+/** Any verify function without the request (arity 4 or 5). */
+export type KudosVerifyFunction = KudosVerify | KudosVerifyWithParams;
+
+/** Any verify function with the request first (arity 5 or 6). */
+export type KudosVerifyFunctionWithRequest = KudosVerifyWithRequest | KudosVerifyWithRequestAndParams;
+
+/** The endpoints and limits a strategy works with, after defaults are applied. */
+export interface ResolvedEndpoints {
+  authorizationURL: string;
+  tokenURL: string;
+  refreshURL: string;
+  revokeURL: string | undefined;
+  timeout: number;
+  scope: string;
+}
+
+function requireString(options: Record<string, unknown>, name: string): string {
+  const value = options[name];
+  if (typeof value !== 'string' || value === '') {
+    throw new TypeError(`KudosStrategy requires a "${name}" option (a non-empty string)`);
+  }
+  return value;
+}
+
+function optionalURL(options: Record<string, unknown>, name: string): string | undefined {
+  const value = options[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !URL.canParse(value)) {
+    throw new TypeError(`KudosStrategy option "${name}" must be an absolute URL`);
+  }
+  return value;
+}
+
+function deriveURL(options: Record<string, unknown>, override: string, base: string, path: string): string {
+  const full = optionalURL(options, override);
+  if (full !== undefined) return full;
+  const root = optionalURL(options, base);
+  if (root === undefined) {
+    throw new TypeError(
+      `KudosStrategy requires the "${base}" option (or "${override}"): Kudos has no public default host`,
+    );
+  }
+  return root.replace(/\/+$/, '') + path;
+}
+
+/**
+ * Joins a scope option into the space-separated form the service expects.
+ * @see ../shared/spec/interface.md section 4.1 ("Scopes separated by a space")
+ */
+export function joinScope(scope: unknown): string {
+  if (typeof scope === 'string') return scope.trim();
+  if (Array.isArray(scope) && scope.every((s) => typeof s === 'string')) return scope.join(' ');
+  throw new TypeError('KudosStrategy option "scope" must be a string or an array of strings');
+}
+
+/**
+ * Checks the options given to `new KudosStrategy()` and applies the defaults.
+ * Throws `TypeError` naming the first missing or malformed option.
+ */
+export function resolveOptions(input: unknown): ResolvedEndpoints {
+  if (typeof input !== 'object' || input === null) {
+    throw new TypeError('KudosStrategy requires an options object');
+  }
+  const options = input as Record<string, unknown>;
+  for (const name of ['clientID', 'clientSecret', 'callbackURL']) requireString(options, name);
+  const tokenURL = deriveURL(options, 'tokenURL', 'baseURL', '/oauth/access_token');
+  const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
+    throw new TypeError('KudosStrategy option "timeout" must be a positive number of milliseconds');
+  }
+  return {
+    authorizationURL: deriveURL(options, 'authorizationURL', 'authURL', '/in/oauth/'),
+    tokenURL,
+    refreshURL: optionalURL(options, 'refreshURL') ?? tokenURL,
+    revokeURL: optionalURL(options, 'revokeURL'),
+    timeout,
+    scope: joinScope(options.scope ?? DEFAULT_SCOPE),
+  };
+}

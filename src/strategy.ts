@@ -1,0 +1,229 @@
+import type { Request } from 'express';
+import OAuth2Strategy from 'passport-oauth2';
+import { resolveCallbackURL } from './callback/callback-url.js';
+import { invokeVerify, type VerifiedCallback } from './callback/invoke-verify.js';
+import { readCallbackParams } from './callback/params.js';
+import { KudosAuthorizationError } from './errors.js';
+import {
+  type KudosStrategyOptions,
+  type KudosStrategyOptionsWithRequest,
+  type KudosVerify,
+  type KudosVerifyFunction,
+  type KudosVerifyFunctionWithRequest,
+  type KudosVerifyWithRequest,
+  type ResolvedEndpoints,
+  resolveOptions,
+} from './options.js';
+import { parseProfile } from './profile.js';
+import type { KudosScope } from './scopes.js';
+import { type KudosTokenResponse, toTokenParams } from './token-response.js';
+import { requestTokens } from './tokens/token-request.js';
+
+/** Message of the Passport failure when the user declines on the Kudos consent page. */
+export const DENIED_MESSAGE = 'You declined to sign in with Kudos.';
+
+/** Error values that mean the user said no: a failure, not a server error. */
+const REFUSALS = new Set(['denied', 'access_denied']);
+
+/** Per-request options of `passport.authenticate('kudos', options)` that the strategy reads. */
+export interface KudosAuthenticateOptions {
+  /** Scopes for this request instead of the configured ones. */
+  scope?: KudosScope | readonly KudosScope[];
+  /** Callback URL for this request instead of the configured one. */
+  callbackURL?: string;
+  /** A fixed state value (disables the state store for this request, as in passport-oauth2). */
+  state?: string;
+  [option: string]: unknown;
+}
+
+/** @internal What the strategy keeps besides what passport-oauth2 keeps. */
+export interface KudosStrategyConfig extends ResolvedEndpoints {
+  clientID: string;
+  clientSecret: string;
+  callbackURL: string;
+  proxy: boolean;
+  passReqToCallback: boolean;
+  verify: (...args: unknown[]) => unknown;
+}
+
+function stateStoreOf(strategy: object): OAuth2Strategy.StateStore {
+  const store: unknown = (strategy as { _stateStore?: unknown })._stateStore;
+  if (
+    typeof store === 'object' &&
+    store !== null &&
+    'verify' in store &&
+    typeof store.verify === 'function'
+  ) {
+    return store as OAuth2Strategy.StateStore;
+  }
+  throw new TypeError('passport-oauth2 set up no state store for KudosStrategy');
+}
+
+function stringFields(params: object): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter((entry) => typeof entry[1] === 'string'));
+}
+
+/**
+ * Passport strategy for signing in with Kudos (OAuth 2.0 authorization code).
+ *
+ * It extends passport-oauth2's `Strategy` and changes only what Kudos needs: the profile comes
+ * from the token response itself (no second request), the code may arrive under three names,
+ * `error=denied` is a failure rather than an error, and the token request has a time limit and
+ * typed errors carrying the service's own error code.
+ *
+ * @example
+ * passport.use(new KudosStrategy(
+ *   { clientID, clientSecret, callbackURL: '/auth/kudos/callback', authURL, baseURL },
+ *   (accessToken, refreshToken, profile, done) => done(null, { id: profile.id }),
+ * ));
+ * @see ../shared/spec/interface.md sections 4 and 5
+ */
+export class KudosStrategy extends OAuth2Strategy {
+  /** @internal */
+  readonly _kudos: KudosStrategyConfig;
+
+  // The shortest form first, so that an inline verify lambda of arity 4 (5 with the request) gets
+  // its parameter types from the context; the forms with `params` take the exported types
+  // (TypeScript fixes a lambda's parameter types from the first overload it tries).
+  constructor(options: KudosStrategyOptions, verify: KudosVerify);
+  constructor(options: KudosStrategyOptions, verify: KudosVerifyFunction);
+  constructor(options: KudosStrategyOptionsWithRequest, verify: KudosVerifyWithRequest);
+  constructor(options: KudosStrategyOptionsWithRequest, verify: KudosVerifyFunctionWithRequest);
+  constructor(
+    options: KudosStrategyOptions | KudosStrategyOptionsWithRequest,
+    verify: KudosVerifyFunction | KudosVerifyFunctionWithRequest,
+  ) {
+    const endpoints = resolveOptions(options);
+    if (typeof verify !== 'function') throw new TypeError('KudosStrategy requires a verify function');
+    super(
+      {
+        authorizationURL: endpoints.authorizationURL,
+        tokenURL: endpoints.tokenURL,
+        clientID: options.clientID,
+        clientSecret: options.clientSecret,
+        callbackURL: options.callbackURL,
+        scope: endpoints.scope,
+        scopeSeparator: ' ',
+        state: options.state ?? true,
+        store: options.store,
+        pkce: options.pkce,
+        sessionKey: options.sessionKey,
+        proxy: options.proxy,
+        passReqToCallback: options.passReqToCallback === true,
+        skipUserProfile: true,
+      } as OAuth2Strategy.StrategyOptions,
+      verify as OAuth2Strategy.VerifyFunction,
+    );
+    this.name = 'kudos';
+    this._kudos = {
+      ...endpoints,
+      clientID: options.clientID,
+      clientSecret: options.clientSecret,
+      callbackURL: options.callbackURL,
+      proxy: options.proxy === true,
+      passReqToCallback: options.passReqToCallback === true,
+      verify: verify as (...args: unknown[]) => unknown,
+    };
+  }
+
+  /**
+   * Starts the login (redirect to the authorization page) or finishes it (callback).
+   * Called by Passport; apps call `passport.authenticate('kudos', options)`.
+   */
+  override authenticate(req: Request, options: KudosAuthenticateOptions = {}): void {
+    const params = readCallbackParams(req);
+    if (params.kind === 'start') {
+      super.authenticate(req, options);
+    } else if (params.kind === 'invalid') {
+      this.fail({ message: params.message }, 400);
+    } else if (params.kind === 'error') {
+      // The user's refusal is a normal outcome: fail(), so failureRedirect and failureMessage work.
+      if (REFUSALS.has(params.error)) this.fail({ message: DENIED_MESSAGE }, 403);
+      else this.error(new KudosAuthorizationError(params.error, params.description));
+    } else {
+      this._exchangeCode(req, options, params.code, params.state);
+    }
+  }
+
+  /** @internal Checks the state, exchanges the code, builds the profile and calls verify. */
+  _exchangeCode(
+    req: Request,
+    options: KudosAuthenticateOptions,
+    code: string,
+    state: string | undefined,
+  ): void {
+    const config = this._kudos;
+    const callbackURL = resolveCallbackURL(options.callbackURL ?? config.callbackURL, req, config.proxy);
+    const meta = {
+      authorizationURL: config.authorizationURL,
+      tokenURL: config.tokenURL,
+      clientID: config.clientID,
+      callbackURL,
+    };
+    const loaded = (err: Error | null, ok: unknown, stateInfo: unknown): void => {
+      if (err) {
+        this.error(err);
+        return;
+      }
+      if (!ok) {
+        this.fail(stateInfo as object, 403);
+        return;
+      }
+      const form: Record<string, string> = {
+        ...stringFields(this.tokenParams(options)),
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: callbackURL,
+        client_id: config.clientID,
+        client_secret: config.clientSecret,
+      };
+      if (typeof ok === 'string') form.code_verifier = ok; // PKCE verifier from the state store
+      // Leave the promise before calling back into Passport, so that an exception thrown further
+      // down the middleware chain behaves as it does under passport-oauth2 (not a lost rejection).
+      requestTokens(config.tokenURL, form, config.timeout).then(
+        (response) => process.nextTick(() => this._verifyResponse(req, response, stateInfo)),
+        (error: unknown) => process.nextTick(() => this.error(error as Error)),
+      );
+    };
+    try {
+      const store = stateStoreOf(this);
+      if (store.verify.length === 4) store.verify(req, state as string, meta, loaded);
+      else store.verify(req, state as string, loaded);
+    } catch (error) {
+      this.error(error as Error);
+    }
+  }
+
+  /** @internal Hands a valid token response to the app's verify function. */
+  _verifyResponse(req: Request, response: KudosTokenResponse, stateInfo: unknown): void {
+    const done: VerifiedCallback = (err, user, info) => {
+      if (err) {
+        this.error(err as Error);
+        return;
+      }
+      if (!user) {
+        this.fail(info as object);
+        return;
+      }
+      const details = typeof info === 'object' && info !== null ? { ...info } : {};
+      if (stateInfo) Object.assign(details, { state: stateInfo });
+      this.success(user as Express.User, details);
+    };
+    try {
+      invokeVerify(
+        this._kudos.verify,
+        this._kudos.passReqToCallback,
+        {
+          req,
+          accessToken: response.access_token,
+          refreshToken: response.refresh_token,
+          params: toTokenParams(response),
+          profile: parseProfile(response),
+        },
+        done,
+      );
+    } catch (error) {
+      this.error(error as Error);
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import { KudosTokenError } from '../errors.js';
+import { type KudosTokenResponse, validateTokenResponse } from '../token-response.js';
+import { type FormResponse, postForm } from './post-form.js';
+
+/** Code used when the token endpoint answered an error without a readable code of its own. */
+export const UNREADABLE_ERROR_CODE = 'token_endpoint_error';
+
+/** Form fields that carry secrets and must never come back out in an error. */
+const SECRET_FIELDS = ['client_secret', 'code', 'refresh_token', 'token', 'code_verifier'];
+
+// The service answers errors as a single upper-case word in plain text (facts.md "Errors");
+// standard OAuth servers answer JSON `{ "error": "invalid_grant" }`. Accept either shape.
+const CODE_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+function secretsOf(form: Record<string, string>): string[] {
+  return SECRET_FIELDS.map((field) => form[field]).filter(
+    (v): v is string => typeof v === 'string' && v !== '',
+  );
+}
+
+function mentionsSecret(text: string, secrets: readonly string[]): boolean {
+  return secrets.some((secret) => text.includes(secret));
+}
+
+function readJson(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads the service's error code from an error answer; returns undefined when there is none. */
+export function readErrorCode(response: FormResponse): { code: string; description?: string } | undefined {
+  const text = response.body.trim();
+  const json = readJson(text);
+  if (typeof json === 'object' && json !== null && 'error' in json && typeof json.error === 'string') {
+    const description =
+      'error_description' in json && typeof json.error_description === 'string'
+        ? json.error_description
+        : undefined;
+    return CODE_PATTERN.test(json.error) ? { code: json.error, description } : undefined;
+  }
+  return CODE_PATTERN.test(text) ? { code: text } : undefined;
+}
+
+function errorAnswer(response: FormResponse, secrets: readonly string[]): KudosTokenError {
+  const read = readErrorCode(response);
+  const code = read && !mentionsSecret(read.code, secrets) ? read.code : UNREADABLE_ERROR_CODE;
+  const description =
+    read?.description && !mentionsSecret(read.description, secrets)
+      ? `: ${read.description.slice(0, 200)}`
+      : '';
+  return new KudosTokenError(`Kudos token endpoint answered HTTP ${response.status} ${code}${description}`, {
+    code,
+    status: 502,
+    httpStatus: response.status,
+    body: response.body,
+  });
+}
+
+/**
+ * Interprets a token endpoint answer: a 2xx JSON token response is validated and returned;
+ * anything else becomes a `KudosTokenError`. Values of `secrets` never appear in the error.
+ */
+export function interpretTokenAnswer(response: FormResponse, secrets: readonly string[]): KudosTokenResponse {
+  if (response.status < 200 || response.status >= 300) throw errorAnswer(response, secrets);
+  const json = readJson(response.body);
+  if (json === undefined) {
+    throw new KudosTokenError('token response is not JSON', {
+      code: 'invalid_token_response',
+      status: 502,
+      httpStatus: response.status,
+      body: response.body,
+    });
+  }
+  // Some OAuth servers answer 200 with an error object; treat it as the error it is.
+  if (typeof json === 'object' && json !== null && 'error' in json && !('access_token' in json)) {
+    throw errorAnswer(response, secrets);
+  }
+  return validateTokenResponse(json);
+}
+
+/**
+ * POSTs a token request (authorization code or refresh) and returns the validated answer.
+ * Rejects with `KudosTokenError`: the service's code, `timeout`, `network_error` or
+ * `invalid_token_response`.
+ */
+export async function requestTokens(
+  endpoint: string,
+  form: Record<string, string>,
+  timeoutMs: number,
+): Promise<KudosTokenResponse> {
+  const response = await postForm(endpoint, form, timeoutMs);
+  return interpretTokenAnswer(response, secretsOf(form));
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { readCallbackParams } from '../../src/callback/params.js';
+
+describe('readCallbackParams', () => {
+  it('is a start when there is no code, state or error', () => {
+    expect(readCallbackParams({ url: '/auth/kudos' })).toEqual({ kind: 'start' });
+    expect(readCallbackParams({ url: '/auth/kudos?next=%2Fme' })).toEqual({ kind: 'start' });
+  });
+
+  it('prefers originalUrl (Express mounts rewrite req.url)', () => {
+    expect(readCallbackParams({ url: '/', originalUrl: '/auth?code=c&state=s' })).toEqual({
+      kind: 'code',
+      code: 'c',
+      state: 's',
+    });
+  });
+
+  it('accepts the same value under two names', () => {
+    expect(readCallbackParams({ url: '/?code=c&auth_code=c' })).toMatchObject({ kind: 'code', code: 'c' });
+  });
+
+  it('reads a form body and rejects non-string body values', () => {
+    expect(readCallbackParams({ url: '/', body: { authorization_code: 'c', state: 's' } })).toMatchObject({
+      kind: 'code',
+      code: 'c',
+    });
+    expect(readCallbackParams({ url: '/', body: { code: ['a', 'b'] } })).toEqual({
+      kind: 'invalid',
+      message: 'Authorization code "code" was given more than once',
+    });
+    expect(readCallbackParams({ url: '/', body: { code: { nested: 'x' } } })).toEqual({
+      kind: 'invalid',
+      message: 'Authorization code "code" must be a single string',
+    });
+  });
+
+  it('rejects a repeated state and an overlong code', () => {
+    expect(readCallbackParams({ url: '/?code=c&state=a&state=b' })).toEqual({
+      kind: 'invalid',
+      message: 'Parameter "state" was given more than once',
+    });
+    expect(readCallbackParams({ url: `/?code=${'x'.repeat(5000)}` })).toMatchObject({ kind: 'invalid' });
+  });
+
+  it('reads error and error_description, even when a code is present', () => {
+    expect(readCallbackParams({ url: '/?error=denied&state=s&code=c' })).toEqual({
+      kind: 'error',
+      error: 'denied',
+      description: undefined,
+    });
+  });
+});
