@@ -44,6 +44,17 @@ try {
       throw new Error(`${spec}: require gave ${cjs} exports, import ${esm}`);
     console.log(`${spec}: ${cjs} exports through require and import`);
   }
+  // The root entry point must never load optional parts (the emulator, Redis support).
+  const loaded = run(
+    process.execPath,
+    [
+      '-e',
+      `require('${pkg.name}'); console.log(Object.keys(require.cache).filter((f) => /[\\/](testing|redis)[\\/]/.test(f)).length)`,
+    ],
+    app,
+  ).trim();
+  if (loaded !== '0') throw new Error(`${pkg.name} loaded ${loaded} files of testing/ or redis/`);
+  console.log(`${pkg.name}: loads no testing/ or redis/ code`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

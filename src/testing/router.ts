@@ -1,0 +1,50 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type Ctx, parseCookies, sendCode } from './http.js';
+
+/** A route handler; may be async. */
+export type Handler = (ctx: Ctx) => void | Promise<void>;
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  handler: Handler;
+}
+
+/** A minimal method + path router. Unknown paths answer 404 `NOT_FOUND`, known paths with another method 405. */
+export class Router {
+  private readonly routes: Route[] = [];
+
+  /** Adds a route; `path` is an exact path or a RegExp whose groups become `ctx.params`. */
+  on(method: string, path: string | RegExp, handler: Handler): this {
+    const pattern =
+      typeof path === 'string' ? new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : path;
+    this.routes.push({ method, pattern, handler });
+    return this;
+  }
+
+  /** Handles one request; never throws: an unexpected failure answers 500 `INTERNAL_ERROR`. */
+  async handle(req: IncomingMessage, res: ServerResponse, onError: (error: unknown) => void): Promise<void> {
+    if (!URL.canParse(req.url ?? '/', 'http://emulator.invalid')) return sendCode(res, 400, 'BAD_REQUEST');
+    const url = new URL(req.url ?? '/', 'http://emulator.invalid');
+    const method = req.method ?? 'GET';
+    const matching = this.routes.filter((r) => r.pattern.test(url.pathname));
+    const route = matching.find((r) => r.method === method || (method === 'HEAD' && r.method === 'GET'));
+    if (!route) {
+      if (matching.length === 0) sendCode(res, 404, 'NOT_FOUND');
+      else {
+        res.setHeader('allow', [...new Set(matching.map((r) => r.method))].join(', '));
+        sendCode(res, 405, 'METHOD_NOT_ALLOWED');
+      }
+      return;
+    }
+    const params = (route.pattern.exec(url.pathname) ?? []).slice(1);
+    const ctx: Ctx = { req, res, url, method, cookies: parseCookies(req.headers.cookie), params };
+    try {
+      await route.handler(ctx);
+    } catch (error) {
+      onError(error);
+      if (!res.headersSent) sendCode(res, 500, 'INTERNAL_ERROR');
+      else res.destroy();
+    }
+  }
+}

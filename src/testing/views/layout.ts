@@ -1,0 +1,47 @@
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(value: unknown): string {
+  return String(value)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** Hidden form inputs for each field. */
+export function hiddenFields(fields: Record<string, string | undefined>): string {
+  return Object.entries(fields)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('');
+}
+
+const STYLE = `
+body{font-family:system-ui,sans-serif;background:#f4f1fb;margin:0;color:#1d1530}
+header{background:#5b2bd6;color:#fff;padding:12px 24px;font-weight:600}
+header small{font-weight:400;opacity:.8;margin-left:8px}
+main{max-width:460px;margin:40px auto;background:#fff;border-radius:12px;padding:28px;box-shadow:0 2px 12px #0002}
+h1{font-size:1.3rem;margin-top:0}
+label{display:block;margin:12px 0 4px}
+input[type=text],input[type=password],input[type=email]{width:100%;padding:8px;box-sizing:border-box;border:1px solid #bbb;border-radius:6px}
+button{padding:9px 18px;border-radius:6px;border:0;font-size:1rem;cursor:pointer;margin:14px 8px 0 0}
+.primary{background:#5b2bd6;color:#fff}.secondary{background:#e6e1f2;color:#1d1530}
+.error{background:#fde8e8;color:#8a1c1c;padding:10px;border-radius:6px}
+ul.scopes li{margin:6px 0} code{background:#f0ecf9;padding:1px 4px;border-radius:4px}
+table{border-collapse:collapse;width:100%} td,th{text-align:left;padding:6px;border-bottom:1px solid #eee}
+`;
+
+/** The page frame shared by every emulator page. */
+export function layout(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Kudos emulator</title>
+<meta name="viewport" content="width=device-width,initial-scale=1"><style>${STYLE}</style></head>
+<body><header>Kudos<small>local emulator</small></header><main>${body}</main></body></html>`;
+}
+
+/** An error page: the emulator never redirects to an address it cannot trust. */
+export function errorPage(title: string, message: string): string {
+  return layout(
+    title,
+    `<h1>${escapeHtml(title)}</h1><p class="error" role="alert">${escapeHtml(message)}</p>`,
+  );
+}

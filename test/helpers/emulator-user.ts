@@ -1,0 +1,56 @@
+import { expect } from 'vitest';
+import { type CookieClient, locationOf } from './cookie-client.js';
+
+const ENTITIES: Record<string, string> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#39;': "'",
+};
+
+/** The hidden fields of the form posting to `action` in an HTML page. */
+export function formFields(html: string, action: string): Record<string, string> {
+  const start = html.indexOf(`action="${action}"`);
+  if (start === -1) throw new Error(`no form posting to ${action}`);
+  const form = html.slice(start, html.indexOf('</form>', start));
+  const fields: Record<string, string> = {};
+  for (const m of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    fields[m[1] as string] = (m[2] as string).replace(
+      /&amp;|&lt;|&gt;|&quot;|&#39;/g,
+      (e) => ENTITIES[e] ?? e,
+    );
+  }
+  return fields;
+}
+
+/** Options of {@link passAuthorization}. */
+export interface UserActions {
+  username?: string;
+  password?: string;
+  decision?: 'accept' | 'decline';
+}
+
+/**
+ * Plays the user on the emulator: from the authorization page URL, logs in when asked, and
+ * answers the consent page. Returns the emulator's redirect back to the app (not followed).
+ */
+export async function passAuthorization(
+  client: CookieClient,
+  authorizeURL: URL | string,
+  { username = 'alice', password = 'wonderland', decision = 'accept' }: UserActions = {},
+): Promise<Response> {
+  const origin = new URL(authorizeURL).origin;
+  let page = await client.get(authorizeURL);
+  if (page.status === 302) {
+    const login = locationOf(page, origin);
+    expect(login.pathname).toBe('/in/login');
+    const next = login.searchParams.get('next') ?? '';
+    const loggedIn = await client.postForm(`${origin}/in/login`, { username, password, next });
+    expect(loggedIn.status).toBe(302);
+    page = await client.get(locationOf(loggedIn, origin));
+  }
+  expect(page.status).toBe(200);
+  const fields = formFields(await page.text(), '/in/oauth/');
+  return client.postForm(`${origin}/in/oauth/`, { ...fields, decision });
+}
