@@ -1,0 +1,101 @@
+import type { IncomingMessage } from 'node:http';
+import { KudosWebhookError } from './errors.js';
+
+/** A request as Express or plain `node:http` hands it to the receiver. */
+export interface WebhookRequest extends IncomingMessage {
+  body?: unknown;
+  originalUrl?: string;
+  /** Set by body-parser (express.json, express.raw...) when it has read the body. */
+  _body?: boolean;
+}
+
+/** Throws `unsupported_media_type` unless the request declares JSON in UTF-8. */
+export function checkMediaType(req: IncomingMessage): void {
+  const header = String(req.headers['content-type'] ?? '');
+  const [type = '', ...params] = header.split(';').map((p) => p.trim().toLowerCase());
+  const json = type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type);
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice(8)
+    .replace(/"/g, '');
+  if (!json || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
+    throw new KudosWebhookError(
+      'unsupported_media_type',
+      header
+        ? `Content-Type must be application/json (UTF-8), not "${header.slice(0, 100)}"`
+        : 'Content-Type application/json is required',
+    );
+  }
+}
+
+function tooLarge(limit: number): KudosWebhookError {
+  return new KudosWebhookError('payload_too_large', `notification body is larger than ${limit} bytes`);
+}
+
+function readStream(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.resume(); // drain the rest so the answer can be sent on this connection
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', (cause) =>
+      reject(new KudosWebhookError('invalid_json', 'notification body was cut off', undefined, cause)),
+    );
+  });
+}
+
+/** Parses JSON text; an empty, truncated or malformed body is `invalid_json` (400). */
+export function parseJsonText(bytes: Buffer | string): unknown {
+  let text: string;
+  try {
+    text = typeof bytes === 'string' ? bytes : new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new KudosWebhookError('invalid_json', 'notification body is not valid UTF-8');
+  }
+  if (text.trim() === '') throw new KudosWebhookError('invalid_json', 'notification body is empty');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new KudosWebhookError(
+      'invalid_json',
+      'notification body is not valid JSON (empty, truncated or malformed)',
+    );
+  }
+}
+
+/**
+ * Gets the notification body as parsed JSON, whether or not a body parser ran before:
+ * an object from `express.json()` is used as is, a Buffer or string from `express.raw()` or
+ * `express.text()` is parsed, and an unread stream is read here, up to `limit` bytes.
+ */
+export async function readNotificationBody(req: WebhookRequest, limit: number): Promise<unknown> {
+  checkMediaType(req);
+  // The declared length holds whether or not a body parser read the body before us.
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) throw tooLarge(limit);
+  if (declared === 0) throw new KudosWebhookError('invalid_json', 'notification body is empty');
+  const parsedByOthers = req._body === true || req.readableEnded;
+  if (parsedByOthers) {
+    const { body } = req;
+    if (Buffer.isBuffer(body) || typeof body === 'string') {
+      if (Buffer.byteLength(body) > limit) throw tooLarge(limit);
+      return parseJsonText(body);
+    }
+    if (body !== undefined && body !== null && typeof body === 'object') return body;
+    throw new KudosWebhookError(
+      'body_already_consumed',
+      'the request body was read by another middleware that kept nothing: mount kudosWebhook() before it, or after express.json()',
+    );
+  }
+  return parseJsonText(await readStream(req, limit));
+}

@@ -1,0 +1,111 @@
+import { KudosWebhookError } from './errors.js';
+import type { KudosConfirmation, KudosNotification } from './types.js';
+
+/** Decides whether a notification is real; may be async. Throwing answers 503, so the sender retries. */
+export type KudosConfirmer = (
+  notification: KudosNotification,
+) => boolean | KudosConfirmation | Promise<boolean | KudosConfirmation>;
+
+/** Options of {@link cosmosConfirmer}. */
+export interface CosmosConfirmerOptions {
+  /** Base URL of the chain's REST (LCD) interface; `/cosmos/tx/v1beta1/txs/{hash}` is appended. */
+  restURL: string;
+  /**
+   * The receiver address the payment must go to, or a function of the notification returning it.
+   * Default: any address in the notification's own `tx.to`. Set it to your wallet for a stronger check.
+   */
+  receiver?: string | ((notification: KudosNotification) => string | undefined);
+  /** Time limit of the lookup in milliseconds. Default 5000. */
+  timeoutMs?: number;
+}
+
+const MSG_SEND = '/cosmos.bank.v1beta1.MsgSend';
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function unavailable(message: string, cause?: unknown): KudosWebhookError {
+  return new KudosWebhookError('confirmation_unavailable', message, undefined, cause);
+}
+
+function messagesOf(body: Json): Json[] {
+  const tx = isObject(body.tx) ? body.tx : {};
+  const txBody = isObject(tx.body) ? tx.body : {};
+  return Array.isArray(txBody.messages) ? txBody.messages.filter(isObject) : [];
+}
+
+function paysAmount(message: Json, amount: string, denom: string): boolean {
+  const coins = Array.isArray(message.amount) ? message.amount.filter(isObject) : [];
+  return coins.some((coin) => coin.denom === denom && coin.amount === amount);
+}
+
+/** Checks a looked-up transaction against the notification; pure. */
+export function checkChainTransaction(
+  body: unknown,
+  notification: KudosNotification,
+  receivers: readonly string[],
+): KudosConfirmation {
+  if (!isObject(body) || !isObject(body.tx_response))
+    return { confirmed: false, reason: 'lookup answer has no tx_response' };
+  const response = body.tx_response;
+  if (response.code !== 0)
+    return { confirmed: false, reason: `transaction failed on chain (code ${String(response.code)})` };
+  if (!(Number(response.height) > 0)) return { confirmed: false, reason: 'transaction is not in a block' };
+  if (typeof response.txhash !== 'string' || response.txhash.toUpperCase() !== notification.tx.txHash) {
+    return { confirmed: false, reason: 'transaction hash differs' };
+  }
+  const { amount, denom } = notification.tx.amount;
+  const paid = messagesOf(body).some(
+    (m) =>
+      m['@type'] === MSG_SEND &&
+      typeof m.to_address === 'string' &&
+      receivers.includes(m.to_address) &&
+      m.from_address === notification.tx.from &&
+      paysAmount(m, amount, denom),
+  );
+  return paid
+    ? { confirmed: true }
+    : { confirmed: false, reason: 'no bank transfer of the notified amount to the receiver' };
+}
+
+/**
+ * A confirmer that looks the transaction up on the chain's REST interface and checks that it
+ * succeeded (`code` 0) in a block (`height` > 0) with the same hash, and that a bank `MsgSend`
+ * from the payer pays the expected receiver the notified amount and denom.
+ *
+ * Only `success` notifications are looked up; others are not confirmed (nothing is paid yet).
+ * A transaction the chain does not know yet, or a lookup that fails, throws: the receiver then
+ * answers 503 and the sender redelivers later.
+ */
+export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer {
+  if (!URL.canParse(options.restURL))
+    throw new TypeError('cosmosConfirmer requires "restURL", an absolute URL');
+  const base = options.restURL.replace(/\/+$/, '');
+  const timeoutMs = options.timeoutMs ?? 5000;
+  return async (notification) => {
+    if (notification.tx.status !== 'success') {
+      return { confirmed: false, reason: `status is ${notification.tx.status}` };
+    }
+    const expected =
+      typeof options.receiver === 'function' ? options.receiver(notification) : options.receiver;
+    const receivers = expected === undefined ? notification.tx.to : [expected];
+    let res: Response;
+    try {
+      res = await fetch(`${base}/cosmos/tx/v1beta1/txs/${notification.tx.txHash}`, {
+        signal: AbortSignal.timeout(timeoutMs),
+        headers: { accept: 'application/json' },
+      });
+    } catch (cause) {
+      throw unavailable('transaction lookup failed', cause);
+    }
+    if (res.status === 404) throw unavailable('transaction not found on the chain yet');
+    if (!res.ok) throw unavailable(`transaction lookup answered HTTP ${res.status}`);
+    let body: unknown;
+    try {
+      body = await res.json();
+    } catch (cause) {
+      throw unavailable('transaction lookup answered something other than JSON', cause);
+    }
+    return checkChainTransaction(body, notification, receivers);
+  };
+}

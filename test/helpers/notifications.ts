@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs';
+
+/** The sample notification of facts.md, as a fresh object each call. */
+export function sampleNotification(): { tx: Record<string, unknown>; metadata: Record<string, unknown> } {
+  return JSON.parse(readFileSync(new URL('../fixtures/notifications/sample.json', import.meta.url), 'utf8'));
+}
+
+/** The sample with `tx` fields replaced (undefined deletes one). */
+export function withTx(fields: Record<string, unknown>): {
+  tx: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+} {
+  const body = sampleNotification();
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) delete body.tx[key];
+    else body.tx[key] = value;
+  }
+  return body;
+}
+
+/** The sample with another `tx.amount.amount`. */
+export function withAmount(amount: unknown): ReturnType<typeof sampleNotification> {
+  return withTx({ amount: { amount, denom: 'nanokudos' } });
+}

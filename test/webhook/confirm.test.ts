@@ -1,0 +1,99 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
+import { cosmosConfirmer, type KudosNotification } from '../../src/webhook/index.js';
+import { startWebhookApp, type WebhookApp } from '../helpers/webhook-app.js';
+
+const SECRET = 'shop-agent-secret-0123456789';
+
+describe('confirmation against the emulator’s chain lookup (no mocks)', () => {
+  let kudos: KudosEmulator;
+  let app: WebhookApp;
+  const received: KudosNotification[] = [];
+
+  beforeAll(async () => {
+    kudos = await startKudosEmulator({
+      users: [
+        { id: 'alice', password: 'wonderland' },
+        { id: 'bob', password: 'builder' },
+        { id: 'shop-agent', password: 'agent-pass' },
+      ],
+      paymentDelayMs: 10,
+      webhook: { attempts: 3, retryDelayMs: 30 },
+    });
+    app = await startWebhookApp('express5', {
+      secret: SECRET,
+      confirm: cosmosConfirmer({ restURL: kudos.baseURL }),
+      onNotification: (n) => {
+        received.push(n);
+      },
+    });
+    kudos.setWebhook('shop-agent', `${app.url}?token=${SECRET}`);
+  });
+  afterEach(() => {
+    received.length = 0;
+    kudos.webhookMode.pendingFirst = false;
+  });
+  afterAll(async () => {
+    await app.close();
+    await kudos.close();
+  });
+
+  it('presents a real success as confirmed and paid', async () => {
+    const tx = kudos.pay({ from: 'alice', to: 'bob', amount: '3', via: 'shop-agent' });
+    await kudos.idle();
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({
+      confirmed: true,
+      paid: true,
+      tx: { txHash: tx.txHash, status: 'success' },
+    });
+  });
+
+  it('does not present pending or failed payments as paid', async () => {
+    kudos.webhookMode.pendingFirst = true;
+    kudos.pay({ from: 'alice', to: 'bob', amount: '1', via: 'shop-agent', outcome: 'fail' });
+    await kudos.idle();
+    expect(received.map((n) => [n.tx.status, n.confirmed, n.paid, n.confirmationReason])).toEqual([
+      ['pending', false, false, 'status is pending'],
+      ['fail', false, false, 'status is fail'],
+    ]);
+  });
+
+  it('refuses to confirm a forged notification that reuses a real hash with another amount or receiver', async () => {
+    const tx = kudos.pay({ from: 'alice', to: 'bob', amount: '2', via: 'shop-agent' });
+    await kudos.idle();
+    const real = received[0];
+    if (!real) throw new Error('no notification');
+    const confirm = cosmosConfirmer({ restURL: kudos.baseURL });
+    const forged: KudosNotification = {
+      ...real,
+      tx: { ...real.tx, amount: { amount: '2000000000000', value: 2000000000000n, denom: 'nanokudos' } },
+    };
+    expect(await confirm(forged)).toEqual({
+      confirmed: false,
+      reason: 'no bank transfer of the notified amount to the receiver',
+    });
+    const elsewhere = cosmosConfirmer({ restURL: kudos.baseURL, receiver: 'cosmos1someoneelse' });
+    expect(await elsewhere(real)).toMatchObject({ confirmed: false });
+    expect(await confirm({ ...real, tx: { ...real.tx, txHash: tx.txHash } })).toEqual({ confirmed: true });
+  });
+
+  it('answers 503 for a success the chain does not know, so the sender retries', async () => {
+    const confirm = cosmosConfirmer({ restURL: kudos.baseURL });
+    const sample =
+      received[0] ??
+      (await (async () => {
+        kudos.pay({ from: 'alice', to: 'bob', amount: '1', via: 'shop-agent' });
+        await kudos.idle();
+        return received[0] as KudosNotification;
+      })());
+    const unknown = { ...sample, tx: { ...sample.tx, txHash: 'B'.repeat(64) } };
+    await expect(confirm(unknown)).rejects.toMatchObject({ code: 'confirmation_unavailable', status: 503 });
+    const down = cosmosConfirmer({ restURL: 'http://127.0.0.1:9', timeoutMs: 500 });
+    await expect(down(sample)).rejects.toMatchObject({ code: 'confirmation_unavailable' });
+  });
+
+  it('checks its options', () => {
+    expect(() => cosmosConfirmer({ restURL: 'not a url' })).toThrow('"restURL"');
+  });
+});
