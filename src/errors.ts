@@ -88,3 +88,18 @@ export class KudosTokenError extends KudosError {
     Object.defineProperty(this, 'body', { value: options.body, enumerable: false });
   }
 }
+
+/**
+ * An authenticated Kudos API call answered an error. `code` is the service's plain-text code
+ * (`LOGIN_NEEDED`, `TOKEN_EXPIRED`, `INSUFFICIENT_PERMISSION`, facts.md) or `api_error` when it
+ * sent none; `status` and `httpStatus` are the status it answered.
+ */
+export class KudosApiError extends KudosError {
+  readonly httpStatus: number;
+
+  constructor(code: string, httpStatus: number, what: string) {
+    super(`Kudos API answered HTTP ${httpStatus} ${code} for ${what}`, { code, status: httpStatus });
+    this.name = 'KudosApiError';
+    this.httpStatus = httpStatus;
+  }
+}

@@ -9,6 +9,7 @@
  */
 export { CODE_PARAMS } from './callback/params.js';
 export {
+  KudosApiError,
   KudosAuthorizationError,
   KudosError,
   type KudosErrorOptions,
@@ -50,3 +51,12 @@ export {
   type KudosTokenResponse,
   validateTokenResponse,
 } from './token-response.js';
+export {
+  createKudosClient,
+  type KudosClient,
+  type KudosClientOptions,
+  type KudosRefresher,
+} from './tokens/client.js';
+export { type KudosRefreshLock, MemoryRefreshLock } from './tokens/lock.js';
+export { type KudosTokenStore, MemoryTokenStore } from './tokens/store.js';
+export { type KudosTokenSet, type ReadableClaims, readJwtClaims, toTokenSet } from './tokens/token-set.js';

@@ -17,7 +17,9 @@ import {
 import { parseProfile } from './profile.js';
 import type { KudosScope } from './scopes.js';
 import { type KudosTokenResponse, toTokenParams } from './token-response.js';
+import { refreshTokenSet, revokeAtEndpoint } from './tokens/refresh.js';
 import { requestTokens } from './tokens/token-request.js';
+import { type KudosTokenSet, toTokenSet } from './tokens/token-set.js';
 
 /** Message of the Passport failure when the user declines on the Kudos consent page. */
 export const DENIED_MESSAGE = 'You declined to sign in with Kudos.';
@@ -124,6 +126,33 @@ export class KudosStrategy extends OAuth2Strategy {
       passReqToCallback: options.passReqToCallback === true,
       verify: verify as (...args: unknown[]) => unknown,
     };
+    // Read by passport-oauth2-refresh, so that it refreshes where refresh() does.
+    this._refreshURL = endpoints.refreshURL;
+  }
+
+  /** @internal The refresh endpoint, as passport-oauth2-refresh expects to find it. */
+  _refreshURL: string;
+
+  /**
+   * Gets a new token set with a refresh token (`grant_type=refresh_token` at `refreshURL`, by
+   * default the token endpoint, as in RFC 6749 section 6), with the same time limit and errors
+   * as the login. Keeps the old refresh token when the answer has none. Store the result before
+   * using it: the old refresh token is dead once a new one is issued (section 8 rule a).
+   *
+   * @throws KudosTokenError `reauth_required` (401) when the service refuses the refresh token
+   */
+  refresh(refreshToken: string): Promise<KudosTokenSet> {
+    return refreshTokenSet(this._kudos, refreshToken);
+  }
+
+  /**
+   * Revokes a token at `revokeURL` (RFC 7009 form; section 8 rule c). The interface shows no
+   * revocation endpoint, so this needs the `revokeURL` option.
+   *
+   * @throws KudosError `revoke_url_missing` without the option; KudosTokenError when refused
+   */
+  revoke(token: string, hint?: 'access_token' | 'refresh_token'): Promise<void> {
+    return revokeAtEndpoint(this._kudos, token, hint);
   }
 
   /**
@@ -181,7 +210,7 @@ export class KudosStrategy extends OAuth2Strategy {
       // Leave the promise before calling back into Passport, so that an exception thrown further
       // down the middleware chain behaves as it does under passport-oauth2 (not a lost rejection).
       requestTokens(config.tokenURL, form, config.timeout).then(
-        (response) => process.nextTick(() => this._verifyResponse(req, response, stateInfo)),
+        (response) => process.nextTick(() => this._verifyResponse(req, response, stateInfo, options.scope)),
         (error: unknown) => process.nextTick(() => this.error(error as Error)),
       );
     };
@@ -195,7 +224,12 @@ export class KudosStrategy extends OAuth2Strategy {
   }
 
   /** @internal Hands a valid token response to the app's verify function. */
-  _verifyResponse(req: Request, response: KudosTokenResponse, stateInfo: unknown): void {
+  _verifyResponse(
+    req: Request,
+    response: KudosTokenResponse,
+    stateInfo: unknown,
+    requestedScope: KudosAuthenticateOptions['scope'],
+  ): void {
     const done: VerifiedCallback = (err, user, info) => {
       if (err) {
         this.error(err as Error);
@@ -217,7 +251,7 @@ export class KudosStrategy extends OAuth2Strategy {
           req,
           accessToken: response.access_token,
           refreshToken: response.refresh_token,
-          params: toTokenParams(response),
+          params: toTokenParams(response, toTokenSet(response, requestedScope ?? this._kudos.scope)),
           profile: parseProfile(response),
         },
         done,

@@ -1,4 +1,5 @@
 import { KudosTokenError } from './errors.js';
+import type { KudosTokenSet } from './tokens/token-set.js';
 
 /**
  * The token response of Kudos (section 2.1): the profile and the tokens in one object.
@@ -23,10 +24,13 @@ export interface KudosTokenResponse {
 
 /**
  * `params` handed to a verify function of arity 5 (6 with the request): the token response,
- * plus `expires_in: 3600` when the service sent none (the access token lives one hour, section 8).
+ * plus `expires_in: 3600` when the service sent none (the access token lives one hour, section 8),
+ * and `tokenSet` (not enumerable) ready to store.
  */
 export interface KudosTokenParams extends KudosTokenResponse {
   expires_in: number;
+  /** The token set to store for this user (see "Keeping users signed in"). Not enumerable. */
+  readonly tokenSet: KudosTokenSet;
 }
 
 /** Access token lifetime in seconds, from section 8 of the interface. */
@@ -66,8 +70,13 @@ export function validateTokenResponse(json: unknown): KudosTokenResponse {
   return record as KudosTokenResponse;
 }
 
-/** Adds the one-hour `expires_in` of section 8 when the service did not send one. */
-export function toTokenParams(response: KudosTokenResponse): KudosTokenParams {
+/**
+ * Adds the one-hour `expires_in` of section 8 when the service did not send one, and the token
+ * set as a non-enumerable `tokenSet` (so that serializing `params` does not copy the tokens twice).
+ */
+export function toTokenParams(response: KudosTokenResponse, tokenSet: KudosTokenSet): KudosTokenParams {
   const expiresIn = typeof response.expires_in === 'number' ? response.expires_in : ACCESS_TOKEN_LIFETIME_S;
-  return { ...response, expires_in: expiresIn };
+  const params = { ...response, expires_in: expiresIn };
+  Object.defineProperty(params, 'tokenSet', { value: tokenSet, enumerable: false });
+  return params as KudosTokenParams;
 }

@@ -12,7 +12,8 @@ const SECRET_FIELDS = ['client_secret', 'code', 'refresh_token', 'token', 'code_
 // standard OAuth servers answer JSON `{ "error": "invalid_grant" }`. Accept either shape.
 const CODE_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
-function secretsOf(form: Record<string, string>): string[] {
+/** The secret values of a form: the client secret, codes and tokens. */
+export function secretsOf(form: Record<string, string>): string[] {
   return SECRET_FIELDS.map((field) => form[field]).filter(
     (v): v is string => typeof v === 'string' && v !== '',
   );
@@ -44,7 +45,8 @@ export function readErrorCode(response: FormResponse): { code: string; descripti
   return CODE_PATTERN.test(text) ? { code: text } : undefined;
 }
 
-function errorAnswer(response: FormResponse, secrets: readonly string[]): KudosTokenError {
+/** The typed error of a non-2xx token endpoint answer; `secrets` never appear in it. */
+export function errorAnswer(response: FormResponse, secrets: readonly string[]): KudosTokenError {
   const read = readErrorCode(response);
   const code = read && !mentionsSecret(read.code, secrets) ? read.code : UNREADABLE_ERROR_CODE;
   const description =

@@ -2,8 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { KudosTokenError } from '../../src/index.js';
+import type { KudosTokenError } from '../../src/index.js';
 import { requestTokens } from '../../src/tokens/token-request.js';
+import { rejectionOf } from '../helpers/rejection.js';
 
 const ORIGIN = 'https://api.kudos.test';
 const ENDPOINT = `${ORIGIN}/oauth/access_token`;
@@ -14,15 +15,6 @@ const FORM = {
   client_secret: 'SECRET-abcdefghij',
   redirect_uri: 'https://app.example/cb',
 };
-
-async function failure(promise: Promise<unknown>): Promise<KudosTokenError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(KudosTokenError);
-  return error as KudosTokenError;
-}
 
 function expectNoSecrets(error: KudosTokenError): void {
   const visible = `${error.message} ${JSON.stringify(error)} ${error.code}`;
@@ -54,32 +46,32 @@ describe('requestTokens', () => {
     [401, 'LOGIN_NEEDED'],
   ])('reads the plain-text code of an HTTP %i answer: %s', async (status, code) => {
     nock(ORIGIN).post('/oauth/access_token').reply(status, `${code}\n`, { 'content-type': 'text/plain' });
-    const error = await failure(requestTokens(ENDPOINT, FORM, 1000));
+    const error = await rejectionOf(requestTokens(ENDPOINT, FORM, 1000));
     expect(error).toMatchObject({ code, status: 502, httpStatus: status, name: 'KudosTokenError' });
     expect(error.message).toBe(`Kudos token endpoint answered HTTP ${status} ${code}`);
   });
 
   it('uses token_endpoint_error when the error body has no readable code', async () => {
     nock(ORIGIN).post('/oauth/access_token').reply(500, '<html>Internal Server Error</html>');
-    const error = await failure(requestTokens(ENDPOINT, FORM, 1000));
+    const error = await rejectionOf(requestTokens(ENDPOINT, FORM, 1000));
     expect(error).toMatchObject({ code: 'token_endpoint_error', httpStatus: 500 });
   });
 
   it('treats a 200 answer that carries an OAuth error object as that error', async () => {
     nock(ORIGIN).post('/oauth/access_token').reply(200, { error: 'invalid_grant' });
-    expect(await failure(requestTokens(ENDPOINT, FORM, 1000))).toMatchObject({ code: 'invalid_grant' });
+    expect(await rejectionOf(requestTokens(ENDPOINT, FORM, 1000))).toMatchObject({ code: 'invalid_grant' });
   });
 
   it('never echoes the code or the secret when the service echoes them back', async () => {
     nock(ORIGIN).post('/oauth/access_token').reply(400, FORM.code, { 'content-type': 'text/plain' });
-    const echoedCode = await failure(requestTokens(ENDPOINT, FORM, 1000));
+    const echoedCode = await rejectionOf(requestTokens(ENDPOINT, FORM, 1000));
     expect(echoedCode.code).toBe('token_endpoint_error');
     expectNoSecrets(echoedCode);
 
     nock(ORIGIN)
       .post('/oauth/access_token')
       .reply(400, { error: 'invalid_client', error_description: `bad secret ${FORM.client_secret}` });
-    const echoedSecret = await failure(requestTokens(ENDPOINT, FORM, 1000));
+    const echoedSecret = await rejectionOf(requestTokens(ENDPOINT, FORM, 1000));
     expect(echoedSecret.message).toBe('Kudos token endpoint answered HTTP 400 invalid_client');
     expectNoSecrets(echoedSecret);
     // The raw body stays available for debugging, but is not enumerable.
@@ -95,17 +87,17 @@ describe('requestTokens', () => {
       client_secret: 's1',
     };
     nock(ORIGIN).post('/oauth/access_token').reply(400, 'REFRESH-SECRET');
-    expectNoSecrets(await failure(requestTokens(ENDPOINT, form, 1000)));
+    expectNoSecrets(await rejectionOf(requestTokens(ENDPOINT, form, 1000)));
   });
 
   it('rejects a 2xx body that is not JSON, or JSON that is not a token response', async () => {
     nock(ORIGIN).post('/oauth/access_token').reply(200, 'ok');
-    expect(await failure(requestTokens(ENDPOINT, FORM, 1000))).toMatchObject({
+    expect(await rejectionOf(requestTokens(ENDPOINT, FORM, 1000))).toMatchObject({
       code: 'invalid_token_response',
       message: 'token response is not JSON',
     });
     nock(ORIGIN).post('/oauth/access_token').reply(200, 'null');
-    expect(await failure(requestTokens(ENDPOINT, FORM, 1000))).toMatchObject({
+    expect(await rejectionOf(requestTokens(ENDPOINT, FORM, 1000))).toMatchObject({
       code: 'invalid_token_response',
     });
   });
@@ -114,14 +106,14 @@ describe('requestTokens', () => {
     nock(ORIGIN)
       .post('/oauth/access_token')
       .reply(200, 'x'.repeat(1024 * 1024 + 10));
-    expect(await failure(requestTokens(ENDPOINT, FORM, 5000))).toMatchObject({
+    expect(await rejectionOf(requestTokens(ENDPOINT, FORM, 5000))).toMatchObject({
       code: 'invalid_token_response',
     });
   });
 
   it('times out with code "timeout" and status 504 when the answer is delayed', async () => {
     nock(ORIGIN).post('/oauth/access_token').delay(2000).reply(200, { user: 'a', access_token: 'b' });
-    const error = await failure(requestTokens(ENDPOINT, FORM, 100));
+    const error = await rejectionOf(requestTokens(ENDPOINT, FORM, 100));
     expect(error).toMatchObject({ code: 'timeout', status: 504 });
     expect(error.message).toBe(`Kudos token endpoint ${ORIGIN} did not answer within 100 ms`);
   });
@@ -134,7 +126,9 @@ describe('requestTokens', () => {
     await new Promise((resolve) => server.close(resolve));
     nock.enableNetConnect('127.0.0.1');
     try {
-      const error = await failure(requestTokens(`http://127.0.0.1:${port}/oauth/access_token`, FORM, 1000));
+      const error = await rejectionOf(
+        requestTokens(`http://127.0.0.1:${port}/oauth/access_token`, FORM, 1000),
+      );
       expect(error).toMatchObject({ code: 'network_error', status: 502 });
       expect(error.message).toBe(
         `Kudos token endpoint http://127.0.0.1:${port} could not be reached (ECONNREFUSED)`,

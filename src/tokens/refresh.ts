@@ -1,0 +1,90 @@
+import { KudosError, KudosTokenError } from '../errors.js';
+import { postForm } from './post-form.js';
+import { errorAnswer, requestTokens, secretsOf } from './token-request.js';
+import { type KudosTokenSet, toTokenSet } from './token-set.js';
+
+/** What refresh and revocation need of a strategy's configuration. */
+export interface TokenEndpointConfig {
+  clientID: string;
+  clientSecret: string;
+  refreshURL: string;
+  revokeURL: string | undefined;
+  timeout: number;
+  scope: string;
+}
+
+/** Codes that mean the client's own credentials or request are wrong: signing in again would not help. */
+const CLIENT_PROBLEMS = new Set([
+  'MISSING_CLIENT_INFO',
+  'INVALID_CLIENT_CRED',
+  'BODY_PARSE_FAILED',
+  'invalid_client',
+]);
+
+function asReauth(error: unknown): unknown {
+  if (
+    error instanceof KudosTokenError &&
+    (error.httpStatus === 400 || error.httpStatus === 401) &&
+    !CLIENT_PROBLEMS.has(error.code)
+  ) {
+    return new KudosTokenError('Kudos refused the refresh token: the user must sign in again', {
+      code: 'reauth_required',
+      status: 401,
+      httpStatus: error.httpStatus,
+      cause: error,
+    });
+  }
+  return error;
+}
+
+/**
+ * Exchanges a refresh token for a new token set (`grant_type=refresh_token`, RFC 6749 section 6).
+ * When the answer carries no new refresh token, the old one is kept. A refresh token the service
+ * refuses yields `KudosTokenError` with code `reauth_required` (status 401).
+ */
+export async function refreshTokenSet(
+  config: TokenEndpointConfig,
+  refreshToken: string,
+): Promise<KudosTokenSet> {
+  if (typeof refreshToken !== 'string' || refreshToken === '') {
+    throw new TypeError('refresh() requires the refresh token, a non-empty string');
+  }
+  const form = {
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+    client_id: config.clientID,
+    client_secret: config.clientSecret,
+  };
+  const response = await requestTokens(config.refreshURL, form, config.timeout).catch((error: unknown) => {
+    throw asReauth(error);
+  });
+  const tokens = toTokenSet(response, config.scope);
+  return tokens.refreshToken ? tokens : { ...tokens, refreshToken };
+}
+
+/**
+ * Revokes a token at `revokeURL` in the RFC 7009 form (`token`, optional `token_type_hint`, client
+ * credentials in the body). The interface shows no revocation endpoint, so there is no default.
+ */
+export async function revokeAtEndpoint(
+  config: TokenEndpointConfig,
+  token: string,
+  hint?: 'access_token' | 'refresh_token',
+): Promise<void> {
+  if (!config.revokeURL) {
+    throw new KudosError(
+      'KudosStrategy has no "revokeURL" option: the Kudos interface shows no revocation endpoint, so there is no default',
+      { code: 'revoke_url_missing', status: 500 },
+    );
+  }
+  if (typeof token !== 'string' || token === '')
+    throw new TypeError('revoke() requires the token, a non-empty string');
+  const form: Record<string, string> = {
+    token,
+    client_id: config.clientID,
+    client_secret: config.clientSecret,
+  };
+  if (hint) form.token_type_hint = hint;
+  const response = await postForm(config.revokeURL, form, config.timeout);
+  if (response.status < 200 || response.status >= 300) throw errorAnswer(response, secretsOf(form));
+}

@@ -1,0 +1,74 @@
+import { ACCESS_TOKEN_LIFETIME_S, type KudosTokenResponse } from '../token-response.js';
+
+/**
+ * What an app stores per user to call Kudos later. Build it with {@link toTokenSet}; the verify
+ * callback gets one as `params.tokenSet`.
+ */
+export interface KudosTokenSet {
+  accessToken: string;
+  /** Undefined when the service sent none. Only the newest one of a client + user works (section 8). */
+  refreshToken: string | undefined;
+  /** The Kudos user ID. */
+  user: string;
+  /** When the access token expires, epoch milliseconds: its own `exp` claim when readable, else issue time + 1 hour. */
+  expiresAt: number;
+  /** Granted scopes: the token's `scope` claim when readable, else the requested scope; undefined when unknown. */
+  scope: string[] | undefined;
+}
+
+/** The claims passport-kudos reads from an access token, when it is a readable JWT. */
+export interface ReadableClaims {
+  exp?: number;
+  scope?: string[];
+}
+
+/**
+ * Reads `exp` and `scope` from an access token that is a JWT (facts.md). The token stays opaque
+ * otherwise: nothing is verified, and anything unreadable is ignored.
+ */
+export function readJwtClaims(token: string): ReadableClaims {
+  const parts = token.split('.');
+  if (parts.length !== 3 || !parts[1]) return {};
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
+  } catch {
+    return {};
+  }
+  if (typeof payload !== 'object' || payload === null) return {};
+  const claims: ReadableClaims = {};
+  const { exp, scope } = payload as Record<string, unknown>;
+  if (typeof exp === 'number' && Number.isFinite(exp) && exp > 0) claims.exp = exp;
+  if (Array.isArray(scope) && scope.every((s) => typeof s === 'string')) claims.scope = scope;
+  else if (typeof scope === 'string') claims.scope = scope.split(' ').filter(Boolean);
+  return claims;
+}
+
+/**
+ * Builds the token set of a token response.
+ *
+ * @param response - a validated token response
+ * @param requestedScope - the scope asked for, used when the token does not say what was granted
+ * @param issuedAt - when the response arrived, epoch milliseconds (default now)
+ */
+export function toTokenSet(
+  response: KudosTokenResponse,
+  requestedScope?: string | readonly string[],
+  issuedAt: number = Date.now(),
+): KudosTokenSet {
+  const claims = readJwtClaims(response.access_token);
+  const lifetimeS = typeof response.expires_in === 'number' ? response.expires_in : ACCESS_TOKEN_LIFETIME_S;
+  const requested =
+    requestedScope === undefined
+      ? undefined
+      : typeof requestedScope === 'string'
+        ? requestedScope.split(' ').filter(Boolean)
+        : [...requestedScope];
+  return {
+    accessToken: response.access_token,
+    refreshToken: response.refresh_token,
+    user: response.user,
+    expiresAt: claims.exp !== undefined ? claims.exp * 1000 : issuedAt + lifetimeS * 1000,
+    scope: claims.scope ?? requested,
+  };
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryRefreshLock } from '../../src/index.js';
+
+describe('MemoryRefreshLock', () => {
+  it('runs calls for the same key one after another, and other keys alongside', async () => {
+    const lock = new MemoryRefreshLock();
+    const log: string[] = [];
+    const task = (name: string, ms: number) => async () => {
+      log.push(`start ${name}`);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      log.push(`end ${name}`);
+      return name;
+    };
+    const results = await Promise.all([
+      lock.withLock('u1', 1000, task('a', 20)),
+      lock.withLock('u1', 1000, task('b', 1)),
+      lock.withLock('u2', 1000, task('c', 1)),
+    ]);
+    expect(results).toEqual(['a', 'b', 'c']);
+    expect(log.indexOf('end a')).toBeLessThan(log.indexOf('start b'));
+    expect(log.indexOf('start c')).toBeLessThan(log.indexOf('end a'));
+  });
+
+  it('keeps going after a holder fails', async () => {
+    const lock = new MemoryRefreshLock();
+    await expect(lock.withLock('k', 1000, async () => Promise.reject(new Error('boom')))).rejects.toThrow(
+      'boom',
+    );
+    await expect(lock.withLock('k', 1000, async () => 'next')).resolves.toBe('next');
+  });
+});
