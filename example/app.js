@@ -1,0 +1,261 @@
+// The example app: Express 5 + express-session + passport 0.7 + KudosStrategy, used the way an
+// application would use passport-kudos (imported by its package name).
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import express from 'express';
+import session from 'express-session';
+import passport from 'passport';
+import { createKudosClient, DENIED_MESSAGE, KudosError, KudosStrategy } from 'passport-kudos';
+import { cosmosConfirmer, kudosWebhook } from 'passport-kudos/webhook';
+import { errorPage, homePage, paymentsPage, profilePage, tipDonePage } from './views.js';
+
+/** Scopes the example asks for. */
+export const EXAMPLE_SCOPES = ['profile', 'email', 'read:kudos.info'];
+
+/**
+ * Accepts a post-login return path only when it is a path on this site (no open redirect).
+ * @param {unknown} value
+ * @returns {value is string}
+ */
+export function isLocalPath(value) {
+  return typeof value === 'string' && /^\/(?![/\\])[^\s\\]*$/.test(value) && value.length < 512;
+}
+
+/** @param {bigint} value @param {string} denom */
+function formatAmount(value, denom) {
+  if (denom !== 'nanokudos') return { amount: value.toString(), denom };
+  const whole = value / 1_000_000_000n;
+  const fraction = (value % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
+  return { amount: fraction ? `${whole}.${fraction}` : whole.toString(), denom: 'KUDOS' };
+}
+
+function csrfToken(req) {
+  if (!req.session.csrf) req.session.csrf = randomBytes(18).toString('base64url');
+  return req.session.csrf;
+}
+
+function checkCsrf(req) {
+  const given = Buffer.from(String(req.body?.csrf ?? ''));
+  const expected = Buffer.from(String(req.session.csrf ?? ''));
+  return expected.length > 0 && given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * @param {{
+ *   config: import('./config.js').ExampleConfig,
+ *   authURL: string,
+ *   baseURL: string,
+ *   stores: import('./stores.js').ExampleStores,
+ *   log?: (line: string) => void,
+ * }} options
+ */
+export function createExampleApp({ config, authURL, baseURL, stores, log = () => undefined }) {
+  const authenticator = new passport.Passport();
+  const strategy = new KudosStrategy(
+    {
+      clientID: config.clientID,
+      clientSecret: config.clientSecret,
+      callbackURL: config.callbackURL,
+      authURL,
+      baseURL,
+      scope: EXAMPLE_SCOPES,
+      proxy: config.trustProxy,
+    },
+    (_accessToken, _refreshToken, params, profile, done) => {
+      // Store the token set at every login (the avatar URL expires, so it is refreshed here too).
+      Promise.resolve(stores.tokens.set(profile.id, params.tokenSet)).then(
+        () =>
+          done(null, {
+            id: profile.id,
+            displayName: profile.displayName,
+            avatar: profile.photos?.[0]?.value,
+          }),
+        done,
+      );
+    },
+  );
+  authenticator.use(strategy);
+  authenticator.serializeUser((user, done) => done(null, user));
+  authenticator.deserializeUser((user, done) => done(null, user));
+  const kudos = createKudosClient({ strategy, tokens: stores.tokens, baseURL, lock: stores.lock });
+
+  const app = express();
+  if (config.trustProxy) app.set('trust proxy', 1);
+  app.disable('x-powered-by');
+
+  // Kudos payment notifications: mounted before the session and the form parser, which it does not need.
+  const hook = kudosWebhook({
+    secret: config.webhookSecret,
+    confirm: cosmosConfirmer({ restURL: config.chainURL ?? baseURL }),
+    store: stores.dedupe,
+    async onNotification(n) {
+      await stores.payments.add({
+        txHash: n.tx.txHash,
+        from: n.tx.fromId,
+        to: n.tx.toId.join(', '),
+        ...formatAmount(n.tx.amount.value, n.tx.amount.denom),
+        status: n.tx.status,
+        paid: n.paid,
+        receivedAt: new Date().toISOString(),
+      });
+      log(`payment ${n.tx.txHash.slice(0, 8)}… ${n.tx.status}${n.paid ? ' (paid)' : ''}`);
+    },
+    onError: (error) => log(`webhook refused: ${error.code}`),
+  });
+  app.post('/webhooks/kudos', hook);
+
+  app.use(
+    session({
+      name: 'kudos-example.sid',
+      secret: config.sessionSecret,
+      store: stores.session,
+      resave: false,
+      saveUninitialized: false,
+      cookie: { httpOnly: true, sameSite: 'lax', secure: 'auto', maxAge: 24 * 3600 * 1000 },
+    }),
+  );
+  app.use(express.urlencoded({ extended: false, limit: '8kb' }));
+  app.use(authenticator.session());
+
+  const view = (req) => ({ user: req.user, csrf: req.user ? csrfToken(req) : undefined });
+
+  app.get('/', (req, res) => {
+    const message = req.session.message;
+    delete req.session.message;
+    res.send(homePage({ ...view(req), message }));
+  });
+
+  app.get('/auth/kudos', (req, res, next) => {
+    if (isLocalPath(req.query.returnTo)) req.session.returnTo = req.query.returnTo;
+    authenticator.authenticate('kudos')(req, res, next);
+  });
+
+  app.get('/auth/kudos/callback', (req, res, next) => {
+    authenticator.authenticate('kudos', (err, user, info, status) => {
+      if (err) return next(err);
+      if (!user) {
+        if (info?.message === DENIED_MESSAGE) {
+          req.session.message = 'You declined to sign in with Kudos. You can try again any time.';
+          return res.redirect('/');
+        }
+        const code = typeof status === 'number' ? status : 401;
+        return res
+          .status(code)
+          .send(
+            errorPage({ status: code, title: 'Sign-in failed', message: info?.message ?? 'Sign-in failed.' }),
+          );
+      }
+      const returnTo = req.session.returnTo; // read before login: passport regenerates the session
+      req.logIn(user, (loginError) => {
+        if (loginError) return next(loginError);
+        res.redirect(isLocalPath(returnTo) ? returnTo : '/profile');
+      });
+    })(req, res, next);
+  });
+
+  function requireUser(req, res, next) {
+    if (req.user) return next();
+    req.session.message = 'Log in to see that page.';
+    res.redirect('/');
+  }
+
+  async function renderProfile(req, res, extra = {}) {
+    const tokens = await stores.tokens.get(req.user.id);
+    const receiver = req.user.id === config.tipReceiver ? 'alice' : config.tipReceiver;
+    req.session.tipState = req.session.tipState ?? randomBytes(12).toString('base64url');
+    const tipURL = new URL('/in/widget/pay', authURL);
+    tipURL.search = new URLSearchParams({
+      to: receiver,
+      amount: '1',
+      via: config.agentID,
+      remarks: 'Tip from the Kudos example shop',
+      state: req.session.tipState,
+      redirect_uri: `${req.protocol}://${req.get('host')}/tip/done`,
+    }).toString();
+    res.send(
+      profilePage({
+        user: req.user,
+        expiresAt: tokens?.expiresAt,
+        scope: tokens?.scope,
+        csrf: csrfToken(req),
+        tipURL: tipURL.toString(),
+        ...extra,
+      }),
+    );
+  }
+
+  app.get('/profile', requireUser, (req, res, next) => {
+    renderProfile(req, res).catch(next);
+  });
+
+  app.post('/profile/api', requireUser, async (req, res, next) => {
+    if (!checkCsrf(req))
+      return res
+        .status(403)
+        .send(errorPage({ status: 403, title: 'Form expired', message: 'Reload the page and try again.' }));
+    try {
+      const [me, info] = await Promise.all([
+        kudos.json(req.user.id, '/v1/me'),
+        kudos.json(req.user.id, '/v1/kudos/info'),
+      ]);
+      await renderProfile(req, res, { apiResult: { me, info } });
+    } catch (error) {
+      if (error instanceof KudosError && error.code === 'reauth_required') {
+        req.session.returnTo = '/profile';
+        return res.redirect('/auth/kudos?returnTo=%2Fprofile');
+      }
+      if (error instanceof KudosError)
+        return renderProfile(req, res, { apiError: `Kudos answered ${error.code}` }).catch(next);
+      next(error);
+    }
+  });
+
+  app.get('/tip/done', (req, res) => {
+    const { tx_hash: txHash, error, state } = req.query;
+    const expected = req.session.tipState;
+    const message =
+      typeof error === 'string'
+        ? `The payment was not completed (${error}).`
+        : typeof txHash !== 'string' || state !== expected
+          ? 'This payment confirmation does not belong to your session.'
+          : undefined;
+    res.send(tipDonePage({ ...view(req), txHash, error: message }));
+  });
+
+  app.get('/payments', async (req, res, next) => {
+    try {
+      res.send(paymentsPage({ ...view(req), payments: await stores.payments.list() }));
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  app.post('/logout', (req, res, next) => {
+    if (!checkCsrf(req))
+      return res
+        .status(403)
+        .send(errorPage({ status: 403, title: 'Form expired', message: 'Reload the page and try again.' }));
+    req.logout((err) => {
+      if (err) return next(err);
+      res.redirect('/');
+    });
+  });
+
+  app.use((req, res) => {
+    res
+      .status(404)
+      .send(errorPage({ ...view(req), status: 404, title: 'Not found', message: 'There is no such page.' }));
+  });
+
+  // Any other failure: a readable page, never a stack trace. Logs name the error, not its details.
+  app.use((err, req, res, _next) => {
+    const status = Number.isInteger(err?.status) && err.status >= 400 && err.status < 600 ? err.status : 500;
+    log(`error on ${req.method} ${req.path}: ${err?.name ?? 'Error'} ${err?.code ?? ''}`.trim());
+    const message =
+      err instanceof KudosError
+        ? `Signing in with Kudos did not work (${err.code}). Please try again.`
+        : 'Something went wrong on our side. Please try again.';
+    res.status(status).send(errorPage({ status, title: 'Something went wrong', message }));
+  });
+
+  return { app, strategy, kudos };
+}

@@ -1,0 +1,60 @@
+// Configuration of the example app, from environment variables.
+import { randomBytes } from 'node:crypto';
+
+/**
+ * @typedef {object} ExampleConfig
+ * @property {number} port              PORT (default 3000; 0 picks a free port)
+ * @property {string} host              HOST to bind (default 127.0.0.1)
+ * @property {string | undefined} authURL   KUDOS_AUTH_URL; with KUDOS_BASE_URL unset too, the emulator runs in-process
+ * @property {string | undefined} baseURL   KUDOS_BASE_URL
+ * @property {string} clientID          KUDOS_CLIENT_ID
+ * @property {string} clientSecret      KUDOS_CLIENT_SECRET
+ * @property {string} callbackURL       CALLBACK_URL (default: /auth/kudos/callback on the request's own host)
+ * @property {string} sessionSecret     SESSION_SECRET (default: random per process)
+ * @property {boolean} sessionSecretGiven
+ * @property {string} agentID           KUDOS_AGENT_ID: the example's agent account, used as `via`
+ * @property {string} webhookSecret     KUDOS_WEBHOOK_SECRET (default: random per process)
+ * @property {string | undefined} chainURL  KUDOS_CHAIN_URL: the chain's REST interface (default: the base URL)
+ * @property {string} tipReceiver       TIP_RECEIVER: who receives tips (default bob)
+ * @property {string | undefined} redisURL  REDIS_URL: share sessions, webhook dedupe and tokens through Redis
+ * @property {number | undefined} emulatorPort  KUDOS_EMULATOR_PORT (default: a free port)
+ * @property {boolean} trustProxy       TRUST_PROXY=1 behind a TLS-terminating proxy
+ */
+
+/** The demo client the embedded emulator registers for the example. */
+export const EXAMPLE_CLIENT = { clientID: 'kudos-example-shop', clientSecret: 'kudos-example-shop-secret' };
+
+/**
+ * Reads the configuration. Throws an Error naming the variable when it is unusable.
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {ExampleConfig}
+ */
+export function readConfig(env = process.env) {
+  const external = Boolean(env.KUDOS_AUTH_URL || env.KUDOS_BASE_URL);
+  if (external) {
+    for (const name of ['KUDOS_AUTH_URL', 'KUDOS_BASE_URL', 'KUDOS_CLIENT_ID', 'KUDOS_CLIENT_SECRET']) {
+      if (!env[name]) throw new Error(`${name} is required when KUDOS_AUTH_URL or KUDOS_BASE_URL is set`);
+    }
+  }
+  const port = Number(env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('PORT must be a port number');
+  const random = () => randomBytes(24).toString('base64url');
+  return {
+    port,
+    host: env.HOST ?? '127.0.0.1',
+    authURL: env.KUDOS_AUTH_URL,
+    baseURL: env.KUDOS_BASE_URL,
+    clientID: env.KUDOS_CLIENT_ID ?? EXAMPLE_CLIENT.clientID,
+    clientSecret: env.KUDOS_CLIENT_SECRET ?? EXAMPLE_CLIENT.clientSecret,
+    callbackURL: env.CALLBACK_URL ?? '/auth/kudos/callback',
+    sessionSecret: env.SESSION_SECRET ?? random(),
+    sessionSecretGiven: Boolean(env.SESSION_SECRET),
+    agentID: env.KUDOS_AGENT_ID ?? 'kudos-example-agent',
+    webhookSecret: env.KUDOS_WEBHOOK_SECRET ?? random(),
+    chainURL: env.KUDOS_CHAIN_URL,
+    tipReceiver: env.TIP_RECEIVER ?? 'bob',
+    redisURL: env.REDIS_URL,
+    emulatorPort: env.KUDOS_EMULATOR_PORT === undefined ? undefined : Number(env.KUDOS_EMULATOR_PORT),
+    trustProxy: env.TRUST_PROXY === '1',
+  };
+}

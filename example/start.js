@@ -1,0 +1,70 @@
+// Starts the example: the embedded Kudos emulator when no Kudos URLs are configured, then the app.
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { DEMO_USERS, startKudosEmulator } from 'passport-kudos/testing';
+import { createExampleApp } from './app.js';
+import { readConfig } from './config.js';
+import { createStores } from './stores.js';
+
+/**
+ * @param {NodeJS.ProcessEnv} env
+ * @param {{ log?: (line: string) => void }} [options]
+ */
+export async function startExample(env = process.env, { log = () => undefined } = {}) {
+  const config = readConfig(env);
+  let emulator;
+  let authURL = config.authURL;
+  let baseURL = config.baseURL;
+  if (!authURL || !baseURL) {
+    const redirectURIs = ['http://localhost/auth/kudos/callback', 'http://127.0.0.1/auth/kudos/callback'];
+    if (URL.canParse(config.callbackURL)) redirectURIs.push(config.callbackURL);
+    emulator = await startKudosEmulator({
+      port: config.emulatorPort ?? 0,
+      clients: [
+        {
+          clientID: config.clientID,
+          clientSecret: config.clientSecret,
+          name: 'Kudos Example Shop',
+          redirectURIs,
+        },
+      ],
+      users: [
+        ...DEMO_USERS,
+        {
+          id: config.agentID,
+          password: randomBytes(16).toString('base64url'),
+          displayName: 'Example shop agent',
+        },
+      ],
+      agents: [{ id: config.agentID }],
+      log: (line) => log(line),
+    });
+    authURL = emulator.authURL;
+    baseURL = emulator.baseURL;
+  }
+  const stores = await createStores(config);
+  const { app } = createExampleApp({ config, authURL, baseURL, stores, log });
+  const server = app.listen(config.port, config.host);
+  await once(server, 'listening');
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const loopback = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  // "Setup by the operator": the embedded emulator learns the example's webhook URL, with its secret.
+  emulator?.setWebhook(
+    config.agentID,
+    `http://${loopback}:${port}/webhooks/kudos?token=${config.webhookSecret}`,
+  );
+  return {
+    url: `http://localhost:${port}`,
+    port,
+    authURL,
+    baseURL,
+    emulator,
+    config,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await stores.close();
+      await emulator?.close();
+    },
+  };
+}

@@ -1,0 +1,137 @@
+// HTML pages of the example app. Every value is escaped.
+
+/** @param {unknown} value */
+export function escapeHtml(value) {
+  return String(value)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+const STYLE = `
+body{font-family:system-ui,sans-serif;margin:0;background:#fafafa;color:#222}
+nav{display:flex;gap:16px;align-items:center;padding:12px 24px;background:#fff;border-bottom:1px solid #eee}
+nav .brand{font-weight:700;margin-right:auto}
+main{max-width:640px;margin:40px auto;padding:0 16px}
+.kudos-button{display:inline-flex;align-items:center;gap:10px;background:#5b2bd6;color:#fff;border:0;border-radius:8px;
+  padding:12px 20px;font-size:1rem;font-weight:600;text-decoration:none;box-shadow:0 2px 6px #5b2bd655;cursor:pointer}
+.kudos-button:hover{background:#4a20b8}
+.kudos-button svg{width:22px;height:22px}
+.notice{background:#eef6ff;border:1px solid #bcd8ff;padding:10px 14px;border-radius:8px}
+.error{background:#fde8e8;border:1px solid #f5b5b5;padding:10px 14px;border-radius:8px}
+.card{background:#fff;border:1px solid #eee;border-radius:12px;padding:20px;margin:16px 0}
+.avatar{width:72px;height:72px;border-radius:50%;vertical-align:middle;margin-right:12px}
+table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:6px;border-bottom:1px solid #eee}
+pre{background:#f4f4f4;padding:12px;border-radius:8px;overflow:auto}
+button.link{background:none;border:0;color:#5b2bd6;cursor:pointer;font-size:1rem;padding:0}
+`;
+
+const LOGO = `<svg viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M12 21s-7.5-4.6-9.6-9.1C.9 8.6 3 5 6.5 5c2 0 3.5 1.1 4.4 2.6h.2C12 6.1 13.5 5 15.5 5 19 5 21.1 8.6 19.6 11.9 17.5 16.4 12 21 12 21z"/></svg>`;
+
+/**
+ * @param {string} title
+ * @param {string} body
+ * @param {{ user?: { displayName: string } | undefined, csrf?: string | undefined }} [nav]
+ */
+function page(title, body, nav = {}) {
+  const links = nav.user
+    ? `<a href="/profile">Profile</a><a href="/payments">Payments received</a>
+<form method="post" action="/logout" style="margin:0"><input type="hidden" name="csrf" value="${escapeHtml(nav.csrf ?? '')}">
+<button class="link" type="submit" id="logout">Log out</button></form>`
+    : `<a href="/payments">Payments received</a>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Kudos example shop</title>
+<meta name="viewport" content="width=device-width,initial-scale=1"><style>${STYLE}</style></head>
+<body><nav><a class="brand" href="/">Kudos example shop</a>${links}</nav><main>${body}</main></body></html>`;
+}
+
+/**
+ * @param {{ user?: { displayName: string }, message?: string, csrf?: string }} model
+ */
+export function homePage({ user, message, csrf }) {
+  const notice = message ? `<p class="notice" role="status" id="message">${escapeHtml(message)}</p>` : '';
+  const body = user
+    ? `${notice}<h1>Welcome back, ${escapeHtml(user.displayName)}</h1><p><a href="/profile">Go to your profile</a></p>`
+    : `${notice}<h1>Kudos example shop</h1><p>Sign in to see your Kudos profile and tip a creator.</p>
+<a class="kudos-button" id="login" href="/auth/kudos">${LOGO}<span>Log in with Kudos</span></a>`;
+  return page('Home', body, { user, csrf });
+}
+
+/**
+ * @param {{ user: { id: string, displayName: string, avatar?: string }, expiresAt?: number, scope?: string[],
+ *   csrf: string, apiResult?: unknown, apiError?: string, tipURL: string }} model
+ */
+export function profilePage({ user, expiresAt, scope, csrf, apiResult, apiError, tipURL }) {
+  const avatar = user.avatar
+    ? `<img class="avatar" id="avatar" src="${escapeHtml(user.avatar)}" alt="Avatar of ${escapeHtml(user.displayName)}">`
+    : '';
+  const expiry = expiresAt ? new Date(expiresAt).toISOString() : 'unknown';
+  const api =
+    apiResult !== undefined
+      ? `<h2>Kudos API answer</h2><pre id="api-result">${escapeHtml(JSON.stringify(apiResult, null, 2))}</pre>`
+      : apiError
+        ? `<p class="error" role="alert" id="api-error">${escapeHtml(apiError)}</p>`
+        : '';
+  return page(
+    'Profile',
+    `<div class="card"><h1>${avatar}<span id="display-name">${escapeHtml(user.displayName)}</span></h1>
+<table><tr><th>Kudos user ID</th><td id="user-id">${escapeHtml(user.id)}</td></tr>
+<tr><th>Access token expires</th><td id="expires-at">${escapeHtml(expiry)}</td></tr>
+<tr><th>Granted scopes</th><td id="scopes">${escapeHtml((scope ?? []).join(' ') || 'unknown')}</td></tr></table></div>
+<form method="post" action="/profile/api"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
+<button class="kudos-button" type="submit" id="call-api">Call the Kudos API</button></form>
+${api}
+<div class="card"><h2>Tip a creator</h2><a class="kudos-button" id="tip" href="${escapeHtml(tipURL)}">${LOGO}<span>Tip with Kudos</span></a></div>`,
+    { user, csrf },
+  );
+}
+
+/**
+ * @param {{ user?: { displayName: string }, csrf?: string, txHash?: string, error?: string }} model
+ */
+export function tipDonePage({ user, csrf, txHash, error }) {
+  const body = error
+    ? `<h1>Payment not completed</h1><p class="error" role="alert" id="tip-error">${escapeHtml(error)}</p>`
+    : `<h1>Thank you!</h1><p id="tip-result">Your payment <code>${escapeHtml(txHash ?? '')}</code> was sent.
+It appears under <a href="/payments">Payments received</a> once Kudos notifies us.</p>`;
+  return page('Tip', body, { user, csrf });
+}
+
+/**
+ * @param {{ user?: { displayName: string }, csrf?: string,
+ *   payments: Array<{ txHash: string, from: string, to: string, amount: string, denom: string, status: string, paid: boolean, receivedAt: string }> }} model
+ */
+export function paymentsPage({ user, csrf, payments }) {
+  const rows = payments
+    .map(
+      (
+        p,
+      ) => `<tr class="payment"><td><code>${escapeHtml(p.txHash.slice(0, 12))}…</code></td><td>${escapeHtml(p.from)}</td>
+<td>${escapeHtml(p.to)}</td><td class="amount">${escapeHtml(p.amount)} ${escapeHtml(p.denom)}</td><td class="status">${escapeHtml(p.status)}</td>
+<td class="paid">${p.paid ? 'paid' : 'not confirmed'}</td><td>${escapeHtml(p.receivedAt)}</td></tr>`,
+    )
+    .join('');
+  return page(
+    'Payments received',
+    `<h1>Payments received</h1>${
+      payments.length
+        ? `<table id="payments"><tr><th>Transaction</th><th>From</th><th>To</th><th>Amount</th><th>Status</th><th></th><th>Received</th></tr>${rows}</table>`
+        : '<p id="no-payments">No payments yet.</p>'
+    }`,
+    { user, csrf },
+  );
+}
+
+/**
+ * A readable error page: never a stack trace.
+ * @param {{ status: number, title: string, message: string, user?: { displayName: string }, csrf?: string }} model
+ */
+export function errorPage({ status, title, message, user, csrf }) {
+  return page(
+    title,
+    `<h1>${escapeHtml(title)}</h1><p class="error" role="alert" id="error-message">${escapeHtml(message)}</p>
+<p>Error ${escapeHtml(status)}. <a href="/">Back to the home page</a></p>`,
+    { user, csrf },
+  );
+}

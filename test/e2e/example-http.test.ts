@@ -1,0 +1,146 @@
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isLocalPath } from '../../example/app.js';
+import { startExample } from '../../example/start.js';
+import { CookieClient, locationOf } from '../helpers/cookie-client.js';
+import { passAuthorization } from '../helpers/emulator-user.js';
+
+describe('example app: what a security reviewer expects (real HTTP)', () => {
+  let example: Awaited<ReturnType<typeof startExample>>;
+  const logs: string[] = [];
+  beforeAll(async () => {
+    example = await startExample(
+      { PORT: '0', SESSION_SECRET: 'http-test-session-secret' },
+      { log: (l) => logs.push(l) },
+    );
+  });
+  afterAll(() => example.close());
+
+  async function login(client: CookieClient, start = '/auth/kudos'): Promise<Response> {
+    const begin = await client.get(`${example.url}${start}`);
+    const back = await passAuthorization(client, locationOf(begin));
+    return client.get(locationOf(back));
+  }
+
+  function sessionCookie(res: Response): string | undefined {
+    return res.headers.getSetCookie().find((c) => c.startsWith('kudos-example.sid='));
+  }
+
+  it('sets an httpOnly, SameSite=Lax session cookie and regenerates the session at login', async () => {
+    const client = new CookieClient();
+    const before = sessionCookie(await client.get(`${example.url}/auth/kudos`));
+    expect(before).toMatch(/HttpOnly/);
+    expect(before).toMatch(/SameSite=Lax/);
+    expect(before).not.toMatch(/Secure/); // plain http here; Secure when served over https
+    const back = await passAuthorization(client, locationOf(await client.get(`${example.url}/auth/kudos`)));
+    const callback = await client.get(locationOf(back));
+    const after = sessionCookie(callback);
+    expect(after?.split(';')[0]).not.toBe(before?.split(';')[0]);
+    expect(locationOf(callback).pathname).toBe('/profile');
+  });
+
+  it('marks the cookie Secure behind an https proxy (TRUST_PROXY=1)', async () => {
+    const proxied = await startExample({
+      PORT: '0',
+      SESSION_SECRET: 'proxy-test-secret-value',
+      TRUST_PROXY: '1',
+    });
+    try {
+      const res = await fetch(`${proxied.url}/auth/kudos`, {
+        headers: { 'x-forwarded-proto': 'https' },
+        redirect: 'manual',
+      });
+      expect(sessionCookie(res)).toMatch(/; Secure/);
+      expect(locationOf(res).searchParams.get('redirect_uri')).toBe(
+        `https://localhost:${proxied.port}/auth/kudos/callback`,
+      );
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it('logs out by POST with the form token only', async () => {
+    const client = new CookieClient();
+    await login(client);
+    expect((await client.get(`${example.url}/logout`)).status).toBe(404);
+    expect((await client.postForm(`${example.url}/logout`, { csrf: 'forged' })).status).toBe(403);
+    const profile = await (await client.get(`${example.url}/profile`)).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(profile)?.[1] ?? '';
+    const out = await client.postForm(`${example.url}/logout`, { csrf });
+    expect(locationOf(out).pathname).toBe('/');
+    expect(locationOf(await client.get(`${example.url}/profile`)).pathname).toBe('/');
+  });
+
+  it('returns to a local path after login, and never to another site', async () => {
+    const client = new CookieClient();
+    expect(locationOf(await login(client, '/auth/kudos?returnTo=%2Fpayments')).pathname).toBe('/payments');
+    for (const target of ['//evil.example/x', 'https://evil.example', '/\\evil.example', '/ok path']) {
+      const other = new CookieClient();
+      const res = await login(other, `/auth/kudos?returnTo=${encodeURIComponent(target)}`);
+      expect(locationOf(res).toString()).toBe('http://localhost/profile');
+    }
+    expect(isLocalPath('/profile?tab=1')).toBe(true);
+    expect(isLocalPath(['/a'])).toBe(false);
+  });
+
+  it('shows a readable error page, never a stack trace, for failures other than declining', async () => {
+    const client = new CookieClient();
+    await client.get(`${example.url}/auth/kudos`);
+    const forged = await client.get(`${example.url}/auth/kudos/callback?code=x&state=forged`);
+    expect(forged.status).toBe(403);
+    const forgedPage = await forged.text();
+    expect(forgedPage).toContain('Invalid authorization request state.');
+    const serverError = await client.get(`${example.url}/auth/kudos/callback?error=server_error`);
+    expect(serverError.status).toBe(502);
+    const page = await serverError.text();
+    expect(page).toContain('Signing in with Kudos did not work (server_error)');
+    for (const html of [forgedPage, page]) expect(html).not.toMatch(/\n\s+at |node_modules/);
+    const missing = await client.get(`${example.url}/nowhere`);
+    expect(missing.status).toBe(404);
+  });
+
+  it('keeps secrets out of its logs', async () => {
+    const client = new CookieClient();
+    await login(client);
+    const text = logs.join('\n');
+    for (const secret of [
+      example.config.clientSecret,
+      example.config.webhookSecret,
+      example.config.sessionSecret,
+    ]) {
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it('refuses a webhook delivery without the secret', async () => {
+    const res = await fetch(`${example.url}/webhooks/kudos`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('example server entry point', () => {
+  it('serves on http://localhost:3000 by default and prints the URL and the demo credentials', async () => {
+    const child = spawn(process.execPath, ['example/server.js'], {
+      env: { ...process.env, PORT: undefined, SESSION_SECRET: undefined },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+      });
+      await expect.poll(() => out, { timeout: 15_000 }).toContain('Demo users:');
+      expect(out).toContain('Kudos example app: http://localhost:3000');
+      expect(out).toContain('alice / wonderland');
+      const home = await fetch('http://localhost:3000/');
+      expect(home.status).toBe(200);
+      expect(await home.text()).toContain('Log in with Kudos');
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
