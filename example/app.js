@@ -28,6 +28,15 @@ function formatAmount(value, denom) {
   return { amount: fraction ? `${whole}.${fraction}` : whole.toString(), denom: 'KUDOS' };
 }
 
+/** Errors of an unreachable store (Redis down or slow): answered 503, "try again". */
+function isStorageOutage(err) {
+  if (err?.code === 'redis_unavailable' || err?.code === 'lock_timeout') return true;
+  // node-redis error classes do not set `name`: look at the constructor too.
+  const outage =
+    /^(ClientClosedError|ClientOfflineError|ConnectionTimeoutError|SocketClosedUnexpectedlyError|ReconnectStrategyError)$/;
+  return outage.test(String(err?.name)) || outage.test(String(err?.constructor?.name));
+}
+
 function csrfToken(req) {
   if (!req.session.csrf) req.session.csrf = randomBytes(18).toString('base64url');
   return req.session.csrf;
@@ -126,7 +135,9 @@ export function createExampleApp({ config, authURL, baseURL, stores, log = () =>
 
   app.get('/auth/kudos', (req, res, next) => {
     if (isLocalPath(req.query.returnTo)) req.session.returnTo = req.query.returnTo;
-    authenticator.authenticate('kudos')(req, res, next);
+    // Save first: express-session reports a failed save only after the redirect was sent, and the
+    // user would come back with a state that was never stored. Failing here gives a clear 503.
+    req.session.save((err) => (err ? next(err) : authenticator.authenticate('kudos')(req, res, next)));
   });
 
   app.get('/auth/kudos/callback', (req, res, next) => {
@@ -248,13 +259,26 @@ export function createExampleApp({ config, authURL, baseURL, stores, log = () =>
 
   // Any other failure: a readable page, never a stack trace. Logs name the error, not its details.
   app.use((err, req, res, _next) => {
-    const status = Number.isInteger(err?.status) && err.status >= 400 && err.status < 600 ? err.status : 500;
-    log(`error on ${req.method} ${req.path}: ${err?.name ?? 'Error'} ${err?.code ?? ''}`.trim());
-    const message =
-      err instanceof KudosError
+    const outage = isStorageOutage(err);
+    const status = outage
+      ? 503
+      : Number.isInteger(err?.status) && err.status >= 400 && err.status < 600
+        ? err.status
+        : 500;
+    log(
+      `error on ${req.method} ${req.path}: ${err?.constructor?.name ?? err?.name ?? 'Error'} ${err?.code ?? ''}`.trim(),
+    );
+    const message = outage
+      ? 'Our session storage is unavailable right now. Please try again in a moment.'
+      : err instanceof KudosError
         ? `Signing in with Kudos did not work (${err.code}). Please try again.`
         : 'Something went wrong on our side. Please try again.';
-    res.status(status).send(errorPage({ status, title: 'Something went wrong', message }));
+    if (outage) res.set('retry-after', '5');
+    res
+      .status(status)
+      .send(
+        errorPage({ status, title: outage ? 'Temporarily unavailable' : 'Something went wrong', message }),
+      );
   });
 
   return { app, strategy, kudos };

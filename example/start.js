@@ -42,7 +42,7 @@ export async function startExample(env = process.env, { log = () => undefined } 
     authURL = emulator.authURL;
     baseURL = emulator.baseURL;
   }
-  const stores = await createStores(config);
+  const stores = await createStores(config, log);
   const { app } = createExampleApp({ config, authURL, baseURL, stores, log });
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');

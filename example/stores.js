@@ -48,12 +48,13 @@ export function memoryStores() {
 
 /**
  * @param {import('./config.js').ExampleConfig} config
+ * @param {(line: string) => void} [log]
  * @returns {Promise<ExampleStores>}
  */
-export async function createStores(config) {
+export async function createStores(config, log) {
   if (config.redisURL) {
     const { redisStores } = await import('./redis-stores.js');
-    return redisStores(config.redisURL);
+    return redisStores(config.redisURL, log);
   }
   return memoryStores();
 }

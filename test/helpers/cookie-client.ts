@@ -1,4 +1,7 @@
-/** A cookie-carrying HTTP client that does not follow redirects, for driving login flows. */
+/**
+ * A cookie-carrying HTTP client that does not follow redirects, for driving login flows. Cookies
+ * are kept per host name, not per port, as browsers do.
+ */
 export class CookieClient {
   private readonly cookies = new Map<string, string>();
 
@@ -6,14 +9,14 @@ export class CookieClient {
   async request(url: string | URL, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
     const target = new URL(url);
-    const jar = this.cookieHeader(target.host);
+    const jar = this.cookieHeader(target.hostname);
     if (jar) headers.set('cookie', jar);
     const res = await fetch(target, { ...init, headers, redirect: 'manual' });
     for (const line of res.headers.getSetCookie()) {
       const [pair = ''] = line.split(';');
       const eq = pair.indexOf('=');
       const expired = /max-age=0|expires=thu, 01 jan 1970/i.test(line);
-      const key = `${target.host} ${pair.slice(0, eq).trim()}`;
+      const key = `${target.hostname} ${pair.slice(0, eq).trim()}`;
       if (expired) this.cookies.delete(key);
       else this.cookies.set(key, pair.slice(eq + 1).trim());
     }

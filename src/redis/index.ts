@@ -1,0 +1,17 @@
+/**
+ * passport-kudos/redis: stores that let several app instances share webhook dedupe, the refresh
+ * lock and token sets through Redis. Optional: needs a Redis client from the app (`redis` is an
+ * optional peer dependency); the package's root entry point never loads this.
+ *
+ * @example
+ * const redis = createClient({ url, disableOfflineQueue: true });
+ * await redis.connect();
+ * kudosWebhook({ store: new RedisDedupeStore(redis), ... });
+ * createKudosClient({ tokens: new RedisTokenStore(redis), lock: new RedisRefreshLock(redis), ... });
+ *
+ * @packageDocumentation
+ */
+export { DEFAULT_COMMAND_TIMEOUT_MS, type KudosRedisClient, type KudosRedisOptions } from './command.js';
+export { RedisDedupeStore } from './dedupe-store.js';
+export { RedisRefreshLock, type RedisRefreshLockOptions } from './refresh-lock.js';
+export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';

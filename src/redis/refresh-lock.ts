@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import { KudosError } from '../errors.js';
+import type { KudosRefreshLock } from '../tokens/lock.js';
+import { DELETE_IF_OWNER, type KudosRedisClient, type KudosRedisOptions, RedisKeys } from './command.js';
+
+/** Options of {@link RedisRefreshLock}. */
+export interface RedisRefreshLockOptions extends KudosRedisOptions {
+  /** Pause between attempts to take a held lock; default 20 ms (with jitter). */
+  retryDelayMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A refresh lock that spans processes: `SET NX PX` with a random token, released with a
+ * compare-and-delete. The lock expires after `ttlMs`, so a crashed holder blocks the others for
+ * at most that long; a waiter gives up after twice that (`lock_timeout`, 503).
+ */
+export class RedisRefreshLock implements KudosRefreshLock {
+  private readonly redis: RedisKeys;
+  private readonly retryDelayMs: number;
+
+  constructor(client: KudosRedisClient, options: RedisRefreshLockOptions = {}) {
+    this.redis = new RedisKeys(client, options, 'kudos:lock:', 'RedisRefreshLock');
+    this.retryDelayMs = options.retryDelayMs ?? 20;
+  }
+
+  async withLock<T>(key: string, ttlMs: number, fn: () => Promise<T>): Promise<T> {
+    const lockKey = this.redis.key(key);
+    const token = randomBytes(12).toString('base64url');
+    const giveUpAt = Date.now() + 2 * ttlMs;
+    for (;;) {
+      const reply = await this.redis.run('SET', lockKey, token, 'NX', 'PX', String(Math.ceil(ttlMs)));
+      if (reply === 'OK') break;
+      if (Date.now() >= giveUpAt) {
+        throw new KudosError(`could not take the refresh lock within ${2 * ttlMs} ms`, {
+          code: 'lock_timeout',
+          status: 503,
+        });
+      }
+      await sleep(this.retryDelayMs * (0.5 + Math.random()));
+    }
+    try {
+      return await fn();
+    } finally {
+      await this.redis.run('EVAL', DELETE_IF_OWNER, '1', lockKey, token).catch(() => undefined);
+    }
+  }
+}

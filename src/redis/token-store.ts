@@ -1,0 +1,56 @@
+import type { KudosTokenStore } from '../tokens/store.js';
+import type { KudosTokenSet } from '../tokens/token-set.js';
+import { type KudosRedisClient, type KudosRedisOptions, RedisKeys } from './command.js';
+
+/** Options of {@link RedisTokenStore}. */
+export interface RedisTokenStoreOptions extends KudosRedisOptions {
+  /** Expire stored token sets after this long without an update; default never. */
+  ttlMs?: number;
+}
+
+function isTokenSet(value: unknown): value is KudosTokenSet {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.accessToken === 'string' &&
+    (v.refreshToken === undefined || typeof v.refreshToken === 'string') &&
+    typeof v.user === 'string' &&
+    typeof v.expiresAt === 'number' &&
+    (v.scope === undefined || (Array.isArray(v.scope) && v.scope.every((s) => typeof s === 'string')))
+  );
+}
+
+/**
+ * A token store in Redis, shared by every instance. Token sets are stored as JSON: protect the
+ * Redis server (network, ACL, TLS) as you would a database of credentials.
+ */
+export class RedisTokenStore implements KudosTokenStore {
+  private readonly redis: RedisKeys;
+  private readonly ttlMs: number | undefined;
+
+  constructor(client: KudosRedisClient, options: RedisTokenStoreOptions = {}) {
+    this.redis = new RedisKeys(client, options, 'kudos:tokens:', 'RedisTokenStore');
+    this.ttlMs = options.ttlMs;
+  }
+
+  async get(userId: string): Promise<KudosTokenSet | undefined> {
+    const reply = await this.redis.run('GET', this.redis.key(userId));
+    if (typeof reply !== 'string') return undefined;
+    try {
+      const value: unknown = JSON.parse(reply);
+      return isTokenSet(value) ? value : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async set(userId: string, tokens: KudosTokenSet): Promise<void> {
+    const expiry = this.ttlMs === undefined ? [] : ['PX', String(Math.ceil(this.ttlMs))];
+    await this.redis.run('SET', this.redis.key(userId), JSON.stringify(tokens), ...expiry);
+  }
+
+  /** Forgets a user's tokens. */
+  async delete(userId: string): Promise<void> {
+    await this.redis.run('DEL', this.redis.key(userId));
+  }
+}

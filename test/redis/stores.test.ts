@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KudosError, type KudosTokenSet } from '../../src/index.js';
+import { RedisDedupeStore, RedisRefreshLock, RedisTokenStore } from '../../src/redis/index.js';
+import { sharedRedis } from '../helpers/redis-server.js';
+
+type Client = ReturnType<typeof createClient>;
+
+describe('passport-kudos/redis stores against a real redis-server', () => {
+  let redis: { url: string; close: () => Promise<void> };
+  let a: Client;
+  let b: Client;
+  const prefix = () => `test:${randomUUID()}:`;
+
+  beforeAll(async () => {
+    redis = await sharedRedis();
+    a = createClient({ url: redis.url, disableOfflineQueue: true });
+    b = createClient({ url: redis.url, disableOfflineQueue: true });
+    await Promise.all([a.connect(), b.connect()]);
+  });
+  afterAll(async () => {
+    await Promise.all([a.quit(), b.quit()]);
+    await redis.close();
+  });
+
+  describe('RedisDedupeStore', () => {
+    it('gives one of 50 concurrent claims across two connections', async () => {
+      const p = prefix();
+      const stores = [new RedisDedupeStore(a, { prefix: p }), new RedisDedupeStore(b, { prefix: p })];
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => stores[i % 2]?.claim('tx:success', 10_000)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
+    it('releases a claim for a redelivery, and keeps a completed one', async () => {
+      const p = prefix();
+      const one = new RedisDedupeStore(a, { prefix: p });
+      const two = new RedisDedupeStore(b, { prefix: p });
+      expect(await one.claim('k', 10_000)).toBe(true);
+      await one.release('k');
+      expect(await two.claim('k', 10_000)).toBe(true);
+      await two.complete('k', 60_000);
+      expect(await one.claim('k', 10_000)).toBe(false);
+      expect(await a.get(`${p}k`)).toBe('done');
+      expect(await a.pTTL(`${p}k`)).toBeGreaterThan(50_000);
+    });
+
+    it('expires a lease, and the old holder can no longer release the new claim', async () => {
+      const p = prefix();
+      const slow = new RedisDedupeStore(a, { prefix: p });
+      const other = new RedisDedupeStore(b, { prefix: p });
+      expect(await slow.claim('k', 50)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      expect(await other.claim('k', 10_000)).toBe(true);
+      await slow.release('k');
+      expect(await slow.claim('k', 10_000)).toBe(false);
+    });
+  });
+
+  describe('RedisRefreshLock', () => {
+    it('excludes holders across connections', async () => {
+      const p = prefix();
+      const locks = [new RedisRefreshLock(a, { prefix: p }), new RedisRefreshLock(b, { prefix: p })];
+      let inside = 0;
+      let most = 0;
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          locks[i % 2]?.withLock('user', 5000, async () => {
+            inside++;
+            most = Math.max(most, inside);
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            inside--;
+          }),
+        ),
+      );
+      expect(most).toBe(1);
+    });
+
+    it('does not block forever behind a crashed holder: the lock expires after its TTL', async () => {
+      const p = prefix();
+      await a.set(`${p}user`, 'crashed-holder', { PX: 150 });
+      const lock = new RedisRefreshLock(b, { prefix: p });
+      const started = Date.now();
+      expect(await lock.withLock('user', 150, async () => 'got it')).toBe('got it');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(100);
+    });
+
+    it('gives up with lock_timeout after twice the TTL', async () => {
+      const p = prefix();
+      await a.set(`${p}user`, 'someone', { PX: 60_000 });
+      const lock = new RedisRefreshLock(b, { prefix: p });
+      await expect(lock.withLock('user', 50, async () => 'never')).rejects.toMatchObject({
+        code: 'lock_timeout',
+        status: 503,
+      });
+    });
+  });
+
+  describe('RedisTokenStore', () => {
+    it('stores and reads a token set; ignores what is not one', async () => {
+      const p = prefix();
+      const store = new RedisTokenStore(a, { prefix: p });
+      const set: KudosTokenSet = {
+        accessToken: 'at',
+        refreshToken: 'rt',
+        user: 'alice',
+        expiresAt: 123,
+        scope: ['profile'],
+      };
+      await store.set('alice', set);
+      expect(await new RedisTokenStore(b, { prefix: p }).get('alice')).toEqual(set);
+      expect(await store.get('nobody')).toBeUndefined();
+      await a.set(`${p}broken`, '{"accessToken":1}');
+      expect(await store.get('broken')).toBeUndefined();
+      await store.delete('alice');
+      expect(await store.get('alice')).toBeUndefined();
+    });
+  });
+
+  it('answers redis_unavailable (503) when the client cannot reach Redis, without hanging', async () => {
+    const closed = createClient({ url: redis.url, disableOfflineQueue: true });
+    const store = new RedisDedupeStore(closed, { commandTimeoutMs: 500 });
+    const error = await store.claim('k', 1000).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KudosError);
+    expect(error).toMatchObject({ code: 'redis_unavailable', status: 503 });
+    const slow = new RedisTokenStore(
+      { sendCommand: () => new Promise(() => undefined) },
+      { commandTimeoutMs: 50 },
+    );
+    await expect(slow.get('x')).rejects.toMatchObject({
+      code: 'redis_unavailable',
+      message: expect.stringContaining('no answer within 50 ms'),
+    });
+    expect(() => new RedisTokenStore({} as never)).toThrow('requires a connected Redis client');
+  });
+});
