@@ -49,7 +49,7 @@ try {
     process.execPath,
     [
       '-e',
-      `require('${pkg.name}'); console.log(Object.keys(require.cache).filter((f) => /[\\/](testing|redis)[\\/]/.test(f)).length)`,
+      `require('${pkg.name}'); console.log(Object.keys(require.cache).filter((f) => /[\\/](testing|redis)[\\/]|emulator/.test(f)).length)`,
     ],
     app,
   ).trim();

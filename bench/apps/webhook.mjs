@@ -1,0 +1,28 @@
+// Webhook receiver apps: kudosWebhook (parse, validate, dedupe, handler) with the in-memory or the
+// Redis dedupe store, and a bare express.json() route that only answers 200 (the baseline).
+import express from 'express';
+import { kudosWebhook } from 'passport-kudos/webhook';
+
+const app = express();
+let handled = 0;
+let close = async () => undefined;
+if (process.env.MODE === 'bare') {
+  app.post('/hook', express.json(), (_req, res) => {
+    handled++;
+    res.sendStatus(200);
+  });
+} else {
+  let store;
+  if (process.env.MODE === 'kudos-redis') {
+    const { createClient } = await import('redis');
+    const { RedisDedupeStore } = await import('passport-kudos/redis');
+    const client = createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true });
+    await client.connect();
+    store = new RedisDedupeStore(client, { prefix: `bench:${process.pid}:` });
+    close = () => client.close();
+  }
+  app.post('/hook', kudosWebhook({ store, onNotification: () => void handled++ }));
+}
+const server = app.listen(0, '127.0.0.1', () => console.log(`ready ${server.address().port}`));
+server.keepAliveTimeout = 60_000;
+process.on('SIGTERM', () => close().finally(() => process.exit(0)));

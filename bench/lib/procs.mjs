@@ -1,0 +1,37 @@
+// Child processes for the benchmark: each app prints "ready <port>" once listening on 127.0.0.1.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Starts `bench/apps/<name>.mjs` with env and resolves with its port and a stop function.
+ * @param {string} name
+ * @param {Record<string, string>} [env]
+ */
+export function startApp(name, env = {}) {
+  const child = spawn(process.execPath, [`${here}apps/${name}.mjs`], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`${name} did not start`)), 15_000);
+    child.stdout.on('data', (chunk) => {
+      text += chunk.toString();
+      const match = /ready (\d+)/.exec(text);
+      if (match) {
+        clearTimeout(timer);
+        resolve({
+          port: Number(match[1]),
+          stop: () =>
+            new Promise((done) => {
+              child.once('exit', done);
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+  });
+}

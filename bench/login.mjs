@@ -1,0 +1,83 @@
+// 1. Login callback: requests/s and p50/p99 of the full callback (state check, token exchange,
+// profile, session login) for KudosStrategy, the passport-oauth2 peer subclass (anchor) and a
+// hand-written node:http handler (the practical limit), against the same local token server.
+import http from 'node:http';
+import { load } from './lib/load.mjs';
+import { startApp } from './lib/procs.mjs';
+import { summarize } from './lib/stats.mjs';
+
+const APPS = [
+  { name: 'KudosStrategy', script: 'login-passport', env: { STRATEGY: 'kudos' } },
+  { name: 'passport-oauth2 subclass (anchor)', script: 'login-passport', env: { STRATEGY: 'anchor' } },
+  { name: 'node:http keep-alive handler (limit)', script: 'login-raw', env: {} },
+];
+
+/** Starts `count` logins and returns their session cookie and state, ready for one callback each. */
+async function startLogins(port, count) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  const one = () =>
+    new Promise((resolve, reject) => {
+      http
+        .get({ host: '127.0.0.1', port, path: '/login', agent }, (res) => {
+          res.resume();
+          const cookie = String(res.headers['set-cookie']?.[0] ?? '').split(';')[0];
+          const state = new URL(res.headers.location ?? '', 'http://x').searchParams.get('state');
+          if (!cookie || !state) reject(new Error('login start gave no cookie or state'));
+          else resolve({ cookie, state });
+        })
+        .on('error', reject);
+    });
+  const pairs = [];
+  for (let i = 0; i < count; i += 64) {
+    pairs.push(...(await Promise.all(Array.from({ length: Math.min(64, count - i) }, one))));
+  }
+  agent.destroy();
+  return pairs;
+}
+
+async function measure(app, tokenPort, amount, warmup) {
+  const server = await startApp(app.script, { ...app.env, TOKEN_PORT: String(tokenPort) });
+  try {
+    const pairs = await startLogins(server.port, amount + warmup);
+    const callback = (offset) => (req, i) => {
+      const pair = pairs[offset + i];
+      return {
+        ...req,
+        path: `/callback?code=code-${offset + i}&state=${pair.state}`,
+        headers: { cookie: pair.cookie },
+      };
+    };
+    const url = `http://127.0.0.1:${server.port}`;
+    await load({ url, amount: warmup, setupRequest: callback(0), expectStatus: 302 });
+    return await load({ url, amount, setupRequest: callback(warmup), expectStatus: 302 });
+  } finally {
+    await server.stop();
+  }
+}
+
+/** @param {{ runs: number, amount: number, warmup: number }} options */
+export async function benchLogin({ runs, amount, warmup }) {
+  const token = await startApp('token-server');
+  const samples = APPS.map(() => ({ rps: [], p50: [], p99: [] }));
+  try {
+    for (let run = 0; run < runs; run++) {
+      // Rotate the order each run, so that no app always runs first or last.
+      for (let k = 0; k < APPS.length; k++) {
+        const i = (run + k) % APPS.length;
+        const app = APPS[i];
+        const r = await measure(app, token.port, amount, warmup);
+        samples[i].rps.push(r.rps);
+        samples[i].p50.push(r.p50);
+        samples[i].p99.push(r.p99);
+      }
+    }
+  } finally {
+    await token.stop();
+  }
+  return APPS.map((app, i) => ({
+    name: app.name,
+    rps: summarize(samples[i].rps),
+    p50: summarize(samples[i].p50),
+    p99: summarize(samples[i].p99),
+  }));
+}

@@ -1,0 +1,66 @@
+// npm run bench: measures passport-kudos side by side with what users would pick instead, and writes
+// bench/results.json and BENCHMARKS.md. `--smoke` runs every section with tiny amounts into
+// test-results/bench-smoke/ (used by npm test, so the harness keeps working).
+import { mkdirSync } from 'node:fs';
+import os from 'node:os';
+import { benchColdStart } from './coldstart.mjs';
+import { benchFootprint } from './footprint.mjs';
+import { benchRedis } from './lib/redis.mjs';
+import { benchLogin } from './login.mjs';
+import { benchRefreshStorm } from './refresh-storm.mjs';
+import { withGoals, writeReport } from './report.mjs';
+import { benchWebhook } from './webhook.mjs';
+
+const smoke = process.argv.includes('--smoke');
+const size = smoke
+  ? { runs: 1, login: 40, webhook: 40, warmup: 10, cold: 1, install: false }
+  : { runs: 5, login: 4000, webhook: 6000, warmup: 500, cold: 20, install: true };
+
+const log = (line) => console.log(`bench: ${line}`);
+const results = {
+  date: new Date().toISOString().slice(0, 10),
+  runs: size.runs,
+  smoke,
+  machine: {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    memoryGiB: os.totalmem() / 2 ** 30,
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  },
+};
+
+log('1. login callback');
+results.login = await benchLogin({ runs: size.runs, amount: size.login, warmup: size.warmup });
+results.login.amount = size.login;
+log('2. cold start');
+results.coldStart = benchColdStart({ runs: Math.max(size.cold, size.runs) });
+log('3. webhook receiver');
+const redis = await benchRedis();
+try {
+  results.webhook = await benchWebhook({
+    runs: size.runs,
+    amount: size.webhook,
+    warmup: size.warmup,
+    redisURL: redis?.url,
+  });
+} finally {
+  await redis?.stop();
+}
+log('4. refresh storm');
+results.refreshStorm = await benchRefreshStorm({ calls: 100 });
+log('5. footprint');
+results.footprint = benchFootprint({ withInstall: size.install });
+
+const final = withGoals(results);
+if (smoke) {
+  mkdirSync('test-results/bench-smoke', { recursive: true });
+  writeReport(final, {
+    json: 'test-results/bench-smoke/results.json',
+    md: 'test-results/bench-smoke/BENCHMARKS.md',
+  });
+} else {
+  writeReport(final, { json: 'bench/results.json', md: 'BENCHMARKS.md' });
+}
+for (const g of final.goals) log(`${g.met ? 'met ' : 'MISS'} ${g.goal}: ${g.value}`);
+process.exit(0);

@@ -1,0 +1,36 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+// Keeps the benchmark harness working: every section runs with tiny amounts. No time is asserted.
+describe('npm run bench (smoke: tiny amounts)', () => {
+  it('runs every section and writes a report with each figure', () => {
+    const run = spawnSync(process.execPath, ['bench/run.mjs', '--smoke'], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const results = JSON.parse(readFileSync('test-results/bench-smoke/results.json', 'utf8'));
+    expect(results.login.map((a: { name: string }) => a.name)).toEqual([
+      'KudosStrategy',
+      'passport-oauth2 subclass (anchor)',
+      'node:http keep-alive handler (limit)',
+    ]);
+    for (const app of results.login) expect(app.rps.median).toBeGreaterThan(0);
+    expect(results.coldStart).toHaveLength(7);
+    expect(results.webhook.length).toBeGreaterThanOrEqual(2);
+    expect(results.refreshStorm.createKudosClient.refreshRequests).toBe(1);
+    expect(results.refreshStorm.naivePassportOauth2Refresh.refreshRequests).toBe(100);
+    expect(results.footprint.passportKudos.packedBytes).toBeGreaterThan(0);
+    const report = readFileSync('test-results/bench-smoke/BENCHMARKS.md', 'utf8');
+    for (const heading of [
+      '## Goals',
+      '## 1. Login callback',
+      '## 2. Cold start',
+      '## 3. Webhook receiver',
+      '## 4. Refresh storm',
+    ]) {
+      expect(report).toContain(heading);
+    }
+  }, 150_000);
+});
