@@ -91,6 +91,12 @@ export class KudosStrategy extends OAuth2Strategy {
   constructor(options: KudosStrategyOptions, verify: KudosVerifyFunction);
   constructor(options: KudosStrategyOptionsWithRequest, verify: KudosVerifyWithRequest);
   constructor(options: KudosStrategyOptionsWithRequest, verify: KudosVerifyFunctionWithRequest);
+  // Last and most general: mixins such as NestJS's PassportStrategy() read the parameters of the last
+  // overload, so it must accept either form of the options.
+  constructor(
+    options: KudosStrategyOptions | KudosStrategyOptionsWithRequest,
+    verify: KudosVerifyFunction | KudosVerifyFunctionWithRequest,
+  );
   constructor(
     options: KudosStrategyOptions | KudosStrategyOptionsWithRequest,
     verify: KudosVerifyFunction | KudosVerifyFunctionWithRequest,
@@ -162,7 +168,14 @@ export class KudosStrategy extends OAuth2Strategy {
   override authenticate(req: Request, options: KudosAuthenticateOptions = {}): void {
     const params = readCallbackParams(req);
     if (params.kind === 'start') {
-      super.authenticate(req, options);
+      // Resolve a relative callback URL here, the same way the callback does: passport-oauth2's own
+      // resolution reads req.connection, which requests of other frameworks (Fastify) do not have.
+      const callbackURL = resolveCallbackURL(
+        options.callbackURL ?? this._kudos.callbackURL,
+        req,
+        this._kudos.proxy,
+      );
+      super.authenticate(req, { ...options, callbackURL });
     } else if (params.kind === 'invalid') {
       this.fail({ message: params.message }, 400);
     } else if (params.kind === 'error') {

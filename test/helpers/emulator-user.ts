@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { type CookieClient, locationOf } from './cookie-client.js';
+import { CookieClient, locationOf } from './cookie-client.js';
 
 const ENTITIES: Record<string, string> = {
   '&amp;': '&',
@@ -53,4 +53,18 @@ export async function passAuthorization(
   expect(page.status).toBe(200);
   const fields = formFields(await page.text(), '/in/oauth/');
   return client.postForm(`${origin}/in/oauth/`, { ...fields, decision });
+}
+
+/**
+ * Signs in at an app: GET `{appURL}{start}`, plays the user on the emulator, and follows the
+ * redirect back to the app's callback once. Returns the browser and the callback's answer.
+ */
+export async function signInAt(
+  appURL: string,
+  actions: UserActions = {},
+  start = '/auth/kudos',
+): Promise<{ browser: CookieClient; callback: Response }> {
+  const browser = new CookieClient();
+  const back = await passAuthorization(browser, locationOf(await browser.get(`${appURL}${start}`)), actions);
+  return { browser, callback: await browser.get(locationOf(back)) };
 }

@@ -1,0 +1,58 @@
+// Fastify: sign in with Kudos through @fastify/passport (the code of the README's "Fastify" section).
+import fastifyCookie from '@fastify/cookie';
+import { Authenticator } from '@fastify/passport';
+import fastifySession from '@fastify/session';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { KudosError, KudosStrategy, type KudosStrategyOptions } from 'passport-kudos';
+
+export async function buildApp(
+  options: KudosStrategyOptions,
+  sessionSecret: string,
+): Promise<FastifyInstance> {
+  const app = Fastify();
+  const passport = new Authenticator();
+
+  await app.register(fastifyCookie);
+  await app.register(fastifySession, {
+    secret: sessionSecret, // 32 characters or more
+    cookie: { secure: 'auto', httpOnly: true, sameSite: 'lax' },
+    saveUninitialized: false,
+  });
+  await app.register(passport.initialize());
+  await app.register(passport.secureSession());
+
+  passport.use(
+    'kudos',
+    new KudosStrategy(options, (_accessToken, _refreshToken, profile, done) =>
+      done(null, { id: profile.id, displayName: profile.displayName }),
+    ),
+  );
+  passport.registerUserSerializer(async (user: { id: string; displayName: string }) => JSON.stringify(user));
+  passport.registerUserDeserializer(async (json: string) => JSON.parse(json));
+
+  app.get('/auth/kudos', { preValidation: passport.authenticate('kudos') }, async () => undefined);
+  app.get(
+    '/auth/kudos/callback',
+    {
+      preValidation: passport.authenticate('kudos', {
+        successRedirect: '/me',
+        failureRedirect: '/auth/failure',
+        failureMessage: true,
+      }),
+    },
+    async () => undefined,
+  );
+  app.get('/auth/failure', async (request) => ({
+    failed: true,
+    messages: request.session.get('messages') ?? [],
+  }));
+  app.get('/me', async (request) => request.user ?? null);
+
+  // Provider and network problems answer their status and stable code.
+  app.setErrorHandler((error, _request, reply) => {
+    if (error instanceof KudosError)
+      return reply.status(error.status).send({ code: error.code, message: error.message });
+    return reply.send(error);
+  });
+  return app;
+}
