@@ -4,12 +4,16 @@
  */
 export interface KudosDedupeStore {
   /**
-   * Claims `key` for `ttlMs` (the processing lease); resolves true when this caller got it
-   * (not claimed, or expired). Must be atomic: of concurrent callers, one gets true.
+   * Claims `key` for `ttlMs`; resolves true when this caller got it (not claimed, or expired).
+   * Must be atomic: of concurrent callers, one gets true. With `complete`, `ttlMs` is a short
+   * processing lease; without it, the claim is taken for the whole dedupe TTL at once.
    */
   claim(key: string, ttlMs: number): Promise<boolean>;
-  /** Marks a claimed key as processed, keeping it for `ttlMs`. */
-  complete(key: string, ttlMs: number): Promise<void>;
+  /**
+   * Optional: marks a claimed key as processed, keeping it for `ttlMs`. With it, a claim whose
+   * release failed (store down) expires after the short lease, so the redelivery is processed.
+   */
+  complete?(key: string, ttlMs: number): Promise<void>;
   /** Releases a claim, so that a redelivery of the same notification is processed. */
   release(key: string): Promise<void>;
 }

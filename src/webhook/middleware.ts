@@ -182,20 +182,23 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
           'tx.amount.denom',
         );
       }
-      const fresh = await store.claim(notification.key, lease).catch((cause: unknown) => {
-        throw new KudosWebhookError(
-          'store_unavailable',
-          'dedupe store is unavailable; retry later',
-          undefined,
-          cause,
-        );
-      });
+      // A store with complete() takes a short lease first; one without it claims for the whole TTL.
+      const fresh = await store
+        .claim(notification.key, store.complete ? lease : ttl)
+        .catch((cause: unknown) => {
+          throw new KudosWebhookError(
+            'store_unavailable',
+            'dedupe store is unavailable; retry later',
+            undefined,
+            cause,
+          );
+        });
       if (!fresh) return answer(res, 200, { ok: true, duplicate: true, key: notification.key });
       claimed = notification.key;
       if (options.confirm) await confirmNotification(notification, options.confirm);
       await options.onNotification(notification, req);
       claimed = undefined;
-      await store.complete(notification.key, ttl).catch((cause: unknown) => {
+      await store.complete?.(notification.key, ttl).catch((cause: unknown) => {
         // Processed already: answer 200; the lease still guards against a quick redelivery.
         const error = new KudosWebhookError(
           'store_unavailable',

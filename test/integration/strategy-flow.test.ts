@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { KudosVerifyWithRequest } from '../../src/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { type AppOptions, EXPRESS_FLAVORS, startApp, type TestApp } from '../helpers/express-app.js';
 import { type FakeTokenServer, startTokenServer, tokenResponse } from '../helpers/token-server.js';
@@ -111,6 +112,18 @@ describe.each(EXPRESS_FLAVORS)('KudosStrategy login flow under %s', (flavor) => 
     const state = await begin();
     await client.get(`${app.url}/callback?code=c1&state=${state}`);
     expect(seen).toEqual([`/callback?code=c1&state=${state}`, 3600, 'alice-example']);
+  });
+
+  it('3. calls a verify function of arity 5 with the request when passReqToCallback is set', async () => {
+    const seen: unknown[] = [];
+    const verify: KudosVerifyWithRequest = (req, accessToken, _rt, profile, done) => {
+      seen.push(typeof req.get, accessToken, profile.displayName);
+      done(null, { id: profile.id });
+    };
+    await start({ passReqToCallback: true }, verify);
+    const state = await begin();
+    await client.get(`${app.url}/callback?code=c1&state=${state}`);
+    expect(seen).toEqual(['function', tokenResponse().access_token, 'Alice Example']);
   });
 
   it('4. refuses a token response without "user": nobody is logged in', async () => {

@@ -246,3 +246,43 @@ describe('kudosWebhook setup and misuse', () => {
     ]);
   });
 });
+
+describe('kudosWebhook with a claim/release-only dedupe store', () => {
+  it('claims for the whole dedupe TTL, releases on failure, and never calls complete', async () => {
+    const claims: Array<[string, number]> = [];
+    const held = new Set<string>();
+    const store = {
+      claim: async (key: string, ttlMs: number) => {
+        claims.push([key, ttlMs]);
+        if (held.has(key)) return false;
+        held.add(key);
+        return true;
+      },
+      release: async (key: string) => {
+        held.delete(key);
+      },
+    };
+    let fail = true;
+    const app = await startWebhookApp('node:http', {
+      store,
+      dedupeTtlMs: 86_400_000,
+      onNotification: () => {
+        if (fail) {
+          fail = false;
+          throw new Error('first attempt fails');
+        }
+      },
+    });
+    try {
+      expect((await deliver(app.url, sampleNotification())).status).toBe(500);
+      expect((await deliver(app.url, sampleNotification())).json).toEqual({
+        ok: true,
+        key: expect.any(String),
+      });
+      expect((await deliver(app.url, sampleNotification())).json.duplicate).toBe(true);
+      expect(claims.every(([, ttl]) => ttl === 86_400_000)).toBe(true);
+    } finally {
+      await app.close();
+    }
+  });
+});
