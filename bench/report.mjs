@@ -25,6 +25,14 @@ export function withGoals(results) {
       value: `${fmt(extra, 1)} ms`,
       met: extra <= 5,
     });
+    if (by["import('passport-oauth2')"] !== undefined) {
+      const esm = by["import('passport-kudos')"] - by["import('passport-oauth2')"];
+      goals.push({
+        goal: "import('passport-kudos') ≤ 5 ms more than import('passport-oauth2')",
+        value: `${fmt(esm, 1)} ms`,
+        met: esm <= 5,
+      });
+    }
   }
   if (results.webhook) {
     const r = ratio(results.webhook[1].rps.median, results.webhook[0].rps.median);

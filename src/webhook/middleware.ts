@@ -183,22 +183,23 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
         );
       }
       // A store with complete() takes a short lease first; one without it claims for the whole TTL.
-      const fresh = await store
-        .claim(notification.key, store.complete ? lease : ttl)
-        .catch((cause: unknown) => {
+      // Called inside async functions, so that a store throwing synchronously is handled too.
+      const fresh = await (async () => store.claim(notification.key, store.complete ? lease : ttl))().catch(
+        (cause: unknown) => {
           throw new KudosWebhookError(
             'store_unavailable',
             'dedupe store is unavailable; retry later',
             undefined,
             cause,
           );
-        });
+        },
+      );
       if (!fresh) return answer(res, 200, { ok: true, duplicate: true, key: notification.key });
       claimed = notification.key;
       if (options.confirm) await confirmNotification(notification, options.confirm);
       await options.onNotification(notification, req);
       claimed = undefined;
-      await store.complete?.(notification.key, ttl).catch((cause: unknown) => {
+      await (async () => store.complete?.(notification.key, ttl))().catch((cause: unknown) => {
         // Processed already: answer 200; the lease still guards against a quick redelivery.
         const error = new KudosWebhookError(
           'store_unavailable',
@@ -210,7 +211,8 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
       });
       answer(res, 200, { ok: true, key: notification.key });
     } catch (caught) {
-      if (claimed) await store.release(claimed).catch(() => undefined); // else the lease expires
+      const key = claimed;
+      if (key) await (async () => store.release(key))().catch(() => undefined); // else the lease expires
       refuse(req, res, asWebhookError(caught));
     }
   }

@@ -286,3 +286,27 @@ describe('kudosWebhook with a claim/release-only dedupe store', () => {
     }
   });
 });
+
+describe('kudosWebhook with a store that throws synchronously', () => {
+  it('still answers 503 store_unavailable and calls nothing', async () => {
+    const seen: string[] = [];
+    const app = await startWebhookApp('node:http', {
+      store: {
+        claim: () => {
+          throw new Error('not connected');
+        },
+        release: async () => undefined,
+      },
+      onNotification: (n) => void seen.push(n.key),
+    });
+    try {
+      expect(await deliver(app.url, sampleNotification())).toMatchObject({
+        status: 503,
+        json: { code: 'store_unavailable' },
+      });
+      expect(seen).toHaveLength(0);
+    } finally {
+      await app.close();
+    }
+  });
+});
