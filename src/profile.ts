@@ -1,4 +1,4 @@
-import { validateTokenResponse } from './token-response.js';
+import { type KudosTokenResponse, validateTokenResponse } from './token-response.js';
 
 /** The profile fields of the token response: the part that describes the user, without tokens. */
 export interface KudosProfileJson {
@@ -27,16 +27,8 @@ export interface KudosProfile {
   _json: KudosProfileJson;
 }
 
-/**
- * Builds the Passport profile from a token response. Kudos has no profile endpoint in this
- * interface: the token response itself carries `user`, `displayName` and `avatar`.
- *
- * Throws `KudosTokenError` (`invalid_token_response`) when the response is not usable.
- *
- * @see ../shared/spec/interface.md section 2.1
- */
-export function parseProfile(json: unknown): KudosProfile {
-  const response = validateTokenResponse(json);
+/** Builds the Passport profile from a token response that was already validated. */
+export function profileFromResponse(response: KudosTokenResponse): KudosProfile {
   const profileJson: KudosProfileJson = { user: response.user };
   if (response.displayName !== undefined) profileJson.displayName = response.displayName;
   if (response.avatar !== undefined && response.avatar !== '') profileJson.avatar = response.avatar;
@@ -50,4 +42,16 @@ export function parseProfile(json: unknown): KudosProfile {
   };
   if (profileJson.avatar !== undefined) profile.photos = [{ value: profileJson.avatar }];
   return profile;
+}
+
+/**
+ * Builds the Passport profile from a token response. Kudos has no profile endpoint in this
+ * interface: the token response itself carries `user`, `displayName` and `avatar`.
+ *
+ * Throws `KudosTokenError` (`invalid_token_response`) when the response is not usable.
+ *
+ * @see ../shared/spec/interface.md section 2.1
+ */
+export function parseProfile(json: unknown): KudosProfile {
+  return profileFromResponse(validateTokenResponse(json));
 }

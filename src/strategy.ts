@@ -14,7 +14,7 @@ import {
   type ResolvedEndpoints,
   resolveOptions,
 } from './options.js';
-import { parseProfile } from './profile.js';
+import { profileFromResponse } from './profile.js';
 import type { KudosScope } from './scopes.js';
 import { type KudosTokenResponse, toTokenParams } from './token-response.js';
 import { refreshTokenSet, revokeAtEndpoint } from './tokens/refresh.js';
@@ -265,7 +265,7 @@ export class KudosStrategy extends OAuth2Strategy {
           accessToken: response.access_token,
           refreshToken: response.refresh_token,
           params: toTokenParams(response, toTokenSet(response, requestedScope ?? this._kudos.scope)),
-          profile: parseProfile(response),
+          profile: profileFromResponse(response), // validated by requestTokens already
         },
         done,
       );
