@@ -46,6 +46,18 @@ export interface EmulatorTransaction {
 
 type Checked = { ok: true; request: PaymentRequest } | { ok: false; message: string };
 
+/** Query parameters of the payment widget (facts.md "Payment widget"). */
+export const WIDGET_PARAMS = [
+  'to',
+  'amount',
+  'via',
+  'fee',
+  'remarks',
+  'state',
+  'redirect_uri',
+  'blocking',
+] as const;
+
 const WHOLE_TOKENS = /^[1-9][0-9]{0,11}$/;
 const FEE = /^(0|[1-9][0-9]{0,11})$/;
 
@@ -60,7 +72,7 @@ function single(params: URLSearchParams, name: string): string | undefined | nul
  */
 export function checkPayment(state: EmulatorState, params: URLSearchParams, payer: string): Checked {
   const values: Record<string, string | undefined> = {};
-  for (const name of ['to', 'amount', 'via', 'fee', 'remarks', 'state', 'redirect_uri', 'blocking']) {
+  for (const name of WIDGET_PARAMS) {
     const value = single(params, name);
     if (value === null) return { ok: false, message: `"${name}" was given more than once.` };
     values[name] = value;

@@ -1,4 +1,5 @@
 import { KudosWebhookError } from './errors.js';
+import { isObject, type Json } from './parse.js';
 import type { KudosConfirmation, KudosNotification } from './types.js';
 
 /** Decides whether a notification is real; may be async. Throwing answers 503, so the sender retries. */
@@ -20,9 +21,6 @@ export interface CosmosConfirmerOptions {
 }
 
 const MSG_SEND = '/cosmos.bank.v1beta1.MsgSend';
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function unavailable(message: string, cause?: unknown): KudosWebhookError {
   return new KudosWebhookError('confirmation_unavailable', message, undefined, cause);

@@ -17,7 +17,8 @@ const STATUSES: readonly KudosTxStatus[] = ['pending', 'success', 'fail', 'timeo
 const AMOUNT = /^[1-9][0-9]*$/;
 const TX_HASH = /^[0-9A-Fa-f]{64}$/;
 
-type Json = Record<string, unknown>;
+/** A parsed JSON object. */
+export type Json = Record<string, unknown>;
 
 /**
  * Copies a parsed JSON value without `__proto__`, `constructor` and `prototype` keys at any
@@ -36,7 +37,8 @@ export function sanitize(value: unknown, path = '', depth = 0): unknown {
   return copy;
 }
 
-function isObject(value: unknown): value is Json {
+/** A JSON object (not an array, not null). */
+export function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -1,5 +1,5 @@
 import { type Ctx, field, readForm, redirect, sendHtml, withQuery } from '../http.js';
-import { checkPayment, type EmulatorTransaction, type PaymentRequest } from '../payments.js';
+import { checkPayment, type EmulatorTransaction, type PaymentRequest, WIDGET_PARAMS } from '../payments.js';
 import type { Router } from '../router.js';
 import { currentSession } from '../sessions.js';
 import type { EmulatorState } from '../state.js';
@@ -9,8 +9,6 @@ import { paymentResultPage, widgetPage } from '../views/widget-pages.js';
 /** Starts a payment; provided by the emulator so that tests can force outcomes. */
 export type Pay = (request: PaymentRequest) => EmulatorTransaction;
 
-const PARAMS = ['to', 'amount', 'via', 'fee', 'remarks', 'state', 'redirect_uri', 'blocking'];
-
 function showWidget(state: EmulatorState, ctx: Ctx): void {
   const session = currentSession(state, ctx);
   if (!session)
@@ -19,7 +17,7 @@ function showWidget(state: EmulatorState, ctx: Ctx): void {
   if (!checked.ok) return sendHtml(ctx.res, 400, errorPage('Invalid payment', checked.message));
   const { request } = checked;
   const fields: Record<string, string | undefined> = { csrf: session.csrf };
-  for (const name of PARAMS) fields[name] = ctx.url.searchParams.get(name) ?? undefined;
+  for (const name of WIDGET_PARAMS) fields[name] = ctx.url.searchParams.get(name) ?? undefined;
   sendHtml(
     ctx.res,
     200,
