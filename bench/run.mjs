@@ -4,8 +4,10 @@
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import { benchColdStart } from './coldstart.mjs';
+import { benchDedupe } from './dedupe.mjs';
 import { benchFootprint } from './footprint.mjs';
 import { benchRedis } from './lib/redis.mjs';
+import { benchLinear } from './linear.mjs';
 import { benchLogin } from './login.mjs';
 import { benchRefreshStorm } from './refresh-storm.mjs';
 import { withGoals, writeReport } from './report.mjs';
@@ -13,8 +15,26 @@ import { benchWebhook } from './webhook.mjs';
 
 const smoke = process.argv.includes('--smoke');
 const size = smoke
-  ? { runs: 1, login: 40, webhook: 40, warmup: 10, cold: 1, install: false }
-  : { runs: 5, login: 4000, webhook: 6000, warmup: 500, cold: 20, install: true };
+  ? {
+      runs: 1,
+      login: 40,
+      webhook: 40,
+      warmup: 10,
+      cold: 1,
+      install: false,
+      dedupe: [1000, 20_000, 2000],
+      repeat: 1,
+    }
+  : {
+      runs: 5,
+      login: 4000,
+      webhook: 6000,
+      warmup: 500,
+      cold: 20,
+      install: true,
+      dedupe: [1000, 1_000_000, 200_000],
+      repeat: 20,
+    };
 
 const log = (line) => console.log(`bench: ${line}`);
 const results = {
@@ -51,6 +71,11 @@ log('4. refresh storm');
 results.refreshStorm = await benchRefreshStorm({ calls: 100 });
 log('5. footprint');
 results.footprint = benchFootprint({ withInstall: size.install });
+log('6. dedupe store at scale');
+const [small, large, amount] = size.dedupe;
+results.dedupe = benchDedupe({ runs: size.runs, small, large, amount });
+log('7. request data of growing length');
+results.linear = await benchLinear({ runs: size.runs, repeat: size.repeat });
 
 const final = withGoals(results);
 if (smoke) {

@@ -6,6 +6,7 @@ import session from 'express-session';
 import passport from 'passport';
 import { createKudosClient, DENIED_MESSAGE, KudosError, KudosStrategy } from 'passport-kudos';
 import { cosmosConfirmer, kudosWebhook } from 'passport-kudos/webhook';
+import { ANONYMOUS_SESSION_MS } from './session-store.js';
 import { errorPage, homePage, paymentsPage, profilePage, tipDonePage } from './views.js';
 
 /** Scopes the example asks for. */
@@ -17,7 +18,7 @@ export const EXAMPLE_SCOPES = ['profile', 'email', 'read:kudos.info'];
  * @returns {value is string}
  */
 export function isLocalPath(value) {
-  return typeof value === 'string' && /^\/(?![/\\])[^\s\\]*$/.test(value) && value.length < 512;
+  return typeof value === 'string' && value.length < 512 && /^\/(?![/\\])[^\s\\]*$/.test(value);
 }
 
 /** @param {bigint} value @param {string} denom */
@@ -135,6 +136,9 @@ export function createExampleApp({ config, authURL, baseURL, stores, log = () =>
 
   app.get('/auth/kudos', (req, res, next) => {
     if (isLocalPath(req.query.returnTo)) req.session.returnTo = req.query.returnTo;
+    // A session that only holds the login state lives minutes, not a day (any store, Redis too);
+    // passport regenerates the session at login, which gives the signed-in one the normal lifetime.
+    if (!req.user) req.session.cookie.maxAge = ANONYMOUS_SESSION_MS;
     // Save first: express-session reports a failed save only after the redirect was sent, and the
     // user would come back with a state that was never stored. Failing here gives a clear 503.
     req.session.save((err) => (err ? next(err) : authenticator.authenticate('kudos')(req, res, next)));

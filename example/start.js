@@ -60,6 +60,7 @@ export async function startExample(env = process.env, { log = () => undefined } 
     baseURL,
     emulator,
     config,
+    stores,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

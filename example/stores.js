@@ -2,6 +2,7 @@
 // several instances share it (see the README's "Running several instances").
 import { MemoryRefreshLock, MemoryTokenStore } from 'passport-kudos';
 import { MemoryDedupeStore } from 'passport-kudos/webhook';
+import { BoundedMemoryStore } from './session-store.js';
 
 /**
  * @typedef {{ txHash: string, from: string, to: string, amount: string, denom: string, status: string, paid: boolean, receivedAt: string }} Payment
@@ -37,7 +38,7 @@ function memoryPayments() {
  */
 export function memoryStores() {
   return {
-    session: undefined, // express-session's MemoryStore
+    session: new BoundedMemoryStore(), // anonymous sessions: short-lived and bounded
     tokens: new MemoryTokenStore(),
     dedupe: new MemoryDedupeStore(),
     lock: new MemoryRefreshLock(),

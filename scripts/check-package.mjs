@@ -27,7 +27,10 @@ try {
   const app = join(work, 'app');
   run('mkdir', ['-p', app]);
   writeFileSync(join(app, 'package.json'), '{ "name": "consumer", "private": true }\n');
-  run('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball, 'passport'], app);
+  // No --offline: `npm ci` stores tarballs but not the metadata an offline install needs, so an
+  // offline install works only where an earlier online install warmed the cache. --prefer-offline
+  // uses the cache when it can and the registry otherwise, so it works with an empty cache too.
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, 'passport'], app);
   for (const entry of Object.keys(pkg.exports).filter((e) => e !== './package.json')) {
     const spec = entry === '.' ? pkg.name : `${pkg.name}/${entry.slice(2)}`;
     const cjs = run(

@@ -36,24 +36,52 @@ export class KudosError extends Error {
   }
 }
 
+/** What an error code from outside must look like to be used as `code` (else `authorization_error`). */
+const SAFE_CODE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+/** Longest `error_description` kept, in characters. */
+const MAX_DESCRIPTION = 200;
+
+/** Removes control characters (C0, DEL, C1) and cuts the text to `max` characters. */
+function cleanText(text: string, max: number): string {
+  let out = '';
+  for (const ch of text) {
+    const c = ch.codePointAt(0) ?? 0;
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) continue;
+    out += ch;
+    if (out.length >= max) break;
+  }
+  return out.slice(0, max);
+}
+
 /**
  * The authorization page sent the user back with an `error` other than a refusal
  * (a refusal, `denied` or `access_denied`, is a Passport `fail()`, not an error).
  *
- * @see ../shared/spec/interface.md section 4.1 and 7; RFC 6749 section 4.1.2.1
+ * The `error` parameter comes from the browser, so anyone can send anything: `code` is the sent
+ * value only when it matches `/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/`, else `authorization_error` (the
+ * sent value is kept in the non-enumerable `rawCode`). `description` is cut to 200 characters with
+ * control characters removed. Still escape both before putting them into HTML.
+ *
+ * @see docs/kudos-service.md#errors; RFC 6749 section 4.1.2.1
  */
 export class KudosAuthorizationError extends KudosError {
-  /** `error_description` sent with the error, when there was one. */
+  /** `error_description` sent with the error, when there was one (at most 200 characters). */
   readonly description: string | undefined;
+  /** The `error` value exactly as sent (non-enumerable; may hold anything). */
+  declare readonly rawCode: string;
 
   constructor(code: string, description: string | undefined) {
-    const status = code === 'server_error' ? 502 : code === 'temporarily_unavailable' ? 503 : 400;
-    super(`Kudos authorization failed with error "${code}"${description ? `: ${description}` : ''}`, {
-      code,
+    const safe = SAFE_CODE.test(code) ? code : 'authorization_error';
+    const status = safe === 'server_error' ? 502 : safe === 'temporarily_unavailable' ? 503 : 400;
+    const text = description === undefined ? undefined : cleanText(description, MAX_DESCRIPTION);
+    super(`Kudos authorization failed with error "${safe}"${text ? `: ${text}` : ''}`, {
+      code: safe,
       status,
     });
     this.name = 'KudosAuthorizationError';
-    this.description = description;
+    this.description = text;
+    Object.defineProperty(this, 'rawCode', { value: code, enumerable: false });
   }
 }
 
@@ -89,16 +117,38 @@ export class KudosTokenError extends KudosError {
   }
 }
 
+/** Options of {@link KudosApiError} beyond its code and HTTP status. */
+export interface KudosApiErrorOptions {
+  /** Status for the app's error handler; default the status the API answered. */
+  status?: number;
+  /** The error this one wraps. */
+  cause?: unknown;
+  /** Message instead of the default "Kudos API answered HTTP ..." (must name no secret). */
+  message?: string;
+}
+
 /**
- * An authenticated Kudos API call answered an error. `code` is the service's plain-text code
- * (`LOGIN_NEEDED`, `TOKEN_EXPIRED`, `INSUFFICIENT_PERMISSION`, facts.md) or `api_error` when it
- * sent none; `status` and `httpStatus` are the status it answered.
+ * An authenticated Kudos API call failed. `code` is the service's plain-text code (`LOGIN_NEEDED`,
+ * `TOKEN_EXPIRED`, `INSUFFICIENT_PERMISSION`; docs/kudos-service.md#errors) or `api_error` when it
+ * sent none, with `status` and `httpStatus` the status it answered; `timeout` (504) when it did not
+ * answer in time, `network_error` (502) when it could not be reached, `invalid_response` (502) when
+ * a 2xx answer was not the JSON `client.json()` expects. `httpStatus` is undefined when there was
+ * no answer.
  */
 export class KudosApiError extends KudosError {
-  readonly httpStatus: number;
+  readonly httpStatus: number | undefined;
 
-  constructor(code: string, httpStatus: number, what: string) {
-    super(`Kudos API answered HTTP ${httpStatus} ${code} for ${what}`, { code, status: httpStatus });
+  constructor(
+    code: string,
+    httpStatus: number | undefined,
+    what: string,
+    options: KudosApiErrorOptions = {},
+  ) {
+    super(options.message ?? `Kudos API answered HTTP ${httpStatus} ${code} for ${what}`, {
+      code,
+      status: options.status ?? httpStatus ?? 502,
+      cause: options.cause,
+    });
     this.name = 'KudosApiError';
     this.httpStatus = httpStatus;
   }

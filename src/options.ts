@@ -3,6 +3,7 @@ import type OAuth2Strategy from 'passport-oauth2';
 import type { KudosProfile } from './profile.js';
 import type { KudosScope } from './scopes.js';
 import type { KudosTokenParams } from './token-response.js';
+import { withoutTrailingSlashes } from './url-path.js';
 
 /** Default time limit of a token request, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -103,6 +104,8 @@ export type KudosVerifyFunctionWithRequest = KudosVerifyWithRequest | KudosVerif
 
 /** The endpoints and limits a strategy works with, after defaults are applied. */
 export interface ResolvedEndpoints {
+  /** `{base_url}` of the API when the options gave it (the API client's default). */
+  baseURL: string | undefined;
   authorizationURL: string;
   tokenURL: string;
   refreshURL: string;
@@ -137,7 +140,7 @@ function deriveURL(options: Record<string, unknown>, override: string, base: str
       `KudosStrategy requires the "${base}" option (or "${override}"): Kudos has no public default host`,
     );
   }
-  return root.replace(/\/+$/, '') + path;
+  return withoutTrailingSlashes(root) + path;
 }
 
 /**
@@ -165,7 +168,9 @@ export function resolveOptions(input: unknown): ResolvedEndpoints {
   if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
     throw new TypeError('KudosStrategy option "timeout" must be a positive number of milliseconds');
   }
+  const baseURL = optionalURL(options, 'baseURL');
   return {
+    baseURL: baseURL === undefined ? undefined : withoutTrailingSlashes(baseURL),
     authorizationURL: deriveURL(options, 'authorizationURL', 'authURL', '/in/oauth/'),
     tokenURL,
     refreshURL: optionalURL(options, 'refreshURL') ?? tokenURL,

@@ -3,7 +3,7 @@ import OAuth2Strategy from 'passport-oauth2';
 import { resolveCallbackURL } from './callback/callback-url.js';
 import { invokeVerify, type VerifiedCallback } from './callback/invoke-verify.js';
 import { readCallbackParams } from './callback/params.js';
-import { KudosAuthorizationError } from './errors.js';
+import { KudosAuthorizationError, KudosError } from './errors.js';
 import {
   type KudosStrategyOptions,
   type KudosStrategyOptionsWithRequest,
@@ -59,6 +59,17 @@ function stateStoreOf(strategy: object): OAuth2Strategy.StateStore {
     return store as OAuth2Strategy.StateStore;
   }
   throw new TypeError('passport-oauth2 set up no state store for KudosStrategy');
+}
+
+/** Anything thrown inside `authenticate()`, as the typed error handed to `this.error()`. */
+function asKudosError(error: unknown): KudosError {
+  if (error instanceof KudosError) return error;
+  // The cause is kept for the app's logs; the message names no request value.
+  return new KudosError('the Kudos login could not be processed', {
+    code: 'internal_error',
+    status: 500,
+    cause: error,
+  });
 }
 
 function stringFields(params: object): Record<string, string> {
@@ -139,6 +150,11 @@ export class KudosStrategy extends OAuth2Strategy {
   /** @internal The refresh endpoint, as passport-oauth2-refresh expects to find it. */
   _refreshURL: string;
 
+  /** `{base_url}` of the Kudos API, when given in the options; `createKudosClient` uses it by default. */
+  get baseURL(): string | undefined {
+    return this._kudos.baseURL;
+  }
+
   /**
    * Gets a new token set with a refresh token (`grant_type=refresh_token` at `refreshURL`, by
    * default the token endpoint, as in RFC 6749 section 6), with the same time limit and errors
@@ -166,6 +182,16 @@ export class KudosStrategy extends OAuth2Strategy {
    * Called by Passport; apps call `passport.authenticate('kudos', options)`.
    */
   override authenticate(req: Request, options: KudosAuthenticateOptions = {}): void {
+    // Never throw into the framework: whatever goes wrong here becomes this.error(KudosError).
+    try {
+      this._authenticate(req, options);
+    } catch (error) {
+      this.error(asKudosError(error));
+    }
+  }
+
+  /** @internal */
+  _authenticate(req: Request, options: KudosAuthenticateOptions): void {
     const params = readCallbackParams(req);
     if (params.kind === 'start') {
       // Resolve a relative callback URL here, the same way the callback does: passport-oauth2's own
@@ -244,17 +270,16 @@ export class KudosStrategy extends OAuth2Strategy {
     requestedScope: KudosAuthenticateOptions['scope'],
   ): void {
     const done: VerifiedCallback = (err, user, info) => {
-      if (err) {
-        this.error(err as Error);
-        return;
+      try {
+        if (err) return this.error(err as Error);
+        if (!user) return this.fail(info as object);
+        const details = typeof info === 'object' && info !== null ? { ...info } : {};
+        if (stateInfo) Object.assign(details, { state: stateInfo });
+        this.success(user as Express.User, details);
+      } catch (error) {
+        // Thrown further down the middleware chain (after a promise, it would be a lost rejection).
+        this.error(error as Error);
       }
-      if (!user) {
-        this.fail(info as object);
-        return;
-      }
-      const details = typeof info === 'object' && info !== null ? { ...info } : {};
-      if (stateInfo) Object.assign(details, { state: stateInfo });
-      this.success(user as Express.User, details);
     };
     try {
       invokeVerify(

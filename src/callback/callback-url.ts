@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { KudosError } from '../errors.js';
 
 /** The parts of a request used to resolve a relative callback URL. */
 export interface UrlRequest extends Pick<IncomingMessage, 'url' | 'headers' | 'socket'> {
@@ -7,16 +8,33 @@ export interface UrlRequest extends Pick<IncomingMessage, 'url' | 'headers' | 's
   app?: { get?: (setting: string) => unknown };
 }
 
-function firstHeader(value: string | string[] | undefined): string | undefined {
+/**
+ * The first value of a header that proxies may send as a comma-separated list. Plain string
+ * operations, no regular expression: the header comes from the client and may be very long.
+ */
+export function firstHeader(value: string | string[] | undefined): string | undefined {
   const text = Array.isArray(value) ? value[0] : value;
-  return text?.split(/\s*,\s*/)[0];
+  if (text === undefined) return undefined;
+  const comma = text.indexOf(',');
+  return (comma === -1 ? text : text.slice(0, comma)).trim();
+}
+
+/** The callback URL could not be built from the request (a hostile or broken `Host` header). */
+function invalidCallbackURL(cause: unknown): KudosError {
+  // The message names no request value: the Host header is the client's and may be hostile.
+  return new KudosError(
+    'the callback URL could not be built from the request: its Host (or X-Forwarded-Host/-Proto) header is not a valid host',
+    { code: 'invalid_callback_url', status: 400, cause },
+  );
 }
 
 /**
  * Resolves the callback URL the way passport-oauth2 does when it builds the authorization
- * redirect, so that the `redirect_uri` of the token exchange is the same string (section 4.2).
+ * redirect, so that the `redirect_uri` of the token exchange is the same string (docs/kudos-service.md#token-exchange).
  * An absolute URL is used as is; a relative one is resolved against the request's own URL,
  * trusting `X-Forwarded-*` headers only when `proxy` is set or Express has `trust proxy` on.
+ *
+ * @throws KudosError `invalid_callback_url` (400) when the request's host makes the URL unparsable
  */
 export function resolveCallbackURL(callbackURL: string, req: UrlRequest, proxy: boolean): string {
   if (URL.canParse(callbackURL)) return callbackURL;
@@ -24,6 +42,16 @@ export function resolveCallbackURL(callbackURL: string, req: UrlRequest, proxy: 
   const encrypted = Boolean((req.socket as TLSSocket | undefined)?.encrypted);
   const tls = encrypted || (trust && firstHeader(req.headers['x-forwarded-proto']) === 'https');
   const host = (trust && firstHeader(req.headers['x-forwarded-host'])) || req.headers.host;
-  const here = `${tls ? 'https' : 'http'}://${host}${req.originalUrl ?? req.url ?? ''}`;
-  return new URL(callbackURL, here).toString();
+  if (!host) throw invalidCallbackURL(undefined);
+  let base: URL;
+  try {
+    base = new URL(`${tls ? 'https' : 'http'}://${host}`);
+  } catch (cause) {
+    throw invalidCallbackURL(cause);
+  }
+  try {
+    return new URL(callbackURL, `${base.origin}${req.originalUrl ?? req.url ?? ''}`).toString();
+  } catch (cause) {
+    throw invalidCallbackURL(cause);
+  }
 }

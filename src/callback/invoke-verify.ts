@@ -15,10 +15,39 @@ export interface VerifyArguments {
 
 type AnyVerify = (...args: unknown[]) => unknown;
 
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    'then' in value &&
+    typeof value.then === 'function'
+  );
+}
+
+function callByArity(
+  verify: AnyVerify,
+  passReqToCallback: boolean,
+  args: VerifyArguments,
+  done: VerifiedCallback,
+): unknown {
+  const { req, accessToken, refreshToken, params, profile } = args;
+  if (passReqToCallback) {
+    if (verify.length === 6) return verify(req, accessToken, refreshToken, params, profile, done);
+    return verify(req, accessToken, refreshToken, profile, done);
+  }
+  if (verify.length === 5) return verify(accessToken, refreshToken, params, profile, done);
+  return verify(accessToken, refreshToken, profile, done);
+}
+
 /**
  * Calls the app's verify function with the arguments its arity asks for, as passport-oauth2 does:
  * `(accessToken, refreshToken, profile, done)` or with `params` before `profile` when it takes 5;
  * with `passReqToCallback`, the request first and 5 or 6 arguments.
+ *
+ * Beyond passport-oauth2, a verify function may return a promise (an `async` function): a rejection
+ * is passed to `done(err)`, a resolved user (anything but `undefined`) to `done(null, user)`, so
+ * `false` fails the login. `undefined` leaves the answer to `done`. A synchronous throw is passed to
+ * `done(err)` too. `done` takes effect once; later calls are ignored. No rejection ever escapes.
  */
 export function invokeVerify(
   verify: AnyVerify,
@@ -26,13 +55,25 @@ export function invokeVerify(
   args: VerifyArguments,
   done: VerifiedCallback,
 ): void {
-  const { req, accessToken, refreshToken, params, profile } = args;
-  if (passReqToCallback) {
-    if (verify.length === 6) verify(req, accessToken, refreshToken, params, profile, done);
-    else verify(req, accessToken, refreshToken, profile, done);
-  } else if (verify.length === 5) {
-    verify(accessToken, refreshToken, params, profile, done);
-  } else {
-    verify(accessToken, refreshToken, profile, done);
+  let answered = false;
+  const once: VerifiedCallback = (err, user, info) => {
+    if (answered) return;
+    answered = true;
+    done(err, user, info);
+  };
+  let result: unknown;
+  try {
+    result = callByArity(verify, passReqToCallback, args, once);
+  } catch (error) {
+    if (answered) throw error; // thrown after done() answered: the caller's own handling applies
+    once(error ?? new Error('verify function threw'));
+    return;
   }
+  if (!isThenable(result)) return;
+  result.then(
+    (user) => {
+      if (user !== undefined) once(null, user);
+    },
+    (error: unknown) => once(error ?? new Error('verify function rejected')),
+  );
 }

@@ -61,6 +61,12 @@ export const WIDGET_PARAMS = [
 const WHOLE_TOKENS = /^[1-9][0-9]{0,11}$/;
 const FEE = /^(0|[1-9][0-9]{0,11})$/;
 
+function isHttpURL(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const { protocol } = new URL(value);
+  return protocol === 'http:' || protocol === 'https:';
+}
+
 function single(params: URLSearchParams, name: string): string | undefined | null {
   const all = params.getAll(name);
   if (all.length > 1) return null;
@@ -94,7 +100,8 @@ export function checkPayment(state: EmulatorState, params: URLSearchParams, paye
   if (values.state !== undefined && values.state.length > 512) {
     return { ok: false, message: '"state" is longer than 512.' };
   }
-  if (redirectURI !== undefined && !/^https?:\/\//.test(redirectURI)) {
+  if (redirectURI !== undefined && !isHttpURL(redirectURI)) {
+    // Checked before any payment is made: a URL that does not parse would fail only at the redirect.
     return { ok: false, message: '"redirect_uri" must be an absolute http(s) URL.' };
   }
   if (blocking !== undefined && !['true', 'false', '1', '0'].includes(blocking)) {

@@ -1,12 +1,22 @@
 import { KudosApiError, KudosTokenError } from '../errors.js';
+import { withoutTrailingSlashes } from '../url-path.js';
 import { type KudosRefreshLock, MemoryRefreshLock } from './lock.js';
+import { readCappedText } from './read-capped.js';
 import type { KudosTokenStore } from './store.js';
 import type { KudosTokenSet } from './token-set.js';
 
-/** What the client needs of a strategy: a way to refresh. `KudosStrategy` has it. */
+/** What the client needs of a strategy: a way to refresh, and the API's address. `KudosStrategy` has both. */
 export interface KudosRefresher {
   refresh(refreshToken: string): Promise<KudosTokenSet>;
+  /** `{base_url}` of the API, used when the client is given no `baseURL`. */
+  readonly baseURL?: string | undefined;
 }
+
+/** Default time limit of one API call (answer and body), in milliseconds: the strategy's default too. */
+export const DEFAULT_API_TIMEOUT_MS = 10_000;
+
+/** Largest error body read from the API (the service's error bodies are one word). */
+const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 
 /** Options of {@link createKudosClient}. */
 export interface KudosClientOptions {
@@ -14,8 +24,13 @@ export interface KudosClientOptions {
   strategy: KudosRefresher;
   /** Where each user's token set is kept; every new set is stored here before it is used. */
   tokens: KudosTokenStore;
-  /** `{base_url}` of the Kudos API; request paths are relative to it. */
-  baseURL: string;
+  /** `{base_url}` of the Kudos API; request paths are relative to it. Default: the strategy's `baseURL`. */
+  baseURL?: string;
+  /**
+   * Time limit of each call in milliseconds, from the request until its body is read (default 10000).
+   * Then the call rejects with `KudosApiError` `timeout` (504); a body still being read is cut off.
+   */
+  timeout?: number;
   /** Lock around each user's refresh; default in-process. Use a shared one for several instances. */
   lock?: KudosRefreshLock;
   /** Refresh this long before the access token expires; default 60000 ms. */
@@ -31,11 +46,12 @@ export interface KudosClient {
   /**
    * Calls `{baseURL}{path}` with the user's bearer token, refreshing it first when it is about to
    * expire, or once after a 401 `TOKEN_EXPIRED`. Resolves with the 2xx response; rejects with
-   * `KudosApiError` (the service's status and code) otherwise, or `KudosTokenError`
-   * `reauth_required` when the user must sign in again. A request body must be replayable.
+   * `KudosApiError` (the service's status and code, `timeout` or `network_error`) otherwise, or
+   * `KudosTokenError` `reauth_required` when the user must sign in again. A request body must be
+   * replayable. The `timeout` covers reading the body too.
    */
   fetch(userId: string, path: string, init?: RequestInit): Promise<Response>;
-  /** `fetch` and parse the JSON answer. */
+  /** `fetch` and parse the JSON answer; a 2xx answer that is not JSON rejects with `invalid_response` (502). */
   json<T = unknown>(userId: string, path: string, init?: RequestInit): Promise<T>;
   /** The user's current token set, refreshed first when it is about to expire. */
   tokenSet(userId: string): Promise<KudosTokenSet>;
@@ -45,12 +61,12 @@ function reauth(message: string): KudosTokenError {
   return new KudosTokenError(message, { code: 'reauth_required', status: 401 });
 }
 
-/** Reads the service's plain-text error code (facts.md), or `api_error`. */
-async function errorCode(res: Response): Promise<string> {
-  const text = (await res.text().catch(() => '')).trim();
-  if (/^[A-Z][A-Z0-9_]{1,63}$/.test(text)) return text;
+/** Reads the service's plain-text error code (docs/kudos-service.md#errors) from a capped body, or `api_error`. */
+function errorCode(text: string): string {
+  const body = text.trim();
+  if (/^[A-Z][A-Z0-9_]{1,63}$/.test(body)) return body;
   try {
-    const json: unknown = JSON.parse(text);
+    const json: unknown = JSON.parse(body);
     if (typeof json === 'object' && json !== null && 'error' in json && typeof json.error === 'string') {
       return /^[\w.-]{1,64}$/.test(json.error) ? json.error : 'api_error';
     }
@@ -60,13 +76,7 @@ async function errorCode(res: Response): Promise<string> {
   return 'api_error';
 }
 
-/**
- * Creates a client that calls the Kudos API for your users and keeps their tokens alive.
- * Concurrent calls for the same user share one refresh (single flight), and the refresh runs
- * under `lock`, re-reading the store first, so one refresh token is spent once even across
- * processes (section 8 rule a).
- */
-export function createKudosClient(options: KudosClientOptions): KudosClient {
+function checkClientOptions(options: KudosClientOptions): { baseURL: string; timeout: number } {
   if (typeof options?.strategy?.refresh !== 'function') {
     throw new TypeError('createKudosClient requires "strategy" (a KudosStrategy)');
   }
@@ -75,11 +85,28 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
       'createKudosClient requires "tokens", a store with get(userId) and set(userId, tokenSet)',
     );
   }
-  if (typeof options.baseURL !== 'string' || !URL.canParse(options.baseURL)) {
-    throw new TypeError('createKudosClient requires "baseURL", an absolute URL');
+  const baseURL = options.baseURL ?? options.strategy.baseURL;
+  if (typeof baseURL !== 'string' || !URL.canParse(baseURL)) {
+    throw new TypeError(
+      'createKudosClient requires "baseURL", an absolute URL (or a strategy created with the "baseURL" option)',
+    );
   }
+  const timeout = options.timeout ?? DEFAULT_API_TIMEOUT_MS;
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
+    throw new TypeError('createKudosClient option "timeout" must be a positive number of milliseconds');
+  }
+  return { baseURL: withoutTrailingSlashes(baseURL), timeout };
+}
+
+/**
+ * Creates a client that calls the Kudos API for your users and keeps their tokens alive.
+ * Concurrent calls for the same user share one refresh (single flight), and the refresh runs
+ * under `lock`, re-reading the store first, so one refresh token is spent once even across
+ * processes (section 8 rule a).
+ */
+export function createKudosClient(options: KudosClientOptions): KudosClient {
+  const { baseURL: base, timeout } = checkClientOptions(options);
   const { strategy, tokens } = options;
-  const base = options.baseURL.replace(/\/+$/, '');
   const lock = options.lock ?? new MemoryRefreshLock();
   const early = options.refreshBeforeMs ?? 60_000;
   const lockTtl = options.lockTtlMs ?? 30_000;
@@ -112,34 +139,102 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
     return fresh(set) ? set : refreshFor(userId, set);
   }
 
-  function call(set: KudosTokenSet, path: string, init: RequestInit): Promise<Response> {
+  /** One call with a deadline that covers the answer and the body; `what` names it in errors. */
+  async function call(set: KudosTokenSet, path: string, init: RequestInit, what: string): Promise<Response> {
     const headers = new Headers(init.headers);
     headers.set('authorization', `Bearer ${set.accessToken}`);
-    return fetch(`${base}${path.startsWith('/') ? path : `/${path}`}`, { ...init, headers });
+    const deadline = AbortSignal.timeout(timeout);
+    const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+    try {
+      return await fetch(`${base}${path.startsWith('/') ? path : `/${path}`}`, { ...init, headers, signal });
+    } catch (cause) {
+      throw failure(cause, deadline, init.signal, what);
+    }
+  }
+
+  /** What a failed fetch or body read becomes: the caller's own abort as is, else a KudosApiError. */
+  function failure(
+    cause: unknown,
+    deadline: AbortSignal,
+    own: AbortSignal | null | undefined,
+    what: string,
+  ): unknown {
+    if (own?.aborted) return cause;
+    if (deadline.aborted) {
+      return new KudosApiError('timeout', undefined, what, {
+        status: 504,
+        cause,
+        message: `Kudos API did not answer ${what} within ${timeout} ms`,
+      });
+    }
+    const reason = cause instanceof Error && cause.cause instanceof Error ? cause.cause : cause;
+    const name =
+      reason instanceof Error
+        ? 'code' in reason && typeof reason.code === 'string'
+          ? reason.code
+          : reason.name
+        : 'failed';
+    return new KudosApiError('network_error', undefined, what, {
+      status: 502,
+      cause,
+      message: `Kudos API could not be reached for ${what} (${name})`,
+    });
+  }
+
+  async function codeOf(res: Response, what: string): Promise<string> {
+    try {
+      return errorCode(await readCappedText(res, MAX_ERROR_BODY_BYTES));
+    } catch (cause) {
+      if (cause instanceof DOMException && (cause.name === 'TimeoutError' || cause.name === 'AbortError')) {
+        throw new KudosApiError('timeout', res.status, what, {
+          status: 504,
+          cause,
+          message: `Kudos API did not finish its answer to ${what} within ${timeout} ms`,
+        });
+      }
+      return 'api_error';
+    }
   }
 
   async function authorizedFetch(userId: string, path: string, init: RequestInit = {}): Promise<Response> {
     if (URL.canParse(path)) throw new TypeError('client.fetch() takes a path relative to baseURL, not a URL');
-    const what = `${init.method ?? 'GET'} ${path}`;
+    const what = `${init.method ?? 'GET'} ${path.split('?')[0]}`;
     let set = await tokenSet(userId);
-    let res = await call(set, path, init);
+    let res = await call(set, path, init, what);
     if (res.ok) return res;
-    let code = await errorCode(res);
+    let code = await codeOf(res, what);
     if (res.status === 401 && code === 'TOKEN_EXPIRED') {
       set = await refreshFor(userId, set);
-      res = await call(set, path, init);
+      res = await call(set, path, init, what);
       if (res.ok) return res;
-      code = await errorCode(res);
+      code = await codeOf(res, what);
     }
     throw new KudosApiError(code, res.status, what);
   }
 
-  return {
-    fetch: authorizedFetch,
-    async json<T>(userId: string, path: string, init?: RequestInit): Promise<T> {
-      const res = await authorizedFetch(userId, path, init);
-      return (await res.json()) as T;
-    },
-    tokenSet,
-  };
+  async function json<T>(userId: string, path: string, init?: RequestInit): Promise<T> {
+    const what = `${init?.method ?? 'GET'} ${path.split('?')[0]}`;
+    const res = await authorizedFetch(userId, path, init);
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (cause) {
+      throw new KudosApiError('timeout', res.status, what, {
+        status: 504,
+        cause,
+        message: `Kudos API did not finish its answer to ${what} within ${timeout} ms`,
+      });
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (cause) {
+      throw new KudosApiError('invalid_response', res.status, what, {
+        status: 502,
+        cause,
+        message: `Kudos API answered ${what} with HTTP ${res.status} but not with JSON`,
+      });
+    }
+  }
+
+  return { fetch: authorizedFetch, json, tokenSet };
 }

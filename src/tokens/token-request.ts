@@ -1,4 +1,5 @@
 import { KudosTokenError } from '../errors.js';
+import { redactSecrets } from '../redact.js';
 import { type KudosTokenResponse, validateTokenResponse } from '../token-response.js';
 import { type FormResponse, postForm } from './post-form.js';
 
@@ -20,7 +21,7 @@ export function secretsOf(form: Record<string, string>): string[] {
 }
 
 function mentionsSecret(text: string, secrets: readonly string[]): boolean {
-  return secrets.some((secret) => text.includes(secret));
+  return redactSecrets(text, secrets) !== text;
 }
 
 function readJson(body: string): unknown {
@@ -45,19 +46,19 @@ export function readErrorCode(response: FormResponse): { code: string; descripti
   return CODE_PATTERN.test(text) ? { code: text } : undefined;
 }
 
-/** The typed error of a non-2xx token endpoint answer; `secrets` never appear in it. */
+/**
+ * The typed error of a non-2xx token endpoint answer. `secrets` never appear in it, in any encoding
+ * (raw, URL-encoded, JSON-escaped): not in the code, the message, nor the non-enumerable raw body.
+ */
 export function errorAnswer(response: FormResponse, secrets: readonly string[]): KudosTokenError {
   const read = readErrorCode(response);
   const code = read && !mentionsSecret(read.code, secrets) ? read.code : UNREADABLE_ERROR_CODE;
-  const description =
-    read?.description && !mentionsSecret(read.description, secrets)
-      ? `: ${read.description.slice(0, 200)}`
-      : '';
+  const description = read?.description ? `: ${redactSecrets(read.description, secrets).slice(0, 200)}` : '';
   return new KudosTokenError(`Kudos token endpoint answered HTTP ${response.status} ${code}${description}`, {
     code,
     status: 502,
     httpStatus: response.status,
-    body: response.body,
+    body: redactSecrets(response.body, secrets),
   });
 }
 
@@ -73,7 +74,7 @@ export function interpretTokenAnswer(response: FormResponse, secrets: readonly s
       code: 'invalid_token_response',
       status: 502,
       httpStatus: response.status,
-      body: response.body,
+      body: redactSecrets(response.body, secrets),
     });
   }
   // Some OAuth servers answer 200 with an error object; treat it as the error it is.

@@ -50,6 +50,9 @@ export function readJwtClaims(token: string): ReadableClaims {
  * @param response - a validated token response
  * @param requestedScope - the scope asked for, used when the token does not say what was granted
  * @param issuedAt - when the response arrived, epoch milliseconds (default now)
+ *
+ * `expiresAt` is the token's `exp` claim when readable, else `issuedAt` plus `expires_in` (at most
+ * one hour, the service's access token lifetime).
  */
 export function toTokenSet(
   response: KudosTokenResponse,
@@ -57,7 +60,12 @@ export function toTokenSet(
   issuedAt: number = Date.now(),
 ): KudosTokenSet {
   const claims = readJwtClaims(response.access_token);
-  const lifetimeS = typeof response.expires_in === 'number' ? response.expires_in : ACCESS_TOKEN_LIFETIME_S;
+  // Never longer than the service's one hour (docs/kudos-service.md#limits): an absurd expires_in
+  // (1e308) would otherwise make the token look valid forever and never be refreshed.
+  const lifetimeS = Math.min(
+    typeof response.expires_in === 'number' ? response.expires_in : ACCESS_TOKEN_LIFETIME_S,
+    ACCESS_TOKEN_LIFETIME_S,
+  );
   const requested =
     requestedScope === undefined
       ? undefined

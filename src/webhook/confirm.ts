@@ -1,3 +1,4 @@
+import { withoutTrailingSlashes } from '../url-path.js';
 import { KudosWebhookError } from './errors.js';
 import { isObject, type Json } from './parse.js';
 import type { KudosConfirmation, KudosNotification } from './types.js';
@@ -78,7 +79,7 @@ export function checkChainTransaction(
 export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer {
   if (!URL.canParse(options.restURL))
     throw new TypeError('cosmosConfirmer requires "restURL", an absolute URL');
-  const base = options.restURL.replace(/\/+$/, '');
+  const base = withoutTrailingSlashes(options.restURL);
   const timeoutMs = options.timeoutMs ?? 5000;
   return async (notification) => {
     if (notification.tx.status !== 'success') {

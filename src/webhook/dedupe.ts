@@ -1,75 +1,125 @@
+import { ExpiryQueue } from './expiry-queue.js';
+
 /**
- * Where the receiver remembers which notifications it has processed. Pluggable so that several
- * instances can share one (see `passport-kudos/redis`).
+ * What a dedupe store says of a key when a delivery tries to claim it: `claimed` (this caller may
+ * process it now), `processing` (another delivery holds a lease on it and has not finished) or
+ * `done` (processed within the dedupe TTL).
+ */
+export type KudosClaimResult = 'claimed' | 'processing' | 'done';
+
+/**
+ * Where the receiver remembers which notifications it is processing and has processed. Pluggable
+ * so that several instances can share one (see `passport-kudos/redis`). Every method may reject
+ * (the receiver answers 503 and the service retries).
  */
 export interface KudosDedupeStore {
   /**
-   * Claims `key` for `ttlMs`; resolves true when this caller got it (not claimed, or expired).
-   * Must be atomic: of concurrent callers, one gets true. With `complete`, `ttlMs` is a short
-   * processing lease; without it, the claim is taken for the whole dedupe TTL at once.
+   * Claims `key` with a processing lease of `leaseMs`. Must be atomic: of concurrent callers, one
+   * gets `claimed`; the others `processing`. A key whose lease expired may be claimed again; a
+   * completed key answers `done` until its TTL ends. Any other answer is a store failure (503).
    */
-  claim(key: string, ttlMs: number): Promise<boolean>;
-  /**
-   * Optional: marks a claimed key as processed, keeping it for `ttlMs`. With it, a claim whose
-   * release failed (store down) expires after the short lease, so the redelivery is processed.
-   */
-  complete?(key: string, ttlMs: number): Promise<void>;
-  /** Releases a claim, so that a redelivery of the same notification is processed. */
+  claim(key: string, leaseMs: number): Promise<KudosClaimResult>;
+  /** Marks a claimed key processed, remembered for `ttlMs`. */
+  complete(key: string, ttlMs: number): Promise<void>;
+  /** Releases a claim whose processing failed, so that a redelivery is processed. */
   release(key: string): Promise<void>;
+  /**
+   * Optional but recommended: renews the lease of a key this caller still holds. The receiver calls
+   * it while a handler runs, so a handler slower than the lease is never run twice at once.
+   */
+  extend?(key: string, leaseMs: number): Promise<void>;
 }
 
 /** Options of {@link MemoryDedupeStore}. */
 export interface MemoryDedupeStoreOptions {
-  /** Most keys kept; expired keys go first, then the oldest. Default 100000. */
+  /**
+   * Most keys kept (default 100000). When full, expired keys go first; then the oldest completed key
+   * is evicted even inside its TTL (counted in `evictions`, told to `onEvict`): a redelivery of it
+   * would be processed again. Size it above the notifications you receive in one dedupe TTL.
+   */
   maxEntries?: number;
+  /** Told of every key evicted inside its TTL, e.g. to log or count it. */
+  onEvict?: (key: string) => void;
   /** Clock in epoch milliseconds (tests). */
   now?: () => number;
 }
 
 /**
- * The default dedupe store: in memory, for one process, bounded in size and time.
- * Several instances need a shared store instead (see "Running several instances").
+ * The default dedupe store: in memory, for one process, bounded in size and time. Every operation
+ * is O(1) amortized: leases and completed keys are kept in two queues ({@link ExpiryQueue}), each
+ * with one lifetime, so the oldest entry of each is also the first to expire and expiry only ever
+ * looks at the front. Several instances need a shared store instead (see "Running several instances").
  */
 export class MemoryDedupeStore implements KudosDedupeStore {
-  private readonly expiries = new Map<string, number>();
+  private readonly leases = new ExpiryQueue();
+  private readonly done = new ExpiryQueue();
   private readonly maxEntries: number;
+  private readonly onEvict: ((key: string) => void) | undefined;
   private readonly now: () => number;
+  private evicted = 0;
 
   constructor(options: MemoryDedupeStoreOptions = {}) {
-    this.maxEntries = options.maxEntries ?? 100_000;
+    const max = options.maxEntries ?? 100_000;
+    if (!Number.isInteger(max) || max < 1) {
+      throw new TypeError('MemoryDedupeStore option "maxEntries" must be a whole number of 1 or more');
+    }
+    this.maxEntries = max;
+    this.onEvict = options.onEvict;
     this.now = options.now ?? Date.now;
   }
 
-  /** Number of keys held. */
+  /** Number of keys held (leases and completed keys). */
   get size(): number {
-    return this.expiries.size;
+    return this.leases.size + this.done.size;
   }
 
-  async claim(key: string, ttlMs: number): Promise<boolean> {
+  /** Keys evicted inside their TTL because the store was full. */
+  get evictions(): number {
+    return this.evicted;
+  }
+
+  async claim(key: string, leaseMs: number): Promise<KudosClaimResult> {
     const now = this.now();
-    const until = this.expiries.get(key);
-    if (until !== undefined && until > now) return false;
-    this.expiries.delete(key);
-    if (this.expiries.size >= this.maxEntries) this.evict(now);
-    this.expiries.set(key, now + ttlMs);
-    return true;
+    const doneUntil = this.done.get(key);
+    if (doneUntil !== undefined) {
+      if (doneUntil > now) return 'done';
+      this.done.delete(key);
+    }
+    const leaseUntil = this.leases.get(key);
+    if (leaseUntil !== undefined) {
+      if (leaseUntil > now) return 'processing';
+      this.leases.delete(key);
+    }
+    this.makeRoom(now);
+    this.leases.set(key, now + leaseMs);
+    return 'claimed';
+  }
+
+  async extend(key: string, leaseMs: number): Promise<void> {
+    if (this.leases.get(key) === undefined) return;
+    this.leases.set(key, this.now() + leaseMs); // moved to the back: the queue stays in expiry order
   }
 
   async complete(key: string, ttlMs: number): Promise<void> {
-    this.expiries.delete(key);
-    this.expiries.set(key, this.now() + ttlMs);
+    const now = this.now();
+    this.leases.delete(key);
+    this.makeRoom(now);
+    this.done.set(key, now + ttlMs); // replaces an earlier record of the key, if any
   }
 
   async release(key: string): Promise<void> {
-    this.expiries.delete(key);
+    this.leases.delete(key);
   }
 
-  private evict(now: number): void {
-    for (const [key, until] of this.expiries) if (until <= now) this.expiries.delete(key);
-    // Still full: drop the oldest claims (Map keeps insertion order).
-    for (const key of this.expiries.keys()) {
-      if (this.expiries.size < this.maxEntries) break;
-      this.expiries.delete(key);
+  private makeRoom(now: number): void {
+    this.leases.sweep(now);
+    this.done.sweep(now);
+    while (this.size >= this.maxEntries) {
+      // Completed keys go before leases: a lease guards a handler that is running right now.
+      const key = this.done.shift() ?? this.leases.shift();
+      if (key === undefined) return;
+      this.evicted++;
+      this.onEvict?.(key);
     }
   }
 }

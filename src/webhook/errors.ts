@@ -20,8 +20,10 @@ export const WEBHOOK_ERROR_STATUS = {
   invalid_timestamp: 422,
   unexpected_denom: 422,
   too_deep: 422,
+  in_progress: 409,
   store_unavailable: 503,
   confirmation_unavailable: 503,
+  handler_timeout: 503,
   handler_failed: 500,
 } as const;
 

@@ -4,30 +4,42 @@ import type { KudosConfirmer } from './confirm.js';
 import { type KudosDedupeStore, MemoryDedupeStore } from './dedupe.js';
 import { KudosWebhookError } from './errors.js';
 import { parseKudosNotification } from './parse.js';
-import { checkUrlSecret } from './secret.js';
+import { asHandlerError, processOnce } from './process-once.js';
+import { checkSecret } from './secret.js';
 import type { KudosNotification } from './types.js';
 
 /** Default largest notification body: 64 kB. */
 export const DEFAULT_WEBHOOK_LIMIT = 64 * 1024;
 /** Default time a processed notification key is remembered: 7 days. */
 export const DEFAULT_DEDUPE_TTL_MS = 7 * 24 * 3600 * 1000;
-/** Default processing lease: a claim whose handler never finished expires after 5 minutes. */
-export const DEFAULT_LEASE_MS = 5 * 60 * 1000;
+/** Default processing lease: renewed while the handler runs; a crashed process's claim expires after it. */
+export const DEFAULT_LEASE_MS = 60 * 1000;
+/** Default longest wait for the handler before answering 503 `handler_timeout`. */
+export const DEFAULT_HANDLER_TIMEOUT_MS = 25 * 1000;
+/** Seconds a sender is asked to wait (`Retry-After`) before retrying a 409 or 503. */
+const RETRY_AFTER_S = '5';
 
 /** Options of {@link kudosWebhook}. */
 export interface KudosWebhookOptions {
   /** The application's handler; may be async. Throwing or rejecting answers 500 and forgets the key. */
   onNotification: (notification: KudosNotification, req: WebhookRequest) => void | Promise<void>;
-  /** Secret(s) carried in the webhook URL (`?token=` or last path segment); several allow rotation. */
-  secret?: string | readonly string[];
+  /**
+   * Secret(s) carried in the webhook URL (`?token=` or last path segment) or as the password of
+   * `Authorization: Basic`; several allow rotation. Required: a missing or empty value throws
+   * `TypeError` (an unset environment variable must not open the receiver to anyone). Only
+   * `false` runs without one, which lets anyone who knows the URL post notifications.
+   */
+  secret: string | readonly string[] | false;
   /** Decides whether a notification is real before it is presented as paid (see `cosmosConfirmer`). */
   confirm?: KudosConfirmer;
   /** Dedupe store; default a `MemoryDedupeStore` (one process). */
   store?: KudosDedupeStore;
   /** How long a processed key is remembered; default 7 days. */
   dedupeTtlMs?: number;
-  /** Processing lease of a claim; default 5 minutes. */
+  /** Processing lease of a claim, renewed while the handler runs; default 60 s. */
   leaseMs?: number;
+  /** Longest wait for confirmation + handler before answering 503 `handler_timeout`; default 25 s. */
+  handlerTimeoutMs?: number;
   /** Largest body in bytes; default 64 kB. */
   limit?: number;
   /** Accept only this `tx.amount.denom` (422 `unexpected_denom` otherwise). */
@@ -75,19 +87,25 @@ const BODY_PARSER_ERRORS: Record<string, () => KudosWebhookError> = {
     ),
 };
 
+function checkSecrets(secret: unknown): readonly string[] | undefined {
+  if (secret === false) return undefined;
+  const secrets: unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : [];
+  if (secrets.length === 0 || !secrets.every((s) => typeof s === 'string' && s.length >= 16)) {
+    throw new TypeError(
+      'kudosWebhook option "secret" must be a string (or strings) of at least 16 characters; it is missing or too short (pass secret: false to run without one)',
+    );
+  }
+  return secrets as string[];
+}
+
 function checkOptions(options: KudosWebhookOptions): readonly string[] | undefined {
   if (typeof options?.onNotification !== 'function') {
     throw new TypeError('kudosWebhook requires an "onNotification" function');
   }
-  const secrets = options.secret === undefined ? undefined : [options.secret].flat();
-  if (secrets && (secrets.length === 0 || !secrets.every((s) => typeof s === 'string' && s.length >= 16))) {
-    throw new TypeError(
-      'kudosWebhook option "secret" must be a string (or strings) of at least 16 characters',
-    );
-  }
-  for (const name of ['limit', 'dedupeTtlMs', 'leaseMs'] as const) {
+  const secrets = checkSecrets(options.secret);
+  for (const name of ['limit', 'dedupeTtlMs', 'leaseMs', 'handlerTimeoutMs'] as const) {
     const value = options[name];
-    if (value !== undefined && !(typeof value === 'number' && value > 0)) {
+    if (value !== undefined && !(typeof value === 'number' && value > 0 && Number.isFinite(value))) {
       throw new TypeError(`kudosWebhook option "${name}" must be a positive number`);
     }
   }
@@ -109,17 +127,6 @@ function answer(
   res.end(JSON.stringify(body));
 }
 
-function asWebhookError(error: unknown): KudosWebhookError {
-  return error instanceof KudosWebhookError
-    ? error
-    : new KudosWebhookError(
-        'handler_failed',
-        'the notification could not be processed; it will be accepted on redelivery',
-        undefined,
-        error,
-      );
-}
-
 /**
  * Express middleware (also a plain `node:http` handler) that receives Kudos payment notifications:
  * checks the URL secret, reads the body (whether or not `express.json()` ran), validates it,
@@ -135,13 +142,21 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
   const limit = options.limit ?? DEFAULT_WEBHOOK_LIMIT;
   const ttl = options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS;
   const lease = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const handlerTimeout = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
+  const onError = (error: KudosWebhookError, req: WebhookRequest): void => {
+    try {
+      options.onError?.(error, req);
+    } catch {
+      // A logger that throws must not change the answer.
+    }
+  };
 
   function refuse(req: WebhookRequest, res: ServerResponse, error: KudosWebhookError): void {
-    options.onError?.(error, req);
+    onError(error, req);
     const headers: Record<string, string> = {};
     if (error.code === 'method_not_allowed') headers.allow = 'POST';
     if (error.code === 'payload_too_large') headers.connection = 'close';
-    if (error.status === 503) headers['retry-after'] = '5';
+    if (error.status === 503 || error.status === 409) headers['retry-after'] = RETRY_AFTER_S;
     const body = { error: error.message, code: error.code, ...(error.path ? { path: error.path } : {}) };
     answer(res, error.status, body, headers);
   }
@@ -168,10 +183,9 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
   }
 
   async function receive(req: WebhookRequest, res: ServerResponse): Promise<void> {
-    let claimed: string | undefined;
     try {
       // The secret is checked and redacted first, before anything else sees the URL.
-      const secretOk = secrets ? checkUrlSecret(req, secrets) : true;
+      const secretOk = secrets ? checkSecret(req, secrets) : true;
       if (req.method !== 'POST') throw new KudosWebhookError('method_not_allowed', 'use POST');
       if (!secretOk) throw new KudosWebhookError('invalid_secret', 'webhook secret is missing or wrong');
       const notification = parseKudosNotification(await readNotificationBody(req, limit));
@@ -182,49 +196,30 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
           'tx.amount.denom',
         );
       }
-      // A store with complete() takes a short lease first; one without it claims for the whole TTL.
-      // Called inside async functions, so that a store throwing synchronously is handled too.
-      const fresh = await (async () => store.claim(notification.key, store.complete ? lease : ttl))().catch(
-        (cause: unknown) => {
-          throw new KudosWebhookError(
-            'store_unavailable',
-            'dedupe store is unavailable; retry later',
-            undefined,
-            cause,
-          );
+      const outcome = await processOnce(
+        store,
+        notification.key,
+        { leaseMs: lease, ttlMs: ttl, timeoutMs: handlerTimeout, report: (error) => onError(error, req) },
+        async () => {
+          if (options.confirm) await confirmNotification(notification, options.confirm);
+          await options.onNotification(notification, req);
         },
       );
-      if (!fresh) return answer(res, 200, { ok: true, duplicate: true, key: notification.key });
-      claimed = notification.key;
-      if (options.confirm) await confirmNotification(notification, options.confirm);
-      await options.onNotification(notification, req);
-      claimed = undefined;
-      await (async () => store.complete?.(notification.key, ttl))().catch((cause: unknown) => {
-        // Processed already: answer 200; the lease still guards against a quick redelivery.
-        const error = new KudosWebhookError(
-          'store_unavailable',
-          'could not mark the notification processed',
-          undefined,
-          cause,
-        );
-        options.onError?.(error, req);
-      });
-      answer(res, 200, { ok: true, key: notification.key });
+      if (outcome === 'duplicate') answer(res, 200, { ok: true, duplicate: true, key: notification.key });
+      else answer(res, 200, { ok: true, key: notification.key });
     } catch (caught) {
-      const key = claimed;
-      if (key) await (async () => store.release(key))().catch(() => undefined); // else the lease expires
-      refuse(req, res, asWebhookError(caught));
+      refuse(req, res, asHandlerError(caught));
     }
   }
 
   const handler = (req: WebhookRequest, res: ServerResponse): void => {
-    void receive(req, res);
+    receive(req, res).catch(() => undefined); // receive() answers every error itself
   };
   const errorHandler: KudosWebhookErrorHandler = (err, req, res, next) => {
     const type = typeof err === 'object' && err !== null && 'type' in err ? String(err.type) : '';
     const make = BODY_PARSER_ERRORS[type];
     if (!make) return next(err);
-    if (secrets) checkUrlSecret(req, secrets); // redact before onError sees the URL
+    if (secrets) checkSecret(req, secrets); // redact before onError sees the URL
     refuse(req, res, make());
   };
   return Object.assign(handler, { errorHandler });

@@ -16,37 +16,95 @@ function matches(candidate: string, secrets: readonly string[]): boolean {
   return found;
 }
 
+/** Where the last non-empty segment of a path starts and ends (a trailing slash is skipped). */
+function lastSegmentBounds(pathname: string): { start: number; end: number } {
+  let end = pathname.length;
+  while (end > 0 && pathname[end - 1] === '/') end--;
+  return { start: pathname.lastIndexOf('/', end - 1) + 1, end };
+}
+
 function lastSegment(pathname: string): string {
-  const segments = pathname.split('/');
+  const { start, end } = lastSegmentBounds(pathname);
   try {
-    return decodeURIComponent(segments[segments.length - 1] ?? '');
+    return decodeURIComponent(pathname.slice(start, end));
   } catch {
     return '';
   }
 }
 
-function redact(url: string, dropSegment: boolean): string {
-  const parsed = new URL(url, 'http://redact.invalid');
-  if (parsed.searchParams.has('token')) parsed.searchParams.set('token', REDACTED);
-  if (dropSegment) parsed.pathname = parsed.pathname.replace(/[^/]*$/, REDACTED);
-  return parsed.pathname + parsed.search;
+/** `token` in any letter case: a sender may spell it `Token`, and it still must not be logged. */
+function isTokenName(name: string): boolean {
+  return name.toLowerCase() === 'token';
+}
+
+/**
+ * A request target split into its path and its query, without `new URL()`: a target such as `//x`
+ * or `//` reads as a host there and throws. The path is kept exactly as sent.
+ */
+function splitTarget(target: string): { path: string; query: URLSearchParams; search: string } {
+  const mark = target.indexOf('?');
+  const path = mark === -1 ? target : target.slice(0, mark);
+  const search = mark === -1 ? '' : target.slice(mark);
+  return { path, query: new URLSearchParams(search), search };
+}
+
+/**
+ * The URL with every `token` query parameter (any case) redacted and, unless the secret was carried
+ * in `?token=`, the last non-empty path segment too: whether or not it matched, it may be a secret.
+ */
+export function redactWebhookURL(url: string): string {
+  let { path, query, search } = splitTarget(url);
+  const entries = [...query];
+  if (entries.some(([name]) => isTokenName(name))) {
+    const redacted = entries.map(([name, value]): [string, string] => [
+      name,
+      isTokenName(name) ? REDACTED : value,
+    ]);
+    query = new URLSearchParams(redacted);
+    search = `?${query.toString()}`;
+  }
+  if (!query.has('token')) {
+    const { start, end } = lastSegmentBounds(path);
+    if (end > start) path = `${path.slice(0, start)}${REDACTED}${path.slice(end)}`;
+  }
+  return path + search;
 }
 
 /**
  * Checks the webhook secret carried in the URL, in the `token` query parameter or else as the
- * last path segment, and redacts it from `req.url` and `req.originalUrl` before anything else
- * sees them. Returns whether it matched one of `secrets`.
+ * last non-empty path segment, and redacts both places ({@link redactWebhookURL}) from `req.url`
+ * and `req.originalUrl` before anything else sees them, matched or not. Returns whether it
+ * matched one of `secrets`.
  */
 export function checkUrlSecret(req: WebhookRequest, secrets: readonly string[]): boolean {
-  const url = new URL(req.originalUrl ?? req.url ?? '/', 'http://secret.invalid');
-  const tokens = url.searchParams.getAll('token');
+  const { path, query } = splitTarget(req.originalUrl ?? req.url ?? '/');
+  const tokens = query.getAll('token');
   const fromQuery = tokens.length > 0;
-  const candidate = fromQuery ? (tokens.length === 1 ? tokens[0] : undefined) : lastSegment(url.pathname);
+  const candidate = fromQuery ? (tokens.length === 1 ? tokens[0] : undefined) : lastSegment(path);
   const ok = candidate !== undefined && candidate !== '' && matches(candidate, secrets);
-  const dropSegment = ok && !fromQuery;
-  if (fromQuery || dropSegment) {
-    req.url = redact(req.url ?? '/', dropSegment);
-    if (req.originalUrl !== undefined) req.originalUrl = redact(req.originalUrl, dropSegment);
-  }
+  req.url = redactWebhookURL(req.url ?? '/');
+  if (req.originalUrl !== undefined) req.originalUrl = redactWebhookURL(req.originalUrl);
   return ok;
+}
+
+/** The password of an `Authorization: Basic` header, or undefined when there is none. */
+function basicPassword(header: string | undefined): string | undefined {
+  if (header === undefined || header.length > 4096) return undefined;
+  const space = header.indexOf(' ');
+  if (space === -1 || header.slice(0, space).toLowerCase() !== 'basic') return undefined;
+  const decoded = Buffer.from(header.slice(space + 1).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon === -1 ? undefined : decoded.slice(colon + 1);
+}
+
+/**
+ * Checks the webhook secret, wherever the sender put it: in the URL ({@link checkUrlSecret}, which
+ * also redacts the URL) or as the password of `Authorization: Basic` credentials, as a real
+ * agent's receiver was configured (the user name is not checked). Constant-time comparisons.
+ */
+export function checkSecret(req: WebhookRequest, secrets: readonly string[]): boolean {
+  const inUrl = checkUrlSecret(req, secrets);
+  const password = basicPassword(req.headers.authorization);
+  const inHeader = password !== undefined && password !== '' && matches(password, secrets);
+  return inUrl || inHeader;
 }

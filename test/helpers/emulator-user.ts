@@ -68,3 +68,10 @@ export async function signInAt(
   const back = await passAuthorization(browser, locationOf(await browser.get(`${appURL}${start}`)), actions);
   return { browser, callback: await browser.get(locationOf(back)) };
 }
+
+/** A payer, a receiver and an agent account: the users of the payment tests. */
+export const PAYMENT_USERS = [
+  { id: 'alice', password: 'wonderland' },
+  { id: 'bob', password: 'builder' },
+  { id: 'shop-agent', password: 'agent-pass' },
+];

@@ -1,5 +1,9 @@
 import type { Request } from 'express';
-import type { KudosAuthenticateOptions, KudosStrategy } from '../../src/index.js';
+import {
+  type KudosAuthenticateOptions,
+  KudosStrategy,
+  type KudosStrategyOptionsBase,
+} from '../../src/index.js';
 
 /** What one authenticate() call ended with. */
 export type StrategyOutcome =
@@ -32,4 +36,19 @@ export function runStrategy(
     } as unknown as Request;
     instance.authenticate(request, options);
   });
+}
+
+/** A strategy at `http://kudos.test` whose verify logs in `{ id }`; `extra` overrides any option. */
+export function testStrategy(extra: Partial<KudosStrategyOptionsBase> = {}): KudosStrategy {
+  return new KudosStrategy(
+    {
+      clientID: 'c',
+      clientSecret: 's',
+      callbackURL: '/callback',
+      authURL: 'http://kudos.test',
+      baseURL: 'http://kudos.test/api',
+      ...extra,
+    },
+    (_a, _r, profile, done) => done(null, { id: profile.id }),
+  );
 }

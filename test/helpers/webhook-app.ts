@@ -34,8 +34,10 @@ export interface WebhookApp {
 }
 
 /** Options: the receiver's, with onNotification optional (default: record the call). */
-export type WebhookAppOptions = Omit<KudosWebhookOptions, 'onNotification'> & {
+export type WebhookAppOptions = Omit<KudosWebhookOptions, 'onNotification' | 'secret'> & {
   onNotification?: KudosWebhookOptions['onNotification'];
+  /** Default `false`: most tests are about something other than the secret. */
+  secret?: KudosWebhookOptions['secret'];
   /** Runs before the receiver (e.g. a middleware that consumes the body). */
   before?: (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
 };
@@ -66,7 +68,11 @@ export async function startWebhookApp(
   const record = (notification: KudosNotification, req: WebhookRequest) => {
     calls.push({ notification, url: req.url, originalUrl: req.originalUrl });
   };
-  const handler = kudosWebhook({ ...options, onNotification: options.onNotification ?? record });
+  const handler = kudosWebhook({
+    ...options,
+    secret: options.secret ?? false,
+    onNotification: options.onNotification ?? record,
+  });
   const server =
     mount === 'node:http'
       ? http.createServer((req, res) => {

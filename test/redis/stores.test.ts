@@ -31,18 +31,20 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
       const results = await Promise.all(
         Array.from({ length: 50 }, (_, i) => stores[i % 2]?.claim('tx:success', 10_000)),
       );
-      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(results.filter((r) => r === 'claimed')).toHaveLength(1);
+      expect(results.filter((r) => r === 'processing')).toHaveLength(49);
     });
 
     it('releases a claim for a redelivery, and keeps a completed one', async () => {
       const p = prefix();
       const one = new RedisDedupeStore(a, { prefix: p });
       const two = new RedisDedupeStore(b, { prefix: p });
-      expect(await one.claim('k', 10_000)).toBe(true);
+      expect(await one.claim('k', 10_000)).toBe('claimed');
+      expect(await two.claim('k', 10_000)).toBe('processing');
       await one.release('k');
-      expect(await two.claim('k', 10_000)).toBe(true);
+      expect(await two.claim('k', 10_000)).toBe('claimed');
       await two.complete('k', 60_000);
-      expect(await one.claim('k', 10_000)).toBe(false);
+      expect(await one.claim('k', 10_000)).toBe('done');
       expect(await a.get(`${p}k`)).toBe('done');
       expect(await a.pTTL(`${p}k`)).toBeGreaterThan(50_000);
     });
@@ -51,11 +53,23 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
       const p = prefix();
       const slow = new RedisDedupeStore(a, { prefix: p });
       const other = new RedisDedupeStore(b, { prefix: p });
-      expect(await slow.claim('k', 50)).toBe(true);
+      expect(await slow.claim('k', 50)).toBe('claimed');
       await new Promise((resolve) => setTimeout(resolve, 80));
-      expect(await other.claim('k', 10_000)).toBe(true);
+      expect(await other.claim('k', 10_000)).toBe('claimed');
       await slow.release('k');
-      expect(await slow.claim('k', 10_000)).toBe(false);
+      await slow.extend('k', 60_000); // no longer its lease: changes nothing
+      expect(await slow.claim('k', 10_000)).toBe('processing');
+      expect(await a.pTTL(`${p}k`)).toBeLessThanOrEqual(10_000);
+    });
+
+    it('renews the lease of its own claim only', async () => {
+      const p = prefix();
+      const holder = new RedisDedupeStore(a, { prefix: p });
+      expect(await holder.claim('k', 100)).toBe('claimed');
+      await holder.extend('k', 60_000);
+      expect(await a.pTTL(`${p}k`)).toBeGreaterThan(50_000);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(await new RedisDedupeStore(b, { prefix: p }).claim('k', 1000)).toBe('processing');
     });
   });
 

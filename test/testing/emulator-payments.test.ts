@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
-import { formFields } from '../helpers/emulator-user.js';
+import { formFields, PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 
 const SHOP = 'https://shop.example/paid';
@@ -32,11 +32,7 @@ describe('emulator payment widget, webhooks and chain lookup (section 6, facts.m
   beforeEach(async () => {
     sink = await startWebhookSink();
     kudos = await startKudosEmulator({
-      users: [
-        { id: 'alice', password: 'wonderland' },
-        { id: 'bob', password: 'builder' },
-        { id: 'shop-agent', password: 'agent-pass' },
-      ],
+      users: PAYMENT_USERS,
       agents: [{ id: 'shop-agent', webhookURL: sink.url }],
       paymentDelayMs: 20,
       webhook: { attempts: 4, retryDelayMs: 20 },

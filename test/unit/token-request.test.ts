@@ -17,9 +17,16 @@ const FORM = {
 };
 
 function expectNoSecrets(error: KudosTokenError): void {
-  const visible = `${error.message} ${JSON.stringify(error)} ${error.code}`;
-  for (const secret of [FORM.code, FORM.client_secret, 'REFRESH-SECRET'])
-    expect(visible).not.toContain(secret);
+  // Everything an app could log, the non-enumerable raw body included, in every encoding.
+  const visible = `${error.message} ${JSON.stringify(error)} ${error.code} ${error.body ?? ''}`;
+  for (const secret of [FORM.code, FORM.client_secret, 'REFRESH-SECRET']) {
+    for (const form of [
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams({ s: secret }).toString().slice(2),
+    ])
+      expect(visible).not.toContain(form);
+  }
 }
 
 describe('requestTokens', () => {
@@ -72,11 +79,32 @@ describe('requestTokens', () => {
       .post('/oauth/access_token')
       .reply(400, { error: 'invalid_client', error_description: `bad secret ${FORM.client_secret}` });
     const echoedSecret = await rejectionOf(requestTokens(ENDPOINT, FORM, 1000));
-    expect(echoedSecret.message).toBe('Kudos token endpoint answered HTTP 400 invalid_client');
+    expect(echoedSecret.message).toBe(
+      'Kudos token endpoint answered HTTP 400 invalid_client: bad secret [REDACTED]',
+    );
     expectNoSecrets(echoedSecret);
-    // The raw body stays available for debugging, but is not enumerable.
-    expect(echoedSecret.body).toContain(FORM.client_secret);
+    // The raw body stays available for debugging, not enumerable, and redacted too.
+    expect(echoedSecret.body).toContain('bad secret [REDACTED]');
+    expect(echoedSecret.body).not.toContain(FORM.client_secret);
     expect(Object.keys(echoedSecret)).not.toContain('body');
+  });
+
+  it('redacts a secret the service echoes form-encoded, URL-encoded or JSON-escaped (regression: cl%21ent)', async () => {
+    const form = { ...FORM, client_secret: 'cl!ent "secret"/+1' };
+    for (const echo of [
+      new URLSearchParams(form).toString(),
+      encodeURIComponent(form.client_secret).toLowerCase(),
+      JSON.stringify({ error: 'invalid_client', error_description: `got ${form.client_secret}` }),
+    ]) {
+      nock(ORIGIN).post('/oauth/access_token').reply(400, echo);
+      const error = await rejectionOf(requestTokens(ENDPOINT, form, 1000));
+      const visible = `${error.message} ${JSON.stringify(error)} ${error.body ?? ''}`;
+      expect(visible).not.toContain('cl!ent');
+      expect(visible).not.toContain('cl%21ent');
+      expect(visible).not.toContain('cl%21ent'.toUpperCase().replace('CL', 'cl'));
+      expect(visible).not.toContain(FORM.code);
+      expect(error.body).toContain('[REDACTED]');
+    }
   });
 
   it('redacts a refresh token sent in the form the same way', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { cosmosConfirmer, type KudosNotification } from '../../src/webhook/index.js';
+import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { startWebhookApp, type WebhookApp } from '../helpers/webhook-app.js';
 
 const SECRET = 'shop-agent-secret-0123456789';
@@ -12,11 +13,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
 
   beforeAll(async () => {
     kudos = await startKudosEmulator({
-      users: [
-        { id: 'alice', password: 'wonderland' },
-        { id: 'bob', password: 'builder' },
-        { id: 'shop-agent', password: 'agent-pass' },
-      ],
+      users: PAYMENT_USERS,
       paymentDelayMs: 10,
       webhook: { attempts: 3, retryDelayMs: 30 },
     });

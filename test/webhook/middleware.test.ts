@@ -28,18 +28,24 @@ describe.each(WEBHOOK_MOUNTS)('kudosWebhook mounted as %s (real HTTP)', (mount) 
     expect(app.calls).toHaveLength(2); // another status is another event
   });
 
-  it('calls the handler once under 50 concurrent duplicates', async () => {
+  it('calls the handler once under 50 concurrent duplicates: 409 while it runs, 200 duplicate once done', async () => {
     app = await startWebhookApp(mount, {
       onNotification: async (n) => {
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        await new Promise((resolve) => setTimeout(resolve, 200));
         app.calls.push({ notification: n, url: undefined, originalUrl: undefined });
       },
     });
     const answers = await Promise.all(
       Array.from({ length: 50 }, () => deliver(app.url, sampleNotification())),
     );
-    expect(answers.every((a) => a.status === 200)).toBe(true);
-    expect(answers.filter((a) => a.json.duplicate === true)).toHaveLength(49);
+    expect(answers.filter((a) => a.status === 200 && a.json.duplicate === undefined)).toHaveLength(1);
+    const busy = answers.filter((a) => a.status === 409);
+    expect(busy).toHaveLength(49);
+    expect(busy[0]?.json.code).toBe('in_progress');
+    expect(busy[0]?.headers.get('retry-after')).toBe('5');
+    expect(app.calls).toHaveLength(1);
+    const again = await deliver(app.url, sampleNotification());
+    expect(again).toMatchObject({ status: 200, json: { duplicate: true } });
     expect(app.calls).toHaveLength(1);
   });
 
@@ -247,24 +253,31 @@ describe('kudosWebhook setup and misuse', () => {
   });
 });
 
-describe('kudosWebhook with a claim/release-only dedupe store', () => {
-  it('claims for the whole dedupe TTL, releases on failure, and never calls complete', async () => {
-    const claims: Array<[string, number]> = [];
-    const held = new Set<string>();
-    const store = {
-      claim: async (key: string, ttlMs: number) => {
-        claims.push([key, ttlMs]);
-        if (held.has(key)) return false;
-        held.add(key);
-        return true;
+describe('kudosWebhook with a custom dedupe store', () => {
+  it('takes a lease, completes for the dedupe TTL, releases on failure, and refuses a store that answers a boolean', async () => {
+    const calls: string[] = [];
+    const state = new Map<string, 'processing' | 'done'>();
+    const store: KudosDedupeStore = {
+      claim: async (key, leaseMs) => {
+        calls.push(`claim ${leaseMs}`);
+        const held = state.get(key);
+        if (held) return held;
+        state.set(key, 'processing');
+        return 'claimed';
       },
-      release: async (key: string) => {
-        held.delete(key);
+      complete: async (key, ttlMs) => {
+        calls.push(`complete ${ttlMs}`);
+        state.set(key, 'done');
+      },
+      release: async (key) => {
+        calls.push('release');
+        state.delete(key);
       },
     };
     let fail = true;
     const app = await startWebhookApp('node:http', {
       store,
+      leaseMs: 30_000,
       dedupeTtlMs: 86_400_000,
       onNotification: () => {
         if (fail) {
@@ -280,9 +293,21 @@ describe('kudosWebhook with a claim/release-only dedupe store', () => {
         key: expect.any(String),
       });
       expect((await deliver(app.url, sampleNotification())).json.duplicate).toBe(true);
-      expect(claims.every(([, ttl]) => ttl === 86_400_000)).toBe(true);
+      expect(calls).toEqual(['claim 30000', 'release', 'claim 30000', 'complete 86400000', 'claim 30000']);
     } finally {
       await app.close();
+    }
+    const legacy = await startWebhookApp('node:http', {
+      store: { ...store, claim: async () => true as unknown as 'claimed' },
+    });
+    try {
+      expect(await deliver(legacy.url, sampleNotification())).toMatchObject({
+        status: 503,
+        json: { code: 'store_unavailable' },
+      });
+      expect(legacy.calls).toHaveLength(0);
+    } finally {
+      await legacy.close();
     }
   });
 });
@@ -295,6 +320,7 @@ describe('kudosWebhook with a store that throws synchronously', () => {
         claim: () => {
           throw new Error('not connected');
         },
+        complete: async () => undefined,
         release: async () => undefined,
       },
       onNotification: (n) => void seen.push(n.key),

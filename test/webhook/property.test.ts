@@ -141,7 +141,11 @@ describe('kudosWebhook property: any body gets a documented answer; only valid p
         handled++;
       },
       // Every generated key must reach the handler check: never dedupe across runs.
-      store: { claim: async () => true, complete: async () => undefined, release: async () => undefined },
+      store: {
+        claim: async () => 'claimed' as const,
+        complete: async () => undefined,
+        release: async () => undefined,
+      },
     });
   });
   afterAll(async () => {

@@ -1,0 +1,74 @@
+// 6. Dedupe store at scale: cost per notification (claim + complete) of a MemoryDedupeStore that
+// already holds 1,000 keys and one that holds 1,000,000, each kept full (every new key evicts the
+// oldest, the case that scanned the whole map before), and the memory 1,000,000 keys take.
+// Each size runs in its own process, so that the RSS figure is that store's alone.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ratio, summarize } from './lib/stats.mjs';
+
+const self = fileURLToPath(import.meta.url);
+
+/** In the child: fills a store with `keys` keys, then times `amount` new notifications. */
+async function child(keys, amount) {
+  const { MemoryDedupeStore } = await import('passport-kudos/webhook');
+  global.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  const heapBefore = process.memoryUsage().heapUsed;
+  const store = new MemoryDedupeStore({ maxEntries: keys });
+  const ttl = 7 * 24 * 3600 * 1000;
+  for (let i = 0; i < keys; i++) {
+    const key = `${i.toString(16).padStart(64, '0')}:success`;
+    await store.claim(key, 60_000);
+    await store.complete(key, ttl);
+  }
+  global.gc?.();
+  const rssFull = process.memoryUsage().rss;
+  const heapFull = process.memoryUsage().heapUsed;
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < amount; i++) {
+    const key = `${(keys + i).toString(16).padStart(64, '0')}:success`;
+    await store.claim(key, 60_000);
+    await store.complete(key, ttl);
+  }
+  const ns = Number(process.hrtime.bigint() - start);
+  process.stdout.write(
+    JSON.stringify({
+      nsPerNotification: ns / amount,
+      rssBytes: rssFull - rssBefore,
+      heapBytes: heapFull - heapBefore,
+      size: store.size,
+    }),
+  );
+}
+
+/** One measurement in a fresh process. */
+function measure(keys, amount) {
+  const run = spawnSync(process.execPath, ['--expose-gc', self, 'child', String(keys), String(amount)], {
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  if (run.status !== 0) throw new Error(`dedupe bench (${keys} keys) failed: ${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
+
+/** @param {{ runs: number, small: number, large: number, amount: number }} size */
+export function benchDedupe({ runs, small, large, amount }) {
+  const results = [];
+  for (const keys of [small, large]) {
+    const samples = Array.from({ length: runs }, () => measure(keys, amount));
+    results.push({
+      keys,
+      amount,
+      nsPerNotification: summarize(samples.map((s) => s.nsPerNotification)),
+      rssBytes: summarize(samples.map((s) => s.rssBytes)),
+      heapBytes: summarize(samples.map((s) => s.heapBytes)),
+    });
+  }
+  const [few, many] = results;
+  return {
+    sizes: results,
+    ratio: ratio(many.nsPerNotification.median, few.nsPerNotification.median),
+  };
+}
+
+if (process.argv[2] === 'child') await child(Number(process.argv[3]), Number(process.argv[4]));

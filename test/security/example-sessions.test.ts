@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANONYMOUS_SESSION_MS, BoundedMemoryStore } from '../../example/session-store.js';
+import { startExample } from '../../example/start.js';
+import { CookieClient, locationOf } from '../helpers/cookie-client.js';
+import { passAuthorization } from '../helpers/emulator-user.js';
+
+type Data = Parameters<BoundedMemoryStore['set']>[1];
+
+function data(expiresInMs: number, user?: string, now = 0): Data {
+  return {
+    cookie: { expires: new Date(now + expiresInMs), originalMaxAge: expiresInMs },
+    ...(user ? { passport: { user } } : {}),
+  } as unknown as Data;
+}
+
+function read(store: BoundedMemoryStore, sid: string): Promise<unknown> {
+  return new Promise((resolve) => store.get(sid, (_err: unknown, value: unknown) => resolve(value)));
+}
+
+describe('example session store: anonymous sessions are short-lived and bounded (regression: 24 h each)', () => {
+  it('drops a session without a signed-in user after ANONYMOUS_SESSION_MS, whatever its cookie says', async () => {
+    let now = 0;
+    const store = new BoundedMemoryStore({ now: () => now });
+    store.set('anon', data(86_400_000));
+    store.set('user', data(86_400_000, 'alice'));
+    now = ANONYMOUS_SESSION_MS - 1;
+    expect(await read(store, 'anon')).not.toBeNull();
+    now = ANONYMOUS_SESSION_MS;
+    expect(await read(store, 'anon')).toBeNull();
+    expect(await read(store, 'user')).toMatchObject({ passport: { user: 'alice' } });
+    now = 86_400_000;
+    expect(await read(store, 'user')).toBeNull();
+  });
+
+  it('keeps at most maxAnonymous anonymous sessions, the oldest going first, and never drops a signed-in one for them', async () => {
+    const store = new BoundedMemoryStore({ maxAnonymous: 100 });
+    store.set('user', data(86_400_000, 'alice', Date.now()));
+    for (let i = 0; i < 200_000; i++) store.set(`anon-${i}`, data(86_400_000, undefined, Date.now()));
+    expect(store.counts).toEqual({ anonymous: 100, signedIn: 1 });
+    expect(await read(store, 'anon-0')).toBeNull();
+    expect(await read(store, 'anon-199999')).not.toBeNull();
+    expect(await read(store, 'user')).not.toBeNull();
+  });
+});
+
+describe('example app session lifetimes over real HTTP', () => {
+  let example: Awaited<ReturnType<typeof startExample>>;
+  beforeAll(async () => {
+    example = await startExample({ PORT: '0', SESSION_SECRET: 'session-lifetime-test-secret' });
+  });
+  afterAll(() => example.close());
+
+  function cookieExpiry(res: Response): number {
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('kudos-example.sid='));
+    const expires = /Expires=([^;]+)/.exec(cookie ?? '')?.[1];
+    return expires ? new Date(expires).getTime() - Date.now() : Number.NaN;
+  }
+
+  it('gives the login-state session minutes, the signed-in session its day', async () => {
+    const client = new CookieClient();
+    const start = await client.get(`${example.url}/auth/kudos`);
+    const anonymous = cookieExpiry(start);
+    expect(anonymous).toBeGreaterThan(ANONYMOUS_SESSION_MS - 60_000);
+    expect(anonymous).toBeLessThanOrEqual(ANONYMOUS_SESSION_MS + 1000);
+    const back = await passAuthorization(client, locationOf(start));
+    const callback = await client.get(locationOf(back));
+    expect(locationOf(callback).pathname).toBe('/profile');
+    expect(cookieExpiry(callback)).toBeGreaterThan(23 * 3600 * 1000);
+  });
+
+  it("keeps every anonymous login start in the bounded store, not express-session's unbounded MemoryStore", async () => {
+    const store = example.stores.session;
+    expect(store).toBeInstanceOf(BoundedMemoryStore);
+    const before = (store as BoundedMemoryStore).counts.anonymous;
+    for (let i = 0; i < 300; i++) await fetch(`${example.url}/auth/kudos`, { redirect: 'manual' });
+    expect((store as BoundedMemoryStore).counts.anonymous).toBe(before + 300);
+  });
+});

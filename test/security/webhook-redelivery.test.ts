@@ -1,0 +1,222 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
+import { type KudosWebhookError, kudosWebhook } from '../../src/webhook/index.js';
+import { PAYMENT_USERS } from '../helpers/emulator-user.js';
+import { sampleNotification } from '../helpers/notifications.js';
+import { deliver, startWebhookApp, type WebhookApp } from '../helpers/webhook-app.js';
+
+const SECRET = 'shop-agent-secret-0123456789';
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+describe('kudosWebhook secret option (regression: an unset variable accepted anyone)', () => {
+  const onNotification = () => undefined;
+
+  it.each([
+    ['undefined', undefined],
+    ['empty', ''],
+    ['no strings', []],
+    ['short', 'short'],
+  ])('throws TypeError for a %s secret', (_name, secret) => {
+    expect(() => kudosWebhook({ onNotification, secret } as never)).toThrow(TypeError);
+    expect(() => kudosWebhook({ onNotification, secret } as never)).toThrow(/"secret"/);
+  });
+
+  it('throws when the option is left out altogether', () => {
+    expect(() => kudosWebhook({ onNotification } as never)).toThrow(/secret: false/);
+  });
+
+  it('runs without a secret only with secret: false', async () => {
+    const app = await startWebhookApp('node:http', { secret: false });
+    try {
+      expect((await deliver(app.url, sampleNotification())).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('what onError and the handler see of the URL', () => {
+  let app: WebhookApp;
+  const seen: string[] = [];
+  beforeAll(async () => {
+    app = await startWebhookApp('express5', {
+      secret: SECRET,
+      onError: (error: KudosWebhookError, req) => seen.push(`${error.code} ${req.originalUrl ?? req.url}`),
+    });
+  });
+  afterEach(() => {
+    seen.length = 0;
+  });
+  afterAll(() => app.close());
+
+  it('redacts a token parameter in any letter case and the last path segment, matched or not', async () => {
+    await deliver(`${app.url}?Token=wrong-secret-0000000000&x=1`, sampleNotification());
+    await deliver(`${app.url}/wrong-secret-1111111111/`, sampleNotification());
+    await deliver(`${app.url}/wrong-secret-2222222222`, sampleNotification());
+    expect(seen).toEqual([
+      'invalid_secret /webhooks/REDACTED?Token=REDACTED&x=1',
+      'invalid_secret /webhooks/kudos/REDACTED/',
+      'invalid_secret /webhooks/kudos/REDACTED',
+    ]);
+    expect(seen.join(' ')).not.toContain('wrong-secret');
+  });
+
+  it('accepts the secret as the password of HTTP Basic credentials, in constant time', async () => {
+    const basic = (user: string, password: string) =>
+      `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    const post = (authorization: string) =>
+      fetch(app.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization },
+        body: JSON.stringify(sampleNotification()),
+      });
+    expect((await post(basic('shop-agent', SECRET))).status).toBe(200);
+    expect((await post(basic('shop-agent', 'not-the-secret-xxxxxxxx'))).status).toBe(401);
+    expect((await post(basic(SECRET, ''))).status).toBe(401); // the user name is not the secret
+    expect((await post(`Bearer ${SECRET}`)).status).toBe(401);
+    expect(app.calls).toHaveLength(1);
+  });
+});
+
+describe('a delivery that arrives while an earlier one is still being processed', () => {
+  let app: WebhookApp | undefined;
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  it('answers 409 in_progress with Retry-After while the first runs, even with a lease shorter than the handler', async () => {
+    let runs = 0;
+    app = await startWebhookApp('node:http', {
+      leaseMs: 60,
+      onNotification: async () => {
+        runs++;
+        await sleep(400);
+      },
+    });
+    const first = deliver(app.url, sampleNotification());
+    await sleep(200); // the 60 ms lease would have run out three times without renewal
+    const second = await deliver(app.url, sampleNotification());
+    expect(second.status).toBe(409);
+    expect(second.json.code).toBe('in_progress');
+    expect(second.headers.get('retry-after')).toBe('5');
+    expect((await first).status).toBe(200);
+    expect((await deliver(app.url, sampleNotification())).json.duplicate).toBe(true);
+    expect(runs).toBe(1);
+  });
+
+  it('bounds a slow handler with handlerTimeoutMs (503), and counts its late success', async () => {
+    const late: string[] = [];
+    let runs = 0;
+    app = await startWebhookApp('node:http', {
+      handlerTimeoutMs: 100,
+      onError: (error) => late.push(error.code),
+      onNotification: async () => {
+        runs++;
+        await sleep(300);
+      },
+    });
+    const answer = await deliver(app.url, sampleNotification());
+    expect(answer.status).toBe(503);
+    expect(answer.json.code).toBe('handler_timeout');
+    expect(answer.headers.get('retry-after')).toBe('5');
+    expect((await deliver(app.url, sampleNotification())).status).toBe(409); // still running, lease kept
+    await sleep(300);
+    expect((await deliver(app.url, sampleNotification())).json.duplicate).toBe(true);
+    expect(runs).toBe(1);
+  });
+
+  it('releases the key after a late failure, so the next delivery processes it', async () => {
+    const reported: string[] = [];
+    let runs = 0;
+    app = await startWebhookApp('node:http', {
+      handlerTimeoutMs: 50,
+      onError: (error) => reported.push(error.code),
+      onNotification: async () => {
+        runs++;
+        if (runs === 1) {
+          await sleep(150);
+          throw new Error('database went away');
+        }
+      },
+    });
+    expect((await deliver(app.url, sampleNotification())).status).toBe(503);
+    await sleep(200);
+    expect(reported).toContain('handler_failed'); // the late failure is told to onError
+    expect((await deliver(app.url, sampleNotification())).status).toBe(200);
+    expect(runs).toBe(2);
+  });
+});
+
+describe('every payment handled exactly once with the emulator’s real retries (regression: a payment was lost)', () => {
+  let kudos: KudosEmulator;
+  let app: WebhookApp | undefined;
+  beforeAll(async () => {
+    kudos = await startKudosEmulator({
+      users: PAYMENT_USERS,
+      paymentDelayMs: 5,
+      // The service gives up on an attempt after 300 ms here (5 s by default) and retries with a doubling delay.
+      webhook: { attempts: 8, retryDelayMs: 100, timeoutMs: 300 },
+    });
+  });
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+  afterAll(() => kudos.close());
+
+  /** Pays through the emulator to a receiver whose handler is `handle`; returns the successful runs. */
+  async function payTo(
+    handle: (run: number) => Promise<void>,
+    options: { handlerTimeoutMs?: number; leaseMs?: number } = {},
+  ) {
+    let runs = 0;
+    const succeeded: string[] = [];
+    app = await startWebhookApp('express5', {
+      secret: SECRET,
+      ...options,
+      onNotification: async (n) => {
+        runs++;
+        await handle(runs);
+        succeeded.push(n.key);
+      },
+    });
+    kudos.setWebhook('shop-agent', `${app.url}?token=${SECRET}`);
+    const before = kudos.deliveries.length;
+    const tx = kudos.pay({ from: 'alice', to: 'bob', amount: '3', via: 'shop-agent' });
+    await kudos.idle();
+    const attempts = kudos.deliveries.slice(before);
+    return { tx, runs, succeeded, attempts };
+  }
+
+  it('a slow handler (longer than the service waits): processed once, later attempts answered 409 then 200', async () => {
+    const { tx, succeeded, attempts, runs } = await payTo(() => sleep(500));
+    expect(succeeded).toEqual([`${tx.txHash}:success`]);
+    expect(runs).toBe(1);
+    expect(attempts[0]?.error).toBe('timeout');
+    expect(attempts.some((a) => a.responseStatus === 409)).toBe(true);
+    expect(attempts.at(-1)?.responseStatus).toBe(200);
+  });
+
+  it('a slow handler that fails once: the redelivery after the failure processes it, exactly once', async () => {
+    const { tx, succeeded, attempts, runs } = await payTo(async (run) => {
+      await sleep(500);
+      if (run === 1) throw new Error('deadlock, try again');
+    });
+    expect(succeeded).toEqual([`${tx.txHash}:success`]);
+    expect(runs).toBe(2);
+    expect(attempts.at(-1)?.responseStatus).toBe(200);
+  });
+
+  it('a handler that hangs once: bounded by handlerTimeoutMs, processed once by a later attempt', async () => {
+    const { tx, succeeded, attempts } = await payTo(
+      async (run) => {
+        if (run === 1) await new Promise<void>(() => undefined); // never settles
+      },
+      { handlerTimeoutMs: 150, leaseMs: 200 },
+    );
+    expect(succeeded).toEqual([`${tx.txHash}:success`]);
+    expect(attempts.some((a) => a.responseStatus === 503)).toBe(true);
+    expect(attempts.at(-1)?.responseStatus).toBe(200);
+  });
+});
