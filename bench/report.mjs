@@ -123,7 +123,7 @@ export function markdown(results) {
       '',
       '## 3. Webhook receiver',
       '',
-      'Distinct notifications (the facts.md sample with a new hash each), parse, validate, dedupe, handler.',
+      'Distinct notifications (the sample notification with a new hash each), parse, validate, dedupe, handler.',
       '',
       '| receiver | notifications/s | ratio to baseline | p99 ms |',
       '|---|---|---|---|',

@@ -95,7 +95,7 @@ export function createExampleApp({ config, authURL, baseURL, stores, log = () =>
   // Kudos payment notifications: mounted before the session and the form parser, which it does not need.
   const hook = kudosWebhook({
     secret: config.webhookSecret,
-    confirm: cosmosConfirmer({ restURL: config.chainURL ?? baseURL }),
+    confirm: cosmosConfirmer(config.chainURL ? { restURL: config.chainURL } : { baseURL }),
     store: stores.dedupe,
     async onNotification(n) {
       await stores.payments.add({

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
  * @property {boolean} sessionSecretGiven
  * @property {string} agentID           KUDOS_AGENT_ID: the example's agent account, used as `via`
  * @property {string} webhookSecret     KUDOS_WEBHOOK_SECRET (default: random per process)
- * @property {string | undefined} chainURL  KUDOS_CHAIN_URL: the chain's REST interface (default: the base URL)
+ * @property {string | undefined} chainURL  KUDOS_CHAIN_URL: the chain's REST (LCD) interface (default: {KUDOS_BASE_URL}/cosmos/lcd)
  * @property {string} tipReceiver       TIP_RECEIVER: who receives tips (default bob)
  * @property {string | undefined} redisURL  REDIS_URL: share sessions, webhook dedupe and tokens through Redis
  * @property {number | undefined} emulatorPort  KUDOS_EMULATOR_PORT (default: a free port)

@@ -21,8 +21,8 @@ const input = {
   index: 'src/index.ts',
   'webhook/index': 'src/webhook/index.ts',
   'redis/index': 'src/redis/index.ts',
-  'testing/index': 'src/testing/index.ts',
-  'testing/cli': 'src/testing/cli.ts',
+  'emulator/index': 'src/emulator/index.ts',
+  'emulator/cli': 'src/emulator/cli.ts',
 };
 
 rmSync('dist', { recursive: true, force: true });
@@ -40,4 +40,4 @@ for (const project of ['tsconfig.build.json', 'tsconfig.cjs.json']) {
 }
 writeFileSync('dist/esm/package.json', '{ "type": "module" }\n');
 writeFileSync('dist/cjs/package.json', '{ "type": "commonjs" }\n');
-chmodSync('dist/cjs/testing/cli.js', 0o755);
+chmodSync('dist/cjs/emulator/cli.js', 0o755);

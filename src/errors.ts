@@ -101,7 +101,7 @@ export interface KudosTokenErrorOptions extends KudosErrorOptions {
  *
  * `status` is what the app should answer (502 or 504); `httpStatus` is what the service answered.
  *
- * @see ../shared/spec/interface.md section 4.2 and 7; ../shared/spec/facts.md "Errors"
+ * @see docs/kudos-service.md#token-exchange, docs/kudos-service.md#errors
  */
 export class KudosTokenError extends KudosError {
   /** Status the token endpoint answered with; undefined when it did not answer. */

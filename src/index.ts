@@ -7,35 +7,38 @@
  *
  * @packageDocumentation
  */
-export { CODE_PARAMS } from './callback/params.js';
+export {
+  KUDOS_ERROR_CODES,
+  type KudosErrorClassName,
+  type KudosErrorCode,
+  type KudosErrorCodeInfo,
+} from './error-codes.js';
 export {
   KudosApiError,
+  type KudosApiErrorOptions,
   KudosAuthorizationError,
   KudosError,
   type KudosErrorOptions,
   KudosTokenError,
   type KudosTokenErrorOptions,
 } from './errors.js';
-export {
-  DEFAULT_SCOPE,
-  DEFAULT_TIMEOUT_MS,
-  type KudosStrategyOptions,
-  type KudosStrategyOptionsBase,
-  type KudosStrategyOptionsWithRequest,
-  type KudosVerify,
-  type KudosVerifyCallback,
-  type KudosVerifyFunction,
-  type KudosVerifyFunctionWithRequest,
-  type KudosVerifyWithParams,
-  type KudosVerifyWithRequest,
-  type KudosVerifyWithRequestAndParams,
+export type {
+  KudosStrategyOptions,
+  KudosStrategyOptionsBase,
+  KudosStrategyOptionsWithRequest,
+  KudosVerify,
+  KudosVerifyCallback,
+  KudosVerifyFunction,
+  KudosVerifyFunctionWithRequest,
+  KudosVerifyWithParams,
+  KudosVerifyWithRequest,
+  KudosVerifyWithRequestAndParams,
 } from './options.js';
 export { type KudosProfile, type KudosProfileJson, parseProfile } from './profile.js';
 export {
   hasScope,
   KNOWN_KUDOS_SCOPES,
   type KnownKudosScope,
-  KUDOS_SCOPE_DESCRIPTIONS,
   type KudosScope,
   scopeCovers,
 } from './scopes.js';
@@ -45,9 +48,8 @@ export {
   KudosStrategy,
   KudosStrategy as Strategy,
 } from './strategy.js';
+export type { KudosTokenParams } from './token-params.js';
 export {
-  ACCESS_TOKEN_LIFETIME_S,
-  type KudosTokenParams,
   type KudosTokenResponse,
   validateTokenResponse,
 } from './token-response.js';

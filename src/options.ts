@@ -1,8 +1,9 @@
 import type { Request } from 'express';
 import type OAuth2Strategy from 'passport-oauth2';
+import { isObjectLike } from './guards.js';
 import type { KudosProfile } from './profile.js';
 import type { KudosScope } from './scopes.js';
-import type { KudosTokenParams } from './token-response.js';
+import type { KudosTokenParams } from './token-params.js';
 import { withoutTrailingSlashes } from './url-path.js';
 
 /** Default time limit of a token request, in milliseconds. */
@@ -145,7 +146,7 @@ function deriveURL(options: Record<string, unknown>, override: string, base: str
 
 /**
  * Joins a scope option into the space-separated form the service expects.
- * @see ../shared/spec/interface.md section 4.1 ("Scopes separated by a space")
+ * @see docs/kudos-service.md#authorization-page ("scopes separated by one space")
  */
 export function joinScope(scope: unknown): string {
   if (typeof scope === 'string') return scope.trim();
@@ -158,7 +159,7 @@ export function joinScope(scope: unknown): string {
  * Throws `TypeError` naming the first missing or malformed option.
  */
 export function resolveOptions(input: unknown): ResolvedEndpoints {
-  if (typeof input !== 'object' || input === null) {
+  if (!isObjectLike(input)) {
     throw new TypeError('KudosStrategy requires an options object');
   }
   const options = input as Record<string, unknown>;

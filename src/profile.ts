@@ -50,7 +50,7 @@ export function profileFromResponse(response: KudosTokenResponse): KudosProfile 
  *
  * Throws `KudosTokenError` (`invalid_token_response`) when the response is not usable.
  *
- * @see ../shared/spec/interface.md section 2.1
+ * @see docs/kudos-service.md#token-response
  */
 export function parseProfile(json: unknown): KudosProfile {
   return profileFromResponse(validateTokenResponse(json));

@@ -1,11 +1,11 @@
 /**
  * Kudos scopes and their hierarchy.
  *
- * @see ../shared/spec/interface.md section 5; ../shared/spec/facts.md "Scope hierarchy"
+ * @see docs/kudos-service.md#scopes
  * @packageDocumentation
  */
 
-/** The scopes Kudos documents, with their descriptions from the interface (section 5). */
+/** The scopes Kudos documents, with their descriptions from the interface (docs/kudos-service.md#scopes). */
 export const KUDOS_SCOPE_DESCRIPTIONS = {
   profile: 'Basic public user information',
   email: "Access to the user's e-mail address",
@@ -26,7 +26,7 @@ export type KnownKudosScope = keyof typeof KUDOS_SCOPE_DESCRIPTIONS;
  */
 export type KudosScope = KnownKudosScope | 'read' | 'write' | 'kudos' | (string & {});
 
-/** Every documented scope, in the order of section 5. */
+/** Every documented scope, in the order of docs/kudos-service.md#scopes. */
 export const KNOWN_KUDOS_SCOPES = Object.keys(KUDOS_SCOPE_DESCRIPTIONS) as KnownKudosScope[];
 
 const ACTIONS = new Set(['read', 'write']);

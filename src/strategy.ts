@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import OAuth2Strategy from 'passport-oauth2';
 import { resolveCallbackURL } from './callback/callback-url.js';
-import { invokeVerify, type VerifiedCallback } from './callback/invoke-verify.js';
+import { finishCallback, type KudosStrategyConfig } from './callback/exchange.js';
 import { readCallbackParams } from './callback/params.js';
 import { KudosAuthorizationError, KudosError } from './errors.js';
 import {
@@ -11,15 +11,11 @@ import {
   type KudosVerifyFunction,
   type KudosVerifyFunctionWithRequest,
   type KudosVerifyWithRequest,
-  type ResolvedEndpoints,
   resolveOptions,
 } from './options.js';
-import { profileFromResponse } from './profile.js';
 import type { KudosScope } from './scopes.js';
-import { type KudosTokenResponse, toTokenParams } from './token-response.js';
 import { refreshTokenSet, revokeAtEndpoint } from './tokens/refresh.js';
-import { requestTokens } from './tokens/token-request.js';
-import { type KudosTokenSet, toTokenSet } from './tokens/token-set.js';
+import type { KudosTokenSet } from './tokens/token-set.js';
 
 /** Message of the Passport failure when the user declines on the Kudos consent page. */
 export const DENIED_MESSAGE = 'You declined to sign in with Kudos.';
@@ -38,29 +34,6 @@ export interface KudosAuthenticateOptions {
   [option: string]: unknown;
 }
 
-/** @internal What the strategy keeps besides what passport-oauth2 keeps. */
-export interface KudosStrategyConfig extends ResolvedEndpoints {
-  clientID: string;
-  clientSecret: string;
-  callbackURL: string;
-  proxy: boolean;
-  passReqToCallback: boolean;
-  verify: (...args: unknown[]) => unknown;
-}
-
-function stateStoreOf(strategy: object): OAuth2Strategy.StateStore {
-  const store: unknown = (strategy as { _stateStore?: unknown })._stateStore;
-  if (
-    typeof store === 'object' &&
-    store !== null &&
-    'verify' in store &&
-    typeof store.verify === 'function'
-  ) {
-    return store as OAuth2Strategy.StateStore;
-  }
-  throw new TypeError('passport-oauth2 set up no state store for KudosStrategy');
-}
-
 /** Anything thrown inside `authenticate()`, as the typed error handed to `this.error()`. */
 function asKudosError(error: unknown): KudosError {
   if (error instanceof KudosError) return error;
@@ -70,10 +43,6 @@ function asKudosError(error: unknown): KudosError {
     status: 500,
     cause: error,
   });
-}
-
-function stringFields(params: object): Record<string, string> {
-  return Object.fromEntries(Object.entries(params).filter((entry) => typeof entry[1] === 'string'));
 }
 
 /**
@@ -89,7 +58,7 @@ function stringFields(params: object): Record<string, string> {
  *   { clientID, clientSecret, callbackURL: '/auth/kudos/callback', authURL, baseURL },
  *   (accessToken, refreshToken, profile, done) => done(null, { id: profile.id }),
  * ));
- * @see ../shared/spec/interface.md sections 4 and 5
+ * @see docs/kudos-service.md#authorization-page, docs/kudos-service.md#token-exchange
  */
 export class KudosStrategy extends OAuth2Strategy {
   /** @internal */
@@ -159,7 +128,7 @@ export class KudosStrategy extends OAuth2Strategy {
    * Gets a new token set with a refresh token (`grant_type=refresh_token` at `refreshURL`, by
    * default the token endpoint, as in RFC 6749 section 6), with the same time limit and errors
    * as the login. Keeps the old refresh token when the answer has none. Store the result before
-   * using it: the old refresh token is dead once a new one is issued (section 8 rule a).
+   * using it: the old refresh token is dead once a new one is issued (docs/kudos-service.md#limits rule a).
    *
    * @throws KudosTokenError `reauth_required` (401) when the service refuses the refresh token
    */
@@ -168,7 +137,7 @@ export class KudosStrategy extends OAuth2Strategy {
   }
 
   /**
-   * Revokes a token at `revokeURL` (RFC 7009 form; section 8 rule c). The interface shows no
+   * Revokes a token at `revokeURL` (RFC 7009 form; docs/kudos-service.md#limits rule c). The interface shows no
    * revocation endpoint, so this needs the `revokeURL` option.
    *
    * @throws KudosError `revoke_url_missing` without the option; KudosTokenError when refused
@@ -209,93 +178,7 @@ export class KudosStrategy extends OAuth2Strategy {
       if (REFUSALS.has(params.error)) this.fail({ message: DENIED_MESSAGE }, 403);
       else this.error(new KudosAuthorizationError(params.error, params.description));
     } else {
-      this._exchangeCode(req, options, params.code, params.state);
-    }
-  }
-
-  /** @internal Checks the state, exchanges the code, builds the profile and calls verify. */
-  _exchangeCode(
-    req: Request,
-    options: KudosAuthenticateOptions,
-    code: string,
-    state: string | undefined,
-  ): void {
-    const config = this._kudos;
-    const callbackURL = resolveCallbackURL(options.callbackURL ?? config.callbackURL, req, config.proxy);
-    const meta = {
-      authorizationURL: config.authorizationURL,
-      tokenURL: config.tokenURL,
-      clientID: config.clientID,
-      callbackURL,
-    };
-    const loaded = (err: Error | null, ok: unknown, stateInfo: unknown): void => {
-      if (err) {
-        this.error(err);
-        return;
-      }
-      if (!ok) {
-        this.fail(stateInfo as object, 403);
-        return;
-      }
-      const form: Record<string, string> = {
-        ...stringFields(this.tokenParams(options)),
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: callbackURL,
-        client_id: config.clientID,
-        client_secret: config.clientSecret,
-      };
-      if (typeof ok === 'string') form.code_verifier = ok; // PKCE verifier from the state store
-      // Leave the promise before calling back into Passport, so that an exception thrown further
-      // down the middleware chain behaves as it does under passport-oauth2 (not a lost rejection).
-      requestTokens(config.tokenURL, form, config.timeout).then(
-        (response) => process.nextTick(() => this._verifyResponse(req, response, stateInfo, options.scope)),
-        (error: unknown) => process.nextTick(() => this.error(error as Error)),
-      );
-    };
-    try {
-      const store = stateStoreOf(this);
-      if (store.verify.length === 4) store.verify(req, state as string, meta, loaded);
-      else store.verify(req, state as string, loaded);
-    } catch (error) {
-      this.error(error as Error);
-    }
-  }
-
-  /** @internal Hands a valid token response to the app's verify function. */
-  _verifyResponse(
-    req: Request,
-    response: KudosTokenResponse,
-    stateInfo: unknown,
-    requestedScope: KudosAuthenticateOptions['scope'],
-  ): void {
-    const done: VerifiedCallback = (err, user, info) => {
-      try {
-        if (err) return this.error(err as Error);
-        if (!user) return this.fail(info as object);
-        const details = typeof info === 'object' && info !== null ? { ...info } : {};
-        if (stateInfo) Object.assign(details, { state: stateInfo });
-        this.success(user as Express.User, details);
-      } catch (error) {
-        // Thrown further down the middleware chain (after a promise, it would be a lost rejection).
-        this.error(error as Error);
-      }
-    };
-    try {
-      invokeVerify(
-        this._kudos.verify,
-        this._kudos.passReqToCallback,
-        {
-          req,
-          accessToken: response.access_token,
-          refreshToken: response.refresh_token,
-          params: toTokenParams(response, toTokenSet(response, requestedScope ?? this._kudos.scope)),
-          profile: profileFromResponse(response), // validated by requestTokens already
-        },
-        done,
-      );
-    } catch (error) {
-      this.error(error as Error);
+      finishCallback(this, req, options, params.code, params.state);
     }
   }
 }

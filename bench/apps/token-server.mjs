@@ -1,4 +1,4 @@
-// A local token endpoint that answers like Kudos (the five fields of section 2.1), fast.
+// A local token endpoint that answers like Kudos (the five fields of docs/kudos-service.md#token-response), fast.
 import http from 'node:http';
 
 const body = JSON.stringify({

@@ -1,5 +1,5 @@
 import type { KudosProfile } from '../profile.js';
-import type { KudosTokenParams } from '../token-response.js';
+import type { KudosTokenParams } from '../token-params.js';
 
 /** The verify callback Passport expects: `done(err, user, info)`. */
 export type VerifiedCallback = (err?: unknown, user?: unknown, info?: unknown) => void;

@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
+import { isObjectLike } from '../guards.js';
 
 /**
  * Names under which the authorization code may arrive. The interface calls it `code`, `auth_code`
  * or `authorization_code` in different places and never says which one the service sends.
- * @see ../shared/spec/interface.md section 4.1 item 3
+ * @see docs/kudos-service.md#authorization-page
  */
 export const CODE_PARAMS = ['code', 'auth_code', 'authorization_code'] as const;
 
@@ -27,7 +28,7 @@ export interface CallbackRequest extends Pick<IncomingMessage, 'url'> {
 type Values = string[] | undefined;
 
 function bodyValues(body: unknown, name: string): Values {
-  if (typeof body !== 'object' || body === null || !Object.hasOwn(body, name)) return [];
+  if (!isObjectLike(body) || !Object.hasOwn(body, name)) return [];
   const value: unknown = (body as Record<string, unknown>)[name];
   if (typeof value === 'string') return [value];
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value;

@@ -11,7 +11,7 @@
  *
  * @packageDocumentation
  */
-export { DEFAULT_COMMAND_TIMEOUT_MS, type KudosRedisClient, type KudosRedisOptions } from './command.js';
+export type { KudosRedisClient, KudosRedisOptions } from './command.js';
 export { RedisDedupeStore } from './dedupe-store.js';
 export { RedisRefreshLock, type RedisRefreshLockOptions } from './refresh-lock.js';
 export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';

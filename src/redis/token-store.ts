@@ -1,3 +1,4 @@
+import { isObjectLike } from '../guards.js';
 import type { KudosTokenStore } from '../tokens/store.js';
 import type { KudosTokenSet } from '../tokens/token-set.js';
 import { type KudosRedisClient, type KudosRedisOptions, RedisKeys } from './command.js';
@@ -9,7 +10,7 @@ export interface RedisTokenStoreOptions extends KudosRedisOptions {
 }
 
 function isTokenSet(value: unknown): value is KudosTokenSet {
-  if (typeof value !== 'object' || value === null) return false;
+  if (!isObjectLike(value)) return false;
   const v = value as Record<string, unknown>;
   return (
     typeof v.accessToken === 'string' &&

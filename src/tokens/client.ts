@@ -1,7 +1,8 @@
 import { KudosApiError, KudosTokenError } from '../errors.js';
+import { readCapped } from '../read-capped.js';
+import { readServiceError } from '../service-error.js';
 import { withoutTrailingSlashes } from '../url-path.js';
 import { type KudosRefreshLock, MemoryRefreshLock } from './lock.js';
-import { readCappedText } from './read-capped.js';
 import type { KudosTokenStore } from './store.js';
 import type { KudosTokenSet } from './token-set.js';
 
@@ -61,19 +62,9 @@ function reauth(message: string): KudosTokenError {
   return new KudosTokenError(message, { code: 'reauth_required', status: 401 });
 }
 
-/** Reads the service's plain-text error code (docs/kudos-service.md#errors) from a capped body, or `api_error`. */
+/** The service's error code of an error body (docs/kudos-service.md#errors), or `api_error`. */
 function errorCode(text: string): string {
-  const body = text.trim();
-  if (/^[A-Z][A-Z0-9_]{1,63}$/.test(body)) return body;
-  try {
-    const json: unknown = JSON.parse(body);
-    if (typeof json === 'object' && json !== null && 'error' in json && typeof json.error === 'string') {
-      return /^[\w.-]{1,64}$/.test(json.error) ? json.error : 'api_error';
-    }
-  } catch {
-    // not JSON: no code
-  }
-  return 'api_error';
+  return readServiceError(text)?.code ?? 'api_error';
 }
 
 function checkClientOptions(options: KudosClientOptions): { baseURL: string; timeout: number } {
@@ -102,7 +93,7 @@ function checkClientOptions(options: KudosClientOptions): { baseURL: string; tim
  * Creates a client that calls the Kudos API for your users and keeps their tokens alive.
  * Concurrent calls for the same user share one refresh (single flight), and the refresh runs
  * under `lock`, re-reading the store first, so one refresh token is spent once even across
- * processes (section 8 rule a).
+ * processes (docs/kudos-service.md#limits rule a).
  */
 export function createKudosClient(options: KudosClientOptions): KudosClient {
   const { baseURL: base, timeout } = checkClientOptions(options);
@@ -183,7 +174,9 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
 
   async function codeOf(res: Response, what: string): Promise<string> {
     try {
-      return errorCode(await readCappedText(res, MAX_ERROR_BODY_BYTES));
+      return errorCode(
+        res.body ? (await readCapped(res.body, MAX_ERROR_BODY_BYTES, 'truncate')).toString('utf8') : '',
+      );
     } catch (cause) {
       if (cause instanceof DOMException && (cause.name === 'TimeoutError' || cause.name === 'AbortError')) {
         throw new KudosApiError('timeout', res.status, what, {

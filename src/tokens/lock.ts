@@ -1,5 +1,5 @@
 /**
- * A lock around each user's refresh, so that one refresh token is spent once (section 8 rule a).
+ * A lock around each user's refresh, so that one refresh token is spent once (docs/kudos-service.md#limits rule a).
  * The default works within one process; `passport-kudos/redis` has one that spans processes.
  */
 export interface KudosRefreshLock {

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { KudosTokenError } from '../errors.js';
+import { BodyTooLargeError, readCapped } from '../read-capped.js';
 
 /** What the token endpoint answered, read whole. */
 export interface FormResponse {
@@ -55,12 +56,16 @@ export function postForm(
         },
       },
       (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_RESPONSE_BYTES) {
+        readCapped(res, MAX_RESPONSE_BYTES, 'reject').then(
+          (body) =>
+            finish(undefined, {
+              status: res.statusCode ?? 0,
+              contentType: String(res.headers['content-type'] ?? ''),
+              body: body.toString('utf8'),
+            }),
+          (cause: unknown) => {
             req.destroy();
+            if (!(cause instanceof BodyTooLargeError)) return finish(networkError(url, cause as Error));
             finish(
               new KudosTokenError(`Kudos token endpoint answered more than ${MAX_RESPONSE_BYTES} bytes`, {
                 code: 'invalid_token_response',
@@ -68,18 +73,8 @@ export function postForm(
                 httpStatus: res.statusCode,
               }),
             );
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () =>
-          finish(undefined, {
-            status: res.statusCode ?? 0,
-            contentType: String(res.headers['content-type'] ?? ''),
-            body: Buffer.concat(chunks).toString('utf8'),
-          }),
+          },
         );
-        res.on('error', (cause) => finish(networkError(url, cause)));
       },
     );
     const timer = setTimeout(() => {

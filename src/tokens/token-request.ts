@@ -1,5 +1,7 @@
 import { KudosTokenError } from '../errors.js';
+import { isObjectLike } from '../guards.js';
 import { redactSecrets } from '../redact.js';
+import { readServiceError, type ServiceError } from '../service-error.js';
 import { type KudosTokenResponse, validateTokenResponse } from '../token-response.js';
 import { type FormResponse, postForm } from './post-form.js';
 
@@ -8,10 +10,6 @@ export const UNREADABLE_ERROR_CODE = 'token_endpoint_error';
 
 /** Form fields that carry secrets and must never come back out in an error. */
 const SECRET_FIELDS = ['client_secret', 'code', 'refresh_token', 'token', 'code_verifier'];
-
-// The service answers errors as a single upper-case word in plain text (facts.md "Errors");
-// standard OAuth servers answer JSON `{ "error": "invalid_grant" }`. Accept either shape.
-const CODE_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
 /** The secret values of a form: the client secret, codes and tokens. */
 export function secretsOf(form: Record<string, string>): string[] {
@@ -32,18 +30,9 @@ function readJson(body: string): unknown {
   }
 }
 
-/** Reads the service's error code from an error answer; returns undefined when there is none. */
-export function readErrorCode(response: FormResponse): { code: string; description?: string } | undefined {
-  const text = response.body.trim();
-  const json = readJson(text);
-  if (typeof json === 'object' && json !== null && 'error' in json && typeof json.error === 'string') {
-    const description =
-      'error_description' in json && typeof json.error_description === 'string'
-        ? json.error_description
-        : undefined;
-    return CODE_PATTERN.test(json.error) ? { code: json.error, description } : undefined;
-  }
-  return CODE_PATTERN.test(text) ? { code: text } : undefined;
+/** Reads the service's error code from an error answer; undefined when there is none. */
+export function readErrorCode(response: FormResponse): ServiceError | undefined {
+  return readServiceError(response.body);
 }
 
 /**
@@ -78,7 +67,7 @@ export function interpretTokenAnswer(response: FormResponse, secrets: readonly s
     });
   }
   // Some OAuth servers answer 200 with an error object; treat it as the error it is.
-  if (typeof json === 'object' && json !== null && 'error' in json && !('access_token' in json)) {
+  if (isObjectLike(json) && 'error' in json && !('access_token' in json)) {
     throw errorAnswer(response, secrets);
   }
   return validateTokenResponse(json);

@@ -1,3 +1,4 @@
+import { isObjectLike } from '../guards.js';
 import { ACCESS_TOKEN_LIFETIME_S, type KudosTokenResponse } from '../token-response.js';
 
 /**
@@ -6,7 +7,7 @@ import { ACCESS_TOKEN_LIFETIME_S, type KudosTokenResponse } from '../token-respo
  */
 export interface KudosTokenSet {
   accessToken: string;
-  /** Undefined when the service sent none. Only the newest one of a client + user works (section 8). */
+  /** Undefined when the service sent none. Only the newest one of a client + user works (docs/kudos-service.md#limits). */
   refreshToken: string | undefined;
   /** The Kudos user ID. */
   user: string;
@@ -23,7 +24,7 @@ export interface ReadableClaims {
 }
 
 /**
- * Reads `exp` and `scope` from an access token that is a JWT (facts.md). The token stays opaque
+ * Reads `exp` and `scope` from an access token that is a JWT (docs/kudos-service.md#observed-values). The token stays opaque
  * otherwise: nothing is verified, and anything unreadable is ignored.
  */
 export function readJwtClaims(token: string): ReadableClaims {
@@ -35,7 +36,7 @@ export function readJwtClaims(token: string): ReadableClaims {
   } catch {
     return {};
   }
-  if (typeof payload !== 'object' || payload === null) return {};
+  if (!isObjectLike(payload)) return {};
   const claims: ReadableClaims = {};
   const { exp, scope } = payload as Record<string, unknown>;
   if (typeof exp === 'number' && Number.isFinite(exp) && exp > 0) claims.exp = exp;

@@ -1,4 +1,6 @@
 import type { IncomingMessage } from 'node:http';
+import { isObjectLike } from '../guards.js';
+import { BodyTooLargeError, readCapped } from '../read-capped.js';
 import { KudosWebhookError } from './errors.js';
 
 /** A request as Express or plain `node:http` hands it to the receiver. */
@@ -32,26 +34,13 @@ function tooLarge(limit: number): KudosWebhookError {
   return new KudosWebhookError('payload_too_large', `notification body is larger than ${limit} bytes`);
 }
 
-function readStream(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData);
-        req.resume(); // drain the rest so the answer can be sent on this connection
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', (cause) =>
-      reject(new KudosWebhookError('invalid_json', 'notification body was cut off', undefined, cause)),
-    );
-  });
+async function readStream(req: IncomingMessage, limit: number): Promise<Buffer> {
+  try {
+    return await readCapped(req, limit, 'reject');
+  } catch (cause) {
+    if (cause instanceof BodyTooLargeError) throw tooLarge(limit);
+    throw new KudosWebhookError('invalid_json', 'notification body was cut off', undefined, cause);
+  }
 }
 
 /** Parses JSON text; an empty, truncated or malformed body is `invalid_json` (400). */
@@ -91,7 +80,7 @@ export async function readNotificationBody(req: WebhookRequest, limit: number): 
       if (Buffer.byteLength(body) > limit) throw tooLarge(limit);
       return parseJsonText(body);
     }
-    if (body !== undefined && body !== null && typeof body === 'object') return body;
+    if (isObjectLike(body)) return body;
     throw new KudosWebhookError(
       'body_already_consumed',
       'the request body was read by another middleware that kept nothing: mount kudosWebhook() before it, or after express.json()',

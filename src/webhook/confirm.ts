@@ -10,8 +10,13 @@ export type KudosConfirmer = (
 
 /** Options of {@link cosmosConfirmer}. */
 export interface CosmosConfirmerOptions {
-  /** Base URL of the chain's REST (LCD) interface; `/cosmos/tx/v1beta1/txs/{hash}` is appended. */
-  restURL: string;
+  /**
+   * `{base_url}` of the Kudos API: the chain's REST (LCD) interface is `{baseURL}/cosmos/lcd`
+   * (docs/kudos-service.md#chain-lookup). Give this or `restURL`.
+   */
+  baseURL?: string;
+  /** Base URL of the chain's REST (LCD) interface itself, when it is elsewhere; `/cosmos/tx/v1beta1/txs/{hash}` is appended. */
+  restURL?: string;
   /**
    * The receiver address the payment must go to, or a function of the notification returning it.
    * Default: any address in the notification's own `tx.to`. Set it to your wallet for a stronger check.
@@ -77,9 +82,17 @@ export function checkChainTransaction(
  * answers 503 and the sender redelivers later.
  */
 export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer {
-  if (!URL.canParse(options.restURL))
-    throw new TypeError('cosmosConfirmer requires "restURL", an absolute URL');
-  const base = withoutTrailingSlashes(options.restURL);
+  const restURL =
+    options?.restURL ??
+    (typeof options?.baseURL === 'string'
+      ? `${withoutTrailingSlashes(options.baseURL)}/cosmos/lcd`
+      : undefined);
+  if (typeof restURL !== 'string' || !URL.canParse(restURL)) {
+    throw new TypeError(
+      'cosmosConfirmer requires "baseURL" (the Kudos API) or "restURL" (the chain\'s LCD), an absolute URL',
+    );
+  }
+  const base = withoutTrailingSlashes(restURL);
   const timeoutMs = options.timeoutMs ?? 5000;
   return async (notification) => {
     if (notification.tx.status !== 'success') {

@@ -1,31 +1,19 @@
+import { KUDOS_ERROR_CODES } from '../error-codes.js';
 import { KudosError } from '../errors.js';
 
+type WebhookRow = Extract<(typeof KUDOS_ERROR_CODES)[number], { error: 'KudosWebhookError' }>;
+
 /**
- * Codes of {@link KudosWebhookError} and the HTTP status each is answered with.
- * This table is the one place where the receiver maps problems to statuses.
+ * Codes of {@link KudosWebhookError} and the HTTP status each is answered with, taken from the one
+ * table of every code, `KUDOS_ERROR_CODES`. This is the one place where the receiver maps problems
+ * to statuses.
  */
-export const WEBHOOK_ERROR_STATUS = {
-  method_not_allowed: 405,
-  invalid_secret: 401,
-  unsupported_media_type: 415,
-  payload_too_large: 413,
-  invalid_json: 400,
-  not_an_object: 400,
-  body_already_consumed: 500,
-  missing_field: 422,
-  invalid_field: 422,
-  invalid_amount: 422,
-  invalid_tx_hash: 422,
-  invalid_status: 422,
-  invalid_timestamp: 422,
-  unexpected_denom: 422,
-  too_deep: 422,
-  in_progress: 409,
-  store_unavailable: 503,
-  confirmation_unavailable: 503,
-  handler_timeout: 503,
-  handler_failed: 500,
-} as const;
+export const WEBHOOK_ERROR_STATUS = Object.fromEntries(
+  KUDOS_ERROR_CODES.filter((row): row is WebhookRow => row.error === 'KudosWebhookError').map((row) => [
+    row.code,
+    row.status,
+  ]),
+) as { readonly [Code in WebhookRow['code']]: Extract<WebhookRow, { code: Code }>['status'] };
 
 /** A stable code of {@link KudosWebhookError}. */
 export type KudosWebhookErrorCode = keyof typeof WEBHOOK_ERROR_STATUS;

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { isObjectLike } from '../guards.js';
 import { readNotificationBody, type WebhookRequest } from './body.js';
 import type { KudosConfirmer } from './confirm.js';
 import { type KudosDedupeStore, MemoryDedupeStore } from './dedupe.js';
@@ -134,7 +135,7 @@ function answer(
  * `onNotification`. Answers 200 for processed and duplicate deliveries, and the status of
  * `WEBHOOK_ERROR_STATUS` with `{ error, code, path }` for anything refused.
  *
- * @see ../shared/spec/interface.md section 6
+ * @see docs/kudos-service.md#notifications
  */
 export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler {
   const secrets = checkOptions(options);
@@ -216,7 +217,7 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
     receive(req, res).catch(() => undefined); // receive() answers every error itself
   };
   const errorHandler: KudosWebhookErrorHandler = (err, req, res, next) => {
-    const type = typeof err === 'object' && err !== null && 'type' in err ? String(err.type) : '';
+    const type = isObjectLike(err) && 'type' in err ? String(err.type) : '';
     const make = BODY_PARSER_ERRORS[type];
     if (!make) return next(err);
     if (secrets) checkSecret(req, secrets); // redact before onError sees the URL

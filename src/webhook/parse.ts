@@ -1,3 +1,4 @@
+import { isObjectLike, isRecord } from '../guards.js';
 import { KudosWebhookError } from './errors.js';
 import type { KudosNotification, KudosPaymentMetadata, KudosTransaction, KudosTxStatus } from './types.js';
 
@@ -28,7 +29,7 @@ export function sanitize(value: unknown, path = '', depth = 0): unknown {
   if (depth > MAX_DEPTH)
     throw new KudosWebhookError('too_deep', `nested deeper than ${MAX_DEPTH} levels`, path);
   if (Array.isArray(value)) return value.map((v, i) => sanitize(v, `${path}[${i}]`, depth + 1));
-  if (typeof value !== 'object' || value === null) return value;
+  if (!isObjectLike(value)) return value;
   const copy: Json = {};
   for (const key of Object.keys(value)) {
     if (FORBIDDEN_KEYS.has(key)) continue;
@@ -38,9 +39,7 @@ export function sanitize(value: unknown, path = '', depth = 0): unknown {
 }
 
 /** A JSON object (not an array, not null). */
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export const isObject: (value: unknown) => value is Json = isRecord;
 
 function typeName(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
@@ -194,14 +193,14 @@ function parseMetadata(value: unknown): KudosPaymentMetadata {
 }
 
 /**
- * Validates and normalizes a payment notification (section 6). Throws `KudosWebhookError` with a
+ * Validates and normalizes a payment notification (docs/kudos-service.md#notifications). Throws `KudosWebhookError` with a
  * stable `code`, a `status` (400 or 422) and the `path` of the offending field.
  *
  * The result is built from a sanitized copy: `__proto__`, `constructor` and `prototype` keys never
  * reach it, and no global prototype is touched. `confirmed` and `paid` are false until a
  * confirmer says otherwise.
  *
- * @see ../shared/spec/interface.md sections 2.2, 2.3 and 6
+ * @see docs/kudos-service.md#notifications
  */
 export function parseKudosNotification(body: unknown): KudosNotification {
   const clean = sanitize(body);

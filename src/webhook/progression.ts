@@ -11,7 +11,7 @@ const NEXT: Record<KudosTxStatus, readonly KudosTxStatus[]> = {
 };
 
 /**
- * Orders notifications of one transaction, which may arrive late or out of order (section 6 shows
+ * Orders notifications of one transaction, which may arrive late or out of order (docs/kudos-service.md#notifications shows
  * no ordering): `pending` may become `success`, `fail` or `timeout`; `timeout` may later become
  * `success`. Anything else (e.g. `pending` after `success`) is `stale`: report it, do not apply it.
  *

@@ -1,20 +1,20 @@
 /**
- * Types of the payment notification (section 6): the raw body as the service sends it, and the
+ * Types of the payment notification (docs/kudos-service.md#notifications): the raw body as the service sends it, and the
  * normalized form handed to the application.
  *
- * @see ../shared/spec/interface.md sections 2.2, 2.3 and 6
+ * @see docs/kudos-service.md#notifications
  */
 
-/** Transaction status (section 2.2). */
+/** Transaction status (docs/kudos-service.md#notifications). */
 export type KudosTxStatus = 'pending' | 'success' | 'fail' | 'timeout';
 
-/** Transfer amount as sent (section 2.2): `amount` in the smallest unit, and its `denom`. */
+/** Transfer amount as sent (docs/kudos-service.md#notifications): `amount` in the smallest unit, and its `denom`. */
 export interface KudosRawAmount {
   amount: string;
   denom: string;
 }
 
-/** `tx` as sent (section 2.2). In multi-recipient payments `to`/`toId` were arrays. */
+/** `tx` as sent (docs/kudos-service.md#notifications). In multi-recipient payments `to`/`toId` were arrays. */
 export interface KudosRawTx {
   /** Sender wallet address (`cosmos1…`). */
   from: string;
@@ -38,7 +38,7 @@ export interface KudosRawTx {
   amount: KudosRawAmount;
 }
 
-/** `metadata.kudosPay` as in the sample event (section 2.3). */
+/** `metadata.kudosPay` as in the sample event (docs/kudos-service.md#notifications). */
 export interface KudosPayParameters {
   agentId?: string;
   amounts?: string[];
@@ -48,7 +48,7 @@ export interface KudosPayParameters {
   [key: string]: unknown;
 }
 
-/** `metadata` as sent (section 2.3): written by the payer, so only hints. */
+/** `metadata` as sent (docs/kudos-service.md#notifications): written by the payer, so only hints. */
 export interface KudosRawMetadata {
   kudosPay?: KudosPayParameters;
   toIds?: string[];

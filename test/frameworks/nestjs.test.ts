@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import session from 'express-session';
 import passport from 'passport';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
+import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { passAuthorization, signInAt } from '../helpers/emulator-user.js';
 import { kudosAuthModule } from './nestjs/kudos-auth.js';

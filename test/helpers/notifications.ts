@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-/** The sample notification of facts.md, as a fresh object each call. */
+/** The sample notification of docs/kudos-service.md#notifications, as a fresh object each call. */
 export function sampleNotification(): { tx: Record<string, unknown>; metadata: Record<string, unknown> } {
   return JSON.parse(readFileSync(new URL('../fixtures/notifications/sample.json', import.meta.url), 'utf8'));
 }

@@ -25,7 +25,7 @@ export interface FakeTokenServer {
   close: () => Promise<void>;
 }
 
-/** The five fields of a real token response (facts.md), for a user. */
+/** The five fields of a real token response (docs/kudos-service.md#observed-values), for a user. */
 export function tokenResponse(user = 'alice-example'): Record<string, string> {
   return {
     user,

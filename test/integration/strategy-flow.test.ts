@@ -59,7 +59,7 @@ describe.each(EXPRESS_FLAVORS)('KudosStrategy login flow under %s', (flavor) => 
     expect(target.searchParams.get('scope')).toBe('profile');
   });
 
-  it('2. exchanges the code exactly as section 4.2: POST, form body, client credentials, redirect_uri', async () => {
+  it('2. exchanges the code exactly as docs/kudos-service.md#token-exchange: POST, form body, client credentials, redirect_uri', async () => {
     await start();
     const state = await begin();
     await client.get(`${app.url}/callback?code=the-code&state=${state}`);

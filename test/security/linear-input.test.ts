@@ -8,7 +8,7 @@ import { checkMediaType, type WebhookRequest } from '../../src/webhook/body.js';
 import { checkSecret, redactWebhookURL } from '../../src/webhook/secret.js';
 
 // Every function that reads request data, fed 100,000-character hostile inputs. These assert the
-// answers; how the time grows with the length is measured by `npm run bench` (section 7), not here.
+// answers; how the time grows with the length is measured by `npm run bench` (its section 7), not here.
 const N = 100_000;
 
 function webhookRequest(url: string, headers: Record<string, string>): WebhookRequest {

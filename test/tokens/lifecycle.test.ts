@@ -2,6 +2,7 @@ import nock from 'nock';
 import passport from 'passport';
 import refreshLib from 'passport-oauth2-refresh';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
 import {
   createKudosClient,
   KudosApiError,
@@ -14,7 +15,6 @@ import {
   toTokenSet,
   validateTokenResponse,
 } from '../../src/index.js';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { passAuthorization } from '../helpers/emulator-user.js';
 import { startApp, type TestApp } from '../helpers/express-app.js';
@@ -28,7 +28,7 @@ const CLIENT = {
 };
 const HOUR = 3600 * 1000;
 
-describe('token lifecycle against the emulator (section 8)', () => {
+describe('token lifecycle against the emulator (docs/kudos-service.md#limits)', () => {
   let kudos: KudosEmulator;
   let strategy: KudosStrategy;
 

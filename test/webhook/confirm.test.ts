@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
+import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
 import { cosmosConfirmer, type KudosNotification } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { startWebhookApp, type WebhookApp } from '../helpers/webhook-app.js';
@@ -19,7 +19,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     });
     app = await startWebhookApp('express5', {
       secret: SECRET,
-      confirm: cosmosConfirmer({ restURL: kudos.baseURL }),
+      confirm: cosmosConfirmer({ baseURL: kudos.baseURL }),
       onNotification: (n) => {
         received.push(n);
       },
@@ -61,7 +61,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     await kudos.idle();
     const real = received[0];
     if (!real) throw new Error('no notification');
-    const confirm = cosmosConfirmer({ restURL: kudos.baseURL });
+    const confirm = cosmosConfirmer({ baseURL: kudos.baseURL });
     const forged: KudosNotification = {
       ...real,
       tx: { ...real.tx, amount: { amount: '2000000000000', value: 2000000000000n, denom: 'nanokudos' } },
@@ -70,13 +70,13 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
       confirmed: false,
       reason: 'no bank transfer of the notified amount to the receiver',
     });
-    const elsewhere = cosmosConfirmer({ restURL: kudos.baseURL, receiver: 'cosmos1someoneelse' });
+    const elsewhere = cosmosConfirmer({ baseURL: kudos.baseURL, receiver: 'cosmos1someoneelse' });
     expect(await elsewhere(real)).toMatchObject({ confirmed: false });
     expect(await confirm({ ...real, tx: { ...real.tx, txHash: tx.txHash } })).toEqual({ confirmed: true });
   });
 
   it('answers 503 for a success the chain does not know, so the sender retries', async () => {
-    const confirm = cosmosConfirmer({ restURL: kudos.baseURL });
+    const confirm = cosmosConfirmer({ baseURL: kudos.baseURL });
     const sample =
       received[0] ??
       (await (async () => {

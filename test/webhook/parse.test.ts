@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KudosWebhookError, parseJsonText, parseKudosNotification } from '../../src/webhook/index.js';
+import { parseJsonText } from '../../src/webhook/body.js';
+import { KudosWebhookError, parseKudosNotification } from '../../src/webhook/index.js';
 import { sampleNotification, withAmount, withTx } from '../helpers/notifications.js';
 
 const HASH = '30A19D04DEFFF62BC3BC268EE3E391C691231EBA87ADC032A2D99D56AC401959';
@@ -15,7 +16,7 @@ function refusal(body: unknown): KudosWebhookError {
 }
 
 describe('parseKudosNotification', () => {
-  it('parses the sample of facts.md to the exact expected object', () => {
+  it('parses the sample of docs/kudos-service.md#notifications to the exact expected object', () => {
     expect(parseKudosNotification(sampleNotification())).toEqual({
       key: `${HASH}:success`,
       tx: {

@@ -1,0 +1,46 @@
+// npm run docs: writes the generated parts of the READMEs from their one source in src/:
+// the emulator's route table (src/emulator/route-table.ts) and the error-code table
+// (src/error-codes.ts). Each part sits between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`;
+// the tests fail when a README's part differs from what this script writes.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { rolldown } from 'rolldown';
+
+/** Loads the TypeScript modules that hold the tables (bundled on the fly, nothing is installed). */
+async function loadTables() {
+  const dir = mkdtempSync(join(tmpdir(), 'passport-kudos-docs-'));
+  try {
+    const bundle = await rolldown({ input: 'scripts/doc-tables.ts', platform: 'node', logLevel: 'warn' });
+    await bundle.write({ dir, format: 'esm', entryFileNames: 'tables.mjs' });
+    await bundle.close();
+    return await import(pathToFileURL(join(dir, 'tables.mjs')).href);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Replaces each generated part of `text` with the current one. */
+export function fill(text, parts) {
+  return text.replace(
+    /(<!-- generated:([a-z-]+) -->)[\s\S]*?(<!-- \/generated:\2 -->)/g,
+    (whole, open, name, close) => (name in parts ? `${open}\n${parts[name]}\n${close}` : whole),
+  );
+}
+
+const tables = await loadTables();
+const parts = { routes: tables.routeTableMarkdown(), 'error-codes': tables.errorTableMarkdown() };
+for (const file of ['README.md', 'src/emulator/README.md', 'docs/errors.md']) {
+  let text;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    continue;
+  }
+  const next = fill(text, parts);
+  if (next !== text) {
+    writeFileSync(file, next);
+    console.log(`docs: updated ${file}`);
+  }
+}

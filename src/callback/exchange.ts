@@ -1,0 +1,159 @@
+import type { Request } from 'express';
+import type OAuth2Strategy from 'passport-oauth2';
+import { isObjectLike } from '../guards.js';
+import type { ResolvedEndpoints } from '../options.js';
+import { profileFromResponse } from '../profile.js';
+import type { KudosScope } from '../scopes.js';
+import { toTokenParams } from '../token-params.js';
+import type { KudosTokenResponse } from '../token-response.js';
+import { requestTokens } from '../tokens/token-request.js';
+import { toTokenSet } from '../tokens/token-set.js';
+import { resolveCallbackURL } from './callback-url.js';
+import { invokeVerify, type VerifiedCallback } from './invoke-verify.js';
+
+// The callback half of the login: check the state, exchange the code, build the profile, call the
+// app's verify function. passport-oauth2's own callback code cannot be reused as it is (it asks the
+// token endpoint through node-oauth, with no time limit and untyped errors, then fetches a profile
+// the service does not have), so this file reproduces what it does, item by item:
+//
+//  1. state-store arity: `store.verify(req, state, meta, cb)` when the store's verify takes 4
+//     arguments, `store.verify(req, state, cb)` otherwise; `meta` = { authorizationURL, tokenURL,
+//     clientID, callbackURL };
+//  2. a state the store rejects is `fail(info, 403)`; a store error is `error(err)`;
+//  3. PKCE: a string the store hands back as `ok` is the code verifier, sent as `code_verifier`;
+//  4. `tokenParams(options)` of the strategy are added to the token request;
+//  5. verify arity: 4 or 5 arguments, 5 or 6 with passReqToCallback (see invoke-verify.ts);
+//  6. `done(err)` is `error()`, `done(null, false, info)` is `fail(info)`, `done(null, user, info)`
+//     is `success(user, info)` with `info.state` set to what the state store returned.
+//
+// test/callback/exchange.test.ts has a test per item, so a passport-oauth2 upgrade can be checked.
+
+/** Per-request options the callback reads. */
+export interface CallbackOptions {
+  scope?: KudosScope | readonly KudosScope[];
+  callbackURL?: string;
+  [option: string]: unknown;
+}
+
+/** What the strategy keeps besides what passport-oauth2 keeps. */
+export interface KudosStrategyConfig extends ResolvedEndpoints {
+  clientID: string;
+  clientSecret: string;
+  callbackURL: string;
+  proxy: boolean;
+  passReqToCallback: boolean;
+  verify: (...args: unknown[]) => unknown;
+}
+
+/** The strategy as this file needs it: Passport's actions, its config, its hooks and its state store. */
+export interface CallbackStrategy {
+  success(user: Express.User, info?: object): void;
+  fail(challenge?: object, status?: number): void;
+  error(err: Error): void;
+  tokenParams(options: object): object;
+  readonly _kudos: KudosStrategyConfig;
+}
+
+/**
+ * passport-oauth2 keeps its state store in the private `_stateStore` (set up from the `state`,
+ * `store` and `pkce` options). It has no public accessor, so it is read here, in one place, checked.
+ */
+function stateStoreOf(strategy: object): OAuth2Strategy.StateStore {
+  const store: unknown = (strategy as { _stateStore?: unknown })._stateStore;
+  if (isObjectLike(store) && 'verify' in store && typeof store.verify === 'function') {
+    return store as OAuth2Strategy.StateStore;
+  }
+  throw new TypeError('passport-oauth2 set up no state store for KudosStrategy');
+}
+
+function stringFields(params: object): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter((entry) => typeof entry[1] === 'string'));
+}
+
+/** Hands a valid token response to the app's verify function (items 5 and 6). */
+function verifyResponse(
+  strategy: CallbackStrategy,
+  req: Request,
+  response: KudosTokenResponse,
+  stateInfo: unknown,
+  requestedScope: CallbackOptions['scope'],
+): void {
+  const config = strategy._kudos;
+  const done: VerifiedCallback = (err, user, info) => {
+    try {
+      if (err) return strategy.error(err as Error);
+      if (!user) return strategy.fail(info as object);
+      const details = isObjectLike(info) ? { ...info } : {};
+      if (stateInfo) Object.assign(details, { state: stateInfo });
+      strategy.success(user as Express.User, details);
+    } catch (error) {
+      // Thrown further down the middleware chain (after a promise, it would be a lost rejection).
+      strategy.error(error as Error);
+    }
+  };
+  try {
+    invokeVerify(
+      config.verify,
+      config.passReqToCallback,
+      {
+        req,
+        accessToken: response.access_token,
+        refreshToken: response.refresh_token,
+        params: toTokenParams(response, toTokenSet(response, requestedScope ?? config.scope)),
+        profile: profileFromResponse(response), // validated by requestTokens already
+      },
+      done,
+    );
+  } catch (error) {
+    strategy.error(error as Error);
+  }
+}
+
+/**
+ * Finishes a login at the callback: checks the state (items 1 and 2), exchanges the code (items 3
+ * and 4) and calls verify. Every outcome goes to one of the strategy's Passport actions.
+ *
+ * @throws KudosError `invalid_callback_url` when the request's host makes the callback URL unusable
+ */
+export function finishCallback(
+  strategy: CallbackStrategy,
+  req: Request,
+  options: CallbackOptions,
+  code: string,
+  state: string | undefined,
+): void {
+  const config = strategy._kudos;
+  const callbackURL = resolveCallbackURL(options.callbackURL ?? config.callbackURL, req, config.proxy);
+  const meta = {
+    authorizationURL: config.authorizationURL,
+    tokenURL: config.tokenURL,
+    clientID: config.clientID,
+    callbackURL,
+  };
+  const loaded = (err: Error | null, ok: unknown, stateInfo: unknown): void => {
+    if (err) return strategy.error(err);
+    if (!ok) return strategy.fail(stateInfo as object, 403);
+    const form: Record<string, string> = {
+      ...stringFields(strategy.tokenParams(options)),
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: callbackURL,
+      client_id: config.clientID,
+      client_secret: config.clientSecret,
+    };
+    if (typeof ok === 'string') form.code_verifier = ok; // PKCE verifier from the state store
+    // Leave the promise before calling back into Passport, so that an exception thrown further
+    // down the middleware chain behaves as it does under passport-oauth2 (not a lost rejection).
+    requestTokens(config.tokenURL, form, config.timeout).then(
+      (response) => process.nextTick(() => verifyResponse(strategy, req, response, stateInfo, options.scope)),
+      (error: unknown) => process.nextTick(() => strategy.error(error as Error)),
+    );
+  };
+  try {
+    const store = stateStoreOf(strategy);
+    if (store.verify.length === 4) store.verify(req, state as string, meta, loaded);
+    else store.verify(req, state as string, loaded);
+  } catch (error) {
+    strategy.error(error as Error);
+  }
+}

@@ -1,0 +1,129 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { ACCESS_TOKEN_LIFETIME_S } from '../token-response.js';
+import { opaqueToken } from './ids.js';
+import { type AccessTokenClaims, signJwt, verifyJwt } from './jwt.js';
+import { type EmulatorState, grantKey } from './state.js';
+
+/** The five fields of a token response, exactly (docs/kudos-service.md#token-response). */
+export interface EmulatorTokenResponse {
+  user: string;
+  displayName: string;
+  avatar: string;
+  refresh_token: string;
+  access_token: string;
+}
+
+/** Signs an avatar URL of `userId` that expires at `expires` (epoch seconds). */
+export function avatarSignature(state: EmulatorState, userId: string, expires: number): string {
+  return createHmac('sha256', state.jwtSecret).update(`avatar:${userId}:${expires}`).digest('base64url');
+}
+
+/** A signed avatar URL of `userId`, valid for the emulator's avatar lifetime. */
+export function avatarURL(state: EmulatorState, userId: string): string {
+  const expires = state.clock.nowSeconds() + state.options.avatarLifetimeSeconds;
+  const signature = avatarSignature(state, userId, expires);
+  return `${state.origin}/avatars/${encodeURIComponent(userId)}.svg?Expires=${expires}&Signature=${signature}`;
+}
+
+/** Issues an authorization code for an accepted consent. */
+export function issueCode(
+  state: EmulatorState,
+  grant: { clientID: string; userId: string; redirectURI: string; scope: string[] },
+): string {
+  const code = opaqueToken();
+  state.codes.set(code, {
+    ...grant,
+    expiresAt: state.clock.now() + state.options.codeLifetimeSeconds * 1000,
+    used: false,
+  });
+  const key = grantKey(grant.clientID, grant.userId);
+  state.grants.set(key, {
+    clientID: grant.clientID,
+    userId: grant.userId,
+    scope: grant.scope,
+    grantedAt: state.clock.now(),
+  });
+  return code;
+}
+
+/**
+ * Issues an access token and a refresh token for a client + user. Issuing a new refresh token ends
+ * the previous one of the same client + user (docs/kudos-service.md#limits rule a).
+ */
+export function issueTokens(
+  state: EmulatorState,
+  clientID: string,
+  userId: string,
+  scope: string[],
+): EmulatorTokenResponse {
+  const user = state.users.get(userId);
+  if (!user) throw new Error('issueTokens: unknown user');
+  const key = grantKey(clientID, userId);
+  const previous = state.activeRefresh.get(key);
+  if (previous) state.refreshTokens.delete(previous);
+  const refreshToken = opaqueToken();
+  state.refreshTokens.set(refreshToken, { clientID, userId, scope });
+  state.activeRefresh.set(key, refreshToken);
+
+  const iat = state.clock.nowSeconds();
+  const claims: AccessTokenClaims = {
+    user: userId,
+    scope,
+    azp: clientID,
+    iat,
+    exp: iat + ACCESS_TOKEN_LIFETIME_S,
+    aud: state.baseURL,
+    iss: state.authURL,
+    jti: randomUUID(),
+  };
+  const ids = state.accessTokenIds.get(key) ?? new Set<string>();
+  ids.add(claims.jti);
+  state.accessTokenIds.set(key, ids);
+  return {
+    user: userId,
+    displayName: user.displayName ?? userId,
+    avatar: avatarURL(state, userId),
+    refresh_token: refreshToken,
+    access_token: signJwt(claims, state.jwtSecret),
+  };
+}
+
+/** Ends every token of a client + user: the user revoked the app (docs/kudos-service.md#limits rule b). */
+export function revokeGrant(state: EmulatorState, clientID: string, userId: string): boolean {
+  const key = grantKey(clientID, userId);
+  const refresh = state.activeRefresh.get(key);
+  if (refresh) state.refreshTokens.delete(refresh);
+  state.activeRefresh.delete(key);
+  for (const id of state.accessTokenIds.get(key) ?? []) state.revokedAccessTokenIds.add(id);
+  state.accessTokenIds.delete(key);
+  return state.grants.delete(key);
+}
+
+/**
+ * The client revokes a token (docs/kudos-service.md#limits rule c): a refresh token ends with the access tokens of
+ * its grant (RFC 7009 section 2.1); an access token ends alone. Unknown tokens are ignored.
+ */
+export function revokeToken(state: EmulatorState, clientID: string, token: string): void {
+  const refresh = state.refreshTokens.get(token);
+  if (refresh) {
+    if (refresh.clientID === clientID) revokeGrant(state, clientID, refresh.userId);
+    return;
+  }
+  const claims = verifyJwt(token, state.jwtSecret);
+  if (claims && claims.azp === clientID) state.revokedAccessTokenIds.add(claims.jti);
+}
+
+/** Result of checking a bearer token. */
+export type BearerCheck =
+  | { ok: true; claims: AccessTokenClaims }
+  | { ok: false; status: 401; code: 'LOGIN_NEEDED' | 'TOKEN_EXPIRED' };
+
+/** Checks an `Authorization: Bearer` header (docs/kudos-service.md#errors: 401 LOGIN_NEEDED or TOKEN_EXPIRED). */
+export function checkBearer(state: EmulatorState, header: string | undefined): BearerCheck {
+  const match = /^Bearer ([\w-]+\.[\w-]+\.[\w-]+)$/.exec(header ?? '');
+  const claims = match?.[1] ? verifyJwt(match[1], state.jwtSecret) : undefined;
+  if (!claims || state.revokedAccessTokenIds.has(claims.jti))
+    return { ok: false, status: 401, code: 'LOGIN_NEEDED' };
+  if (state.clock.nowSeconds() >= claims.exp) return { ok: false, status: 401, code: 'TOKEN_EXPIRED' };
+  return { ok: true, claims };
+}

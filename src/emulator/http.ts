@@ -1,0 +1,131 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyTooLargeError, readCapped } from '../read-capped.js';
+
+/** One request as the emulator's handlers see it. */
+export interface Ctx {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  method: string;
+  cookies: Map<string, string>;
+  /** Path parameters captured by the route pattern. */
+  params: string[];
+}
+
+/** Largest request body the emulator reads (forms and JSON are small). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Why a body could not be read. */
+export class BodyError extends Error {
+  constructor(readonly reason: 'too_large' | 'aborted') {
+    super(reason === 'too_large' ? 'request body too large' : 'request body aborted');
+  }
+}
+
+/** Reads the whole request body, up to {@link MAX_BODY_BYTES}. */
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  try {
+    return await readCapped(req, MAX_BODY_BYTES, 'reject');
+  } catch (cause) {
+    throw new BodyError(cause instanceof BodyTooLargeError ? 'too_large' : 'aborted');
+  }
+}
+
+/** The media type of a request, lower case, without parameters. */
+export function mediaType(req: IncomingMessage): string {
+  return String(req.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
+}
+
+/**
+ * Reads an `application/x-www-form-urlencoded` body. Returns undefined when the content type is
+ * another one, the body is not valid UTF-8, or it cannot be read.
+ */
+export async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+  if (mediaType(req) !== 'application/x-www-form-urlencoded') return undefined;
+  try {
+    const body = await readBody(req);
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+    return new URLSearchParams(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The one value of a form or query field; undefined when absent or given more than once. */
+export function field(params: URLSearchParams, name: string): string | undefined {
+  const all = params.getAll(name);
+  return all.length === 1 ? all[0] : undefined;
+}
+
+/** `decodeURIComponent` that answers undefined for malformed input instead of throwing. */
+export function safeDecode(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Parses a Cookie header; malformed values are skipped. */
+export function parseCookies(header: string | undefined): Map<string, string> {
+  const cookies = new Map<string, string>();
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    const value = eq > 0 ? safeDecode(part.slice(eq + 1).trim()) : undefined;
+    if (value !== undefined) cookies.set(part.slice(0, eq).trim(), value);
+  }
+  return cookies;
+}
+
+const SECURITY_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+};
+
+/** Answers a plain-text error code, as the original service does (docs/kudos-service.md#errors). */
+export function sendCode(res: ServerResponse, status: number, code: string): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
+  res.end(code);
+}
+
+/** Answers JSON. */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}
+
+/** Answers an HTML page; framing is refused, as a consent page must (clickjacking). */
+export function sendHtml(res: ServerResponse, status: number, html: string): void {
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'content-type': 'text/html; charset=utf-8',
+    'x-frame-options': 'DENY',
+    'content-security-policy':
+      "default-src 'self'; img-src 'self' data:; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  });
+  res.end(html);
+}
+
+/** `url` with the defined `values` set in its query string. */
+export function withQuery(url: string, values: Record<string, string | undefined>): string {
+  const target = new URL(url);
+  for (const [name, value] of Object.entries(values))
+    if (value !== undefined) target.searchParams.set(name, value);
+  return target.toString();
+}
+
+/** Redirects with 302. */
+export function redirect(res: ServerResponse, location: string): void {
+  res.writeHead(302, { ...SECURITY_HEADERS, location });
+  res.end();
+}
+
+/** Sets an HttpOnly, SameSite=Lax cookie on the whole emulator. */
+export function setCookie(res: ServerResponse, name: string, value: string, maxAgeSeconds?: number): void {
+  const parts = [`${name}=${encodeURIComponent(value)}`, 'Path=/', 'HttpOnly', 'SameSite=Lax'];
+  if (maxAgeSeconds !== undefined) parts.push(`Max-Age=${maxAgeSeconds}`);
+  res.appendHeader('set-cookie', parts.join('; '));
+}

@@ -1,0 +1,30 @@
+/**
+ * passport-kudos/testing: a local Kudos emulator for development and tests.
+ * Never loaded by the package's root entry point.
+ *
+ * @example
+ * import { startKudosEmulator } from 'passport-kudos/testing';
+ * const kudos = await startKudosEmulator({ port: 0 });
+ * // new KudosStrategy({ authURL: kudos.authURL, baseURL: kudos.baseURL, ... })
+ * await kudos.close();
+ *
+ * @packageDocumentation
+ */
+export {
+  type AuthorizeArguments,
+  type KudosEmulator,
+  type PayArguments,
+  startKudosEmulator,
+} from './emulator.js';
+export {
+  type CodeParam,
+  DEMO_CLIENT,
+  DEMO_USERS,
+  type EmulatorAgent,
+  type EmulatorClient,
+  type EmulatorUser,
+  type KudosEmulatorOptions,
+} from './emulator-options.js';
+export type { EmulatorCounters } from './state.js';
+export type { EmulatorTransaction, PaymentOutcome, PaymentRequest, TxStatus } from './transaction.js';
+export type { WebhookDelivery, WebhookMode } from './webhook-sender.js';

@@ -1,0 +1,134 @@
+/**
+ * The emulator's one route table. The router registers exactly these routes (each route module
+ * names its entry), and every list of endpoints is made from it: the home page, the emulator's
+ * README and the project README (checked by test/emulator/route-table.test.ts).
+ *
+ * To add an operation: add an entry here, then register a handler for it in a module of routes/.
+ */
+
+/** Where a route's path is relative to: `{authURL}` (the server's root: pages) or `{baseURL}` (the API, `/api`). */
+export type RouteBase = 'authURL' | 'baseURL';
+
+/** One route of the emulator. */
+export interface EmulatorRoute {
+  readonly method: 'GET' | 'POST';
+  /** Path on the server, as shown (placeholders in braces); the API's paths start with `/api`. */
+  readonly path: string;
+  /** What the path is shown relative to. */
+  readonly base: RouteBase;
+  /** The path as a pattern, when it has placeholders (groups become the handler's params). */
+  readonly pattern?: RegExp;
+  /** What it is, for people. */
+  readonly what: string;
+}
+
+/** The API's prefix on the emulator's server: `{baseURL}` is `{origin}/api`. */
+export const API_PREFIX = '/api';
+
+export const ROUTES = {
+  home: {
+    method: 'GET',
+    path: '/',
+    base: 'authURL',
+    what: 'home page: endpoints, clients, users, agents, transactions, deliveries',
+  },
+  authorize: {
+    method: 'GET',
+    path: '/in/oauth/',
+    base: 'authURL',
+    pattern: /^\/in\/oauth\/?$/,
+    what: 'authorization page (sign in, consent)',
+  },
+  authorizeDecision: {
+    method: 'POST',
+    path: '/in/oauth/',
+    base: 'authURL',
+    pattern: /^\/in\/oauth\/?$/,
+    what: 'consent form: accept or decline',
+  },
+  loginPage: { method: 'GET', path: '/in/login', base: 'authURL', what: 'sign-in page' },
+  login: { method: 'POST', path: '/in/login', base: 'authURL', what: 'sign-in form' },
+  registerPage: { method: 'GET', path: '/in/register', base: 'authURL', what: 'registration page' },
+  register: { method: 'POST', path: '/in/register', base: 'authURL', what: 'registration form' },
+  logout: { method: 'POST', path: '/in/logout', base: 'authURL', what: 'sign out of the emulator' },
+  account: {
+    method: 'GET',
+    path: '/in/account',
+    base: 'authURL',
+    what: 'account page: authorized apps, each with a Revoke button',
+  },
+  accountRevoke: {
+    method: 'POST',
+    path: '/in/account/revoke',
+    base: 'authURL',
+    what: 'the user revokes an app',
+  },
+  widget: {
+    method: 'GET',
+    path: '/in/widget/pay',
+    base: 'authURL',
+    what: 'payment widget: to, amount, via, fee, remarks, state, redirect_uri, blocking',
+  },
+  widgetConfirm: { method: 'POST', path: '/in/widget/pay', base: 'authURL', what: 'payment widget: confirm' },
+  avatar: {
+    method: 'GET',
+    path: '/avatars/{user}.svg',
+    base: 'authURL',
+    pattern: /^\/avatars\/([^/]+)\.svg$/,
+    what: 'signed avatar images (Expires, Signature)',
+  },
+  token: {
+    method: 'POST',
+    path: '/api/oauth/access_token',
+    base: 'baseURL',
+    what: 'token endpoint: grant_type authorization_code or refresh_token',
+  },
+  revoke: {
+    method: 'POST',
+    path: '/api/oauth/revoke',
+    base: 'baseURL',
+    what: 'client revocation (RFC 7009 form: token, client_id, client_secret)',
+  },
+  profile: {
+    method: 'GET',
+    path: '/api/users/profile',
+    base: 'baseURL',
+    what: 'profile operation, scope profile: user, displayName, avatar',
+  },
+  me: {
+    method: 'GET',
+    path: '/api/v1/me',
+    base: 'baseURL',
+    what: 'demo operation, scope profile (email with email)',
+  },
+  kudosInfo: {
+    method: 'GET',
+    path: '/api/v1/kudos/info',
+    base: 'baseURL',
+    what: 'demo operation, scope read:kudos.info',
+  },
+  chainTx: {
+    method: 'GET',
+    path: '/api/cosmos/lcd/cosmos/tx/v1beta1/txs/{hash}',
+    base: 'baseURL',
+    pattern: /^\/api\/cosmos\/lcd\/cosmos\/tx\/v1beta1\/txs\/([^/]*)$/,
+    what: 'transaction lookup on the chain (Cosmos LCD)',
+  },
+} as const satisfies Record<string, EmulatorRoute>;
+
+/** The name of a route of the table. */
+export type RouteName = keyof typeof ROUTES;
+
+/** The path a route is shown with, relative to its base: `{baseURL}/oauth/access_token`. */
+export function shownPath(route: EmulatorRoute): string {
+  const path = route.base === 'baseURL' ? route.path.slice(API_PREFIX.length) : route.path;
+  return `{${route.base}}${path}`;
+}
+
+/** The route table as Markdown: what the READMEs show. */
+export function routeTableMarkdown(): string {
+  const rows = Object.values(ROUTES).map(
+    (route: EmulatorRoute) => `| \`${route.method} ${shownPath(route)}\` | ${route.what} |`,
+  );
+  return ['| route | what |', '|---|---|', ...rows].join('\n');
+}

@@ -1,0 +1,142 @@
+import { KUDOS_SCOPE_DESCRIPTIONS } from '../../scopes.js';
+import { redirectURIAllowed } from '../clients.js';
+import type { EmulatorClient } from '../emulator-options.js';
+import { issueCode } from '../grants.js';
+import { type Ctx, field, readForm, redirect, sendHtml, withQuery } from '../http.js';
+import { ROUTES } from '../route-table.js';
+import type { Router } from '../router.js';
+import { currentSession } from '../sessions.js';
+import type { EmulatorState } from '../state.js';
+import { consentPage } from '../views/auth-pages.js';
+import { errorPage } from '../views/layout.js';
+
+/** A checked authorization request. */
+export interface AuthorizationRequest {
+  client: Required<EmulatorClient>;
+  redirectURI: string;
+  scopes: string[];
+  state: string | undefined;
+}
+
+type Checked =
+  | { ok: true; request: AuthorizationRequest }
+  | { ok: false; status: number; title: string; message: string };
+
+/** Descriptions of the umbrella scopes of the hierarchy (docs/kudos-service.md#scopes), which the scope table does not list. */
+const UMBRELLA_DESCRIPTIONS: Record<string, string> = {
+  read: 'Read access to everything the other read: scopes cover',
+  write: 'Write access to everything the other write: scopes cover',
+  kudos: 'Read and write access to all kudos-related scopes',
+};
+
+function describeScope(scope: string): string {
+  return (
+    (KUDOS_SCOPE_DESCRIPTIONS as Record<string, string>)[scope] ??
+    UMBRELLA_DESCRIPTIONS[scope] ??
+    'Access named by this scope'
+  );
+}
+
+/**
+ * Checks the parameters of docs/kudos-service.md#authorization-page. Every problem is an error page, never a redirect: an
+ * unknown client or a redirect URI that is not whitelisted cannot be trusted with one.
+ */
+export function checkAuthorizationRequest(state: EmulatorState, params: URLSearchParams): Checked {
+  const clientID = field(params, 'client_id');
+  const client = clientID ? state.clients.get(clientID) : undefined;
+  if (!client) {
+    return {
+      ok: false,
+      status: 400,
+      title: 'Unknown application',
+      message: 'client_id is missing or unknown.',
+    };
+  }
+  const redirectURI = field(params, 'redirect_uri');
+  if (!redirectURI || !redirectURIAllowed(client, redirectURI)) {
+    return {
+      ok: false,
+      status: 400,
+      title: 'Invalid redirect address',
+      message: `redirect_uri is missing or not whitelisted for ${client.name}.`,
+    };
+  }
+  const responseType = params.get('response_type');
+  if (responseType !== null && responseType !== 'code') {
+    return { ok: false, status: 400, title: 'Unsupported request', message: 'response_type must be "code".' };
+  }
+  const scopes = [...new Set((field(params, 'scope') ?? '').split(' ').filter(Boolean))];
+  if (scopes.length === 0)
+    return { ok: false, status: 400, title: 'Invalid scope', message: 'scope is required.' };
+  const refused = scopes.filter((s) => !client.scopes.includes(s));
+  if (refused.length > 0) {
+    return {
+      ok: false,
+      status: 400,
+      title: 'Invalid scope',
+      message: `Scope ${refused.map((s) => `"${s}"`).join(', ')} is not whitelisted for ${client.name}.`,
+    };
+  }
+  const states = params.getAll('state');
+  if (states.length > 1)
+    return { ok: false, status: 400, title: 'Invalid request', message: 'state was given twice.' };
+  return { ok: true, request: { client, redirectURI, scopes, state: states[0] } };
+}
+
+async function showConsent(state: EmulatorState, ctx: Ctx): Promise<void> {
+  const checked = checkAuthorizationRequest(state, ctx.url.searchParams);
+  if (!checked.ok) return sendHtml(ctx.res, checked.status, errorPage(checked.title, checked.message));
+  const session = currentSession(state, ctx);
+  if (!session) {
+    return redirect(ctx.res, `/in/login?next=${encodeURIComponent(ctx.url.pathname + ctx.url.search)}`);
+  }
+  const { client, redirectURI, scopes } = checked.request;
+  const lines = scopes.map((scope) => ({ scope, description: describeScope(scope) }));
+  sendHtml(
+    ctx.res,
+    200,
+    consentPage(client, session.userId, lines, {
+      client_id: client.clientID,
+      redirect_uri: redirectURI,
+      scope: scopes.join(' '),
+      state: checked.request.state,
+      csrf: session.csrf,
+    }),
+  );
+}
+
+async function decide(state: EmulatorState, ctx: Ctx): Promise<void> {
+  const form = await readForm(ctx.req);
+  if (!form) return sendHtml(ctx.res, 400, errorPage('Invalid request', 'The form could not be read.'));
+  const session = currentSession(state, ctx);
+  if (!session || field(form, 'csrf') !== session.csrf) {
+    return sendHtml(ctx.res, 403, errorPage('Session expired', 'Log in again and retry the authorization.'));
+  }
+  const checked = checkAuthorizationRequest(state, form);
+  if (!checked.ok) return sendHtml(ctx.res, checked.status, errorPage(checked.title, checked.message));
+  const { client, redirectURI, scopes } = checked.request;
+  const decision = field(form, 'decision');
+  if (decision === 'decline') {
+    state.log(`user ${session.userId} declined ${client.clientID}`);
+    return redirect(ctx.res, withQuery(redirectURI, { error: 'denied', state: checked.request.state }));
+  }
+  if (decision !== 'accept')
+    return sendHtml(ctx.res, 400, errorPage('Invalid request', 'Choose Accept or Decline.'));
+  const code = issueCode(state, {
+    clientID: client.clientID,
+    userId: session.userId,
+    redirectURI,
+    scope: scopes,
+  });
+  state.log(`user ${session.userId} authorized ${client.clientID} for ${scopes.join(' ')}`);
+  redirect(
+    ctx.res,
+    withQuery(redirectURI, { [state.options.codeParam]: code, state: checked.request.state }),
+  );
+}
+
+/** Routes of the authorization page (docs/kudos-service.md#authorization-page). */
+export function authorizeRoutes(router: Router, state: EmulatorState): void {
+  router.on(ROUTES.authorize, (ctx) => showConsent(state, ctx));
+  router.on(ROUTES.authorizeDecision, (ctx) => decide(state, ctx));
+}

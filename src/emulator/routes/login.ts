@@ -1,0 +1,73 @@
+import { USER_ID_PATTERN } from '../emulator-options.js';
+import { type Ctx, field, readForm, redirect, sendHtml } from '../http.js';
+import { ROUTES } from '../route-table.js';
+import type { Router } from '../router.js';
+import { currentSession, endSession, safeNext, startSession } from '../sessions.js';
+import type { EmulatorState } from '../state.js';
+import { loginPage, registerPage } from '../views/auth-pages.js';
+import { errorPage } from '../views/layout.js';
+
+async function login(state: EmulatorState, ctx: Ctx): Promise<void> {
+  const form = await readForm(ctx.req);
+  if (!form) return sendHtml(ctx.res, 400, errorPage('Invalid request', 'The form could not be read.'));
+  const next = safeNext(field(form, 'next'));
+  const username = field(form, 'username') ?? '';
+  const user = state.users.get(username);
+  if (!user || user.password !== field(form, 'password')) {
+    return sendHtml(ctx.res, 401, loginPage(next, 'Wrong username or password.'));
+  }
+  startSession(state, ctx, user.id);
+  state.log(`user ${user.id} logged in`);
+  redirect(ctx.res, next);
+}
+
+async function register(state: EmulatorState, ctx: Ctx): Promise<void> {
+  const form = await readForm(ctx.req);
+  if (!form) return sendHtml(ctx.res, 400, errorPage('Invalid request', 'The form could not be read.'));
+  const next = safeNext(field(form, 'next'));
+  const values = {
+    username: field(form, 'username') ?? '',
+    displayName: (field(form, 'displayName') ?? '').trim(),
+    email: (field(form, 'email') ?? '').trim(),
+  };
+  const password = field(form, 'password') ?? '';
+  const problem = !USER_ID_PATTERN.test(values.username)
+    ? 'Username must be 2 to 39 lower-case letters, digits or "-", starting with a letter or digit.'
+    : state.users.has(values.username)
+      ? 'That username is taken.'
+      : password.length < 8
+        ? 'Password must have 8 characters or more.'
+        : values.email && !/^[^@\s]+@[^@\s]+$/.test(values.email)
+          ? 'E-mail address is not valid.'
+          : values.displayName.length > 80
+            ? 'Display name must have 80 characters or fewer.'
+            : undefined;
+  if (problem) return sendHtml(ctx.res, 400, registerPage(next, problem, values));
+  state.users.set(values.username, {
+    id: values.username,
+    password,
+    displayName: values.displayName || values.username,
+    ...(values.email ? { email: values.email } : {}),
+  });
+  startSession(state, ctx, values.username);
+  state.log(`user ${values.username} registered`);
+  redirect(ctx.res, next);
+}
+
+/** Login, registration and logout pages of the emulator's own accounts. */
+export function loginRoutes(router: Router, state: EmulatorState): void {
+  router.on(ROUTES.loginPage, (ctx) => {
+    sendHtml(ctx.res, 200, loginPage(safeNext(ctx.url.searchParams.get('next'))));
+  });
+  router.on(ROUTES.login, (ctx) => login(state, ctx));
+  router.on(ROUTES.registerPage, (ctx) => {
+    sendHtml(ctx.res, 200, registerPage(safeNext(ctx.url.searchParams.get('next'))));
+  });
+  router.on(ROUTES.register, (ctx) => register(state, ctx));
+  router.on(ROUTES.logout, async (ctx) => {
+    const form = await readForm(ctx.req);
+    const session = currentSession(state, ctx);
+    if (session && form && field(form, 'csrf') === session.csrf) endSession(state, ctx);
+    redirect(ctx.res, '/in/login');
+  });
+}

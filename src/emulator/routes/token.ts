@@ -1,0 +1,95 @@
+import { authenticateClient } from '../clients.js';
+import { issueTokens, revokeGrant, revokeToken } from '../grants.js';
+import { type Ctx, field, readForm, sendCode, sendJson } from '../http.js';
+import { ROUTES } from '../route-table.js';
+import type { Router } from '../router.js';
+import type { EmulatorState } from '../state.js';
+
+/**
+ * Plain-text codes for the cases the service was not observed to answer, in the same style as the listed ones
+ * (the original answers a single upper-case word): the emulator's choice, documented in the README.
+ */
+const INVALID_GRANT = 'INVALID_GRANT';
+const UNSUPPORTED_GRANT_TYPE = 'UNSUPPORTED_GRANT_TYPE';
+
+function exchangeCode(state: EmulatorState, ctx: Ctx, form: URLSearchParams, clientID: string): void {
+  state.counters.authorizationCodeGrants++;
+  const code = field(form, 'code') ?? '';
+  const record = state.codes.get(code);
+  if (!record || record.clientID !== clientID) return sendCode(ctx.res, 400, INVALID_GRANT);
+  if (record.used) {
+    // A replayed code ends what it issued (RFC 6749 section 4.1.2), unless a newer login replaced it.
+    const stillLive = record.refreshToken && state.refreshTokens.has(record.refreshToken);
+    if (stillLive) revokeGrant(state, record.clientID, record.userId);
+    state.log(`replayed authorization code for ${record.userId} refused`);
+    return sendCode(ctx.res, 400, INVALID_GRANT);
+  }
+  if (state.clock.now() >= record.expiresAt || field(form, 'redirect_uri') !== record.redirectURI) {
+    state.codes.delete(code);
+    return sendCode(ctx.res, 400, INVALID_GRANT);
+  }
+  record.used = true;
+  const tokens = issueTokens(state, clientID, record.userId, record.scope);
+  record.refreshToken = tokens.refresh_token;
+  state.log(`issued tokens to ${clientID} for ${record.userId} (authorization_code)`);
+  sendJson(ctx.res, 200, tokens);
+}
+
+function refresh(state: EmulatorState, ctx: Ctx, form: URLSearchParams, clientID: string): void {
+  state.counters.refreshGrants++;
+  const record = state.refreshTokens.get(field(form, 'refresh_token') ?? '');
+  if (!record || record.clientID !== clientID) return sendCode(ctx.res, 400, INVALID_GRANT);
+  const tokens = issueTokens(state, clientID, record.userId, record.scope);
+  state.log(`issued tokens to ${clientID} for ${record.userId} (refresh_token)`);
+  sendJson(ctx.res, 200, tokens);
+}
+
+/**
+ * Reads the form of a client request and authenticates the client; answers the error itself
+ * (400 BODY_PARSE_FAILED, MISSING_CLIENT_INFO or INVALID_CLIENT_CRED) and returns undefined.
+ */
+async function clientRequest(
+  state: EmulatorState,
+  ctx: Ctx,
+): Promise<{ form: URLSearchParams; clientID: string } | undefined> {
+  const form = await readForm(ctx.req);
+  const auth = form ? authenticateClient(state, form) : undefined;
+  if (!form || !auth) {
+    sendCode(ctx.res, 400, 'BODY_PARSE_FAILED');
+    return undefined;
+  }
+  if (!auth.ok) {
+    sendCode(ctx.res, 400, auth.code);
+    return undefined;
+  }
+  return { form, clientID: auth.client.clientID };
+}
+
+async function tokenEndpoint(state: EmulatorState, ctx: Ctx): Promise<void> {
+  state.counters.tokenRequests++;
+  const request = await clientRequest(state, ctx);
+  if (!request) return;
+  const { form, clientID } = request;
+  const grantType = field(form, 'grant_type');
+  if (grantType === 'authorization_code') return exchangeCode(state, ctx, form, clientID);
+  if (grantType === 'refresh_token') return refresh(state, ctx, form, clientID);
+  sendCode(ctx.res, 400, UNSUPPORTED_GRANT_TYPE);
+}
+
+async function revocationEndpoint(state: EmulatorState, ctx: Ctx): Promise<void> {
+  state.counters.revocations++;
+  const request = await clientRequest(state, ctx);
+  if (!request) return;
+  const token = field(request.form, 'token');
+  if (!token) return sendCode(ctx.res, 400, 'MISSING_TOKEN');
+  revokeToken(state, request.clientID, token);
+  // RFC 7009 section 2.2: 200 whether or not the token was known.
+  ctx.res.writeHead(200, { 'cache-control': 'no-store' });
+  ctx.res.end();
+}
+
+/** Token endpoint (docs/kudos-service.md#token-exchange, with refresh) and client revocation endpoint (RFC 7009 form). */
+export function tokenRoutes(router: Router, state: EmulatorState): void {
+  router.on(ROUTES.token, (ctx) => tokenEndpoint(state, ctx));
+  router.on(ROUTES.revoke, (ctx) => revocationEndpoint(state, ctx));
+}

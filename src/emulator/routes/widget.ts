@@ -1,0 +1,71 @@
+import { type Ctx, field, readForm, redirect, sendHtml, withQuery } from '../http.js';
+import { checkPayment, type EmulatorTransaction, type PaymentRequest, WIDGET_PARAMS } from '../payments.js';
+import { ROUTES } from '../route-table.js';
+import type { Router } from '../router.js';
+import { currentSession } from '../sessions.js';
+import type { EmulatorState } from '../state.js';
+import { errorPage } from '../views/layout.js';
+import { paymentResultPage, widgetPage } from '../views/widget-pages.js';
+
+/** Starts a payment; provided by the emulator so that tests can force outcomes. */
+export type Pay = (request: PaymentRequest) => EmulatorTransaction;
+
+function showWidget(state: EmulatorState, ctx: Ctx): void {
+  const session = currentSession(state, ctx);
+  if (!session)
+    return redirect(ctx.res, `/in/login?next=${encodeURIComponent(ctx.url.pathname + ctx.url.search)}`);
+  const checked = checkPayment(state, ctx.url.searchParams, session.userId);
+  if (!checked.ok) return sendHtml(ctx.res, 400, errorPage('Invalid payment', checked.message));
+  const { request } = checked;
+  const fields: Record<string, string | undefined> = { csrf: session.csrf };
+  for (const name of WIDGET_PARAMS) fields[name] = ctx.url.searchParams.get(name) ?? undefined;
+  sendHtml(
+    ctx.res,
+    200,
+    widgetPage(
+      {
+        payer: session.userId,
+        to: request.to,
+        amount: request.amount,
+        via: request.via,
+        fee: request.fee,
+        remarks: request.remarks,
+      },
+      fields,
+    ),
+  );
+}
+
+async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> {
+  const form = await readForm(ctx.req);
+  const session = currentSession(state, ctx);
+  if (!form || !session || field(form, 'csrf') !== session.csrf) {
+    return sendHtml(ctx.res, 403, errorPage('Session expired', 'Log in again and retry the payment.'));
+  }
+  const checked = checkPayment(state, form, session.userId);
+  if (!checked.ok) return sendHtml(ctx.res, 400, errorPage('Invalid payment', checked.message));
+  const { request } = checked;
+  if (field(form, 'decision') !== 'confirm') {
+    if (!request.redirectURI) return sendHtml(ctx.res, 200, paymentResultPage('', 'cancelled'));
+    return redirect(ctx.res, withQuery(request.redirectURI, { error: 'cancelled', state: request.state }));
+  }
+  const tx = pay(request);
+  if (request.blocking) await tx.settled; // blocking: wait for confirmation before redirecting
+  if (!request.redirectURI) return sendHtml(ctx.res, 200, paymentResultPage(tx.txHash, tx.status));
+  const values: Record<string, string | undefined> = {
+    tx_hash: tx.txHash,
+    state: request.state,
+    remarks: request.remarks,
+  };
+  if (request.blocking) {
+    values.success = String(tx.status === 'success');
+    if (tx.status !== 'success') values.error = tx.status;
+  }
+  redirect(ctx.res, withQuery(request.redirectURI, values));
+}
+
+/** The payment widget `{auth_url}/in/widget/pay` (docs/kudos-service.md#payment-widget). */
+export function widgetRoutes(router: Router, state: EmulatorState, pay: Pay): void {
+  router.on(ROUTES.widget, (ctx) => showWidget(state, ctx));
+  router.on(ROUTES.widgetConfirm, (ctx) => confirm(state, ctx, pay));
+}

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import type { EmulatorClock } from './clock.js';
+import type {
+  EmulatorAgent,
+  EmulatorClient,
+  EmulatorUser,
+  ResolvedEmulatorOptions,
+} from './emulator-options.js';
+import type { EmulatorTransaction } from './transaction.js';
+
+/** An app a user has authorized (listed on the account page). */
+export interface Grant {
+  clientID: string;
+  userId: string;
+  scope: string[];
+  grantedAt: number;
+}
+
+/** An authorization code: single use, short-lived, bound to client, redirect URI and user. */
+export interface CodeRecord {
+  clientID: string;
+  userId: string;
+  redirectURI: string;
+  scope: string[];
+  expiresAt: number;
+  used: boolean;
+  /** Refresh token issued for this code, revoked if the code is replayed (RFC 6749 section 4.1.2). */
+  refreshToken?: string;
+}
+
+/** A live refresh token. */
+export interface RefreshRecord {
+  clientID: string;
+  userId: string;
+  scope: string[];
+}
+
+/** An emulator login session (its own cookie). */
+export interface LoginSession {
+  userId: string;
+  /** Anti-CSRF token of the emulator's forms. */
+  csrf: string;
+}
+
+/** Counts of what reached the emulator, for tests (e.g. "exactly one refresh request"). */
+export interface EmulatorCounters {
+  tokenRequests: number;
+  authorizationCodeGrants: number;
+  refreshGrants: number;
+  revocations: number;
+  apiCalls: number;
+}
+
+/** Key of a client + user combination (docs/kudos-service.md#limits rule a). */
+export function grantKey(clientID: string, userId: string): string {
+  return `${clientID}\u0000${userId}`;
+}
+
+/** All in-memory state of one emulator. */
+export class EmulatorState {
+  readonly users = new Map<string, EmulatorUser>();
+  readonly clients = new Map<string, Required<EmulatorClient>>();
+  readonly agents = new Map<string, EmulatorAgent>();
+  readonly sessions = new Map<string, LoginSession>();
+  readonly codes = new Map<string, CodeRecord>();
+  readonly refreshTokens = new Map<string, RefreshRecord>();
+  /** The one live refresh token of each client + user. */
+  readonly activeRefresh = new Map<string, string>();
+  readonly grants = new Map<string, Grant>();
+  /** Access token IDs issued per client + user, so a revocation can end them too. */
+  readonly accessTokenIds = new Map<string, Set<string>>();
+  readonly revokedAccessTokenIds = new Set<string>();
+  readonly counters: EmulatorCounters = {
+    tokenRequests: 0,
+    authorizationCodeGrants: 0,
+    refreshGrants: 0,
+    revocations: 0,
+    apiCalls: 0,
+  };
+  readonly transactions = new Map<string, EmulatorTransaction>();
+  readonly jwtSecret: string;
+  /** Set by close(): nothing new is started after it. */
+  closed = false;
+  /** Origin the emulator listens on; set once listening. */
+  origin = '';
+
+  constructor(
+    readonly options: ResolvedEmulatorOptions,
+    readonly clock: EmulatorClock,
+  ) {
+    this.jwtSecret = options.jwtSecret ?? randomBytes(32).toString('base64url');
+    for (const user of options.users) this.users.set(user.id, user);
+    for (const client of options.clients) this.clients.set(client.clientID, client);
+    for (const agent of options.agents) this.agents.set(agent.id, agent);
+  }
+
+  /** `{auth_url}` of this emulator. */
+  get authURL(): string {
+    return this.origin;
+  }
+
+  /** `{base_url}` of this emulator. */
+  get baseURL(): string {
+    return `${this.origin}/api`;
+  }
+
+  /** Logs one line; never called with secrets or tokens. */
+  log(line: string): void {
+    this.options.log(`[kudos-emulator] ${line}`);
+  }
+}

@@ -1,0 +1,156 @@
+import http from 'node:http';
+import https from 'node:https';
+import { type EmulatorTransaction, notificationBody, type TxStatus } from './payments.js';
+import type { EmulatorState } from './state.js';
+
+/** One attempt to deliver one notification. */
+export interface WebhookDelivery {
+  /** Same for every attempt of one notification. */
+  notificationId: number;
+  agentId: string;
+  txHash: string;
+  /** `tx.status` in the notification. */
+  txStatus: TxStatus;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** HTTP status the agent answered; undefined when it did not answer. */
+  responseStatus: number | undefined;
+  /** Why the attempt failed without an answer (e.g. `ECONNREFUSED`, `timeout`). */
+  error: string | undefined;
+  /** Epoch milliseconds (real time) of the attempt. */
+  at: number;
+  /** The JSON body sent. */
+  body: string;
+  /** Delay before the next attempt; undefined when this one succeeded or was the last. */
+  retryInMs: number | undefined;
+}
+
+/** Test switches for the shape of deliveries (docs/kudos-service.md#notifications shows no ordering or retry rules). */
+export interface WebhookMode {
+  /** Send every notification twice, at once. */
+  duplicate: boolean;
+  /** Also send a `pending` notification when the payment is created, before the final one. */
+  pendingFirst: boolean;
+  /** Send the final status first, then a `pending` notification. */
+  outOfOrder: boolean;
+}
+
+function describeFailure(error: Error): string {
+  return 'code' in error && typeof error.code === 'string' ? error.code : error.message;
+}
+
+/**
+ * Sends notifications to agents' webhooks. Non-2xx answers and failures are retried with a
+ * doubling delay (`retryDelayMs`, then 2x, 4x...) up to `attempts` attempts in all.
+ */
+export class WebhookSender {
+  readonly deliveries: WebhookDelivery[] = [];
+  readonly mode: WebhookMode = { duplicate: false, pendingFirst: false, outOfOrder: false };
+  private nextId = 1;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly state: EmulatorState,
+    private readonly timers: Set<NodeJS.Timeout>,
+  ) {}
+
+  /** Reacts to a transaction event: decides which notifications to send, per the mode. */
+  onTransaction(tx: EmulatorTransaction, event: 'created' | 'settled'): void {
+    const agentId = tx.request.via;
+    const url = agentId ? this.state.agents.get(agentId)?.webhookURL : undefined;
+    if (!agentId || !url) return; // without via, or without a webhook set up: no notification (docs/kudos-service.md#notifications)
+    const statuses: TxStatus[] =
+      event === 'created'
+        ? this.mode.pendingFirst && !this.mode.outOfOrder
+          ? ['pending']
+          : []
+        : this.mode.outOfOrder
+          ? [tx.status, 'pending']
+          : [tx.status];
+    for (const status of statuses) {
+      const body = JSON.stringify(notificationBody(tx, status));
+      const copies = this.mode.duplicate ? 2 : 1;
+      for (let i = 0; i < copies; i++)
+        this.track(this.deliver(agentId, url, tx.txHash, status, body, this.nextId++, 1));
+    }
+  }
+
+  /** Resolves when no delivery is in flight or waiting for a retry. */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  private track(promise: Promise<void>): void {
+    this.inFlight.add(promise);
+    promise.finally(() => this.inFlight.delete(promise)).catch(() => undefined);
+  }
+
+  private async deliver(
+    agentId: string,
+    url: string,
+    hash: string,
+    txStatus: TxStatus,
+    body: string,
+    notificationId: number,
+    attempt: number,
+  ): Promise<void> {
+    const result = await this.post(url, body);
+    const ok =
+      result.responseStatus !== undefined && result.responseStatus >= 200 && result.responseStatus < 300;
+    const { attempts, retryDelayMs } = this.state.options.webhook;
+    const retryInMs = ok || attempt >= attempts ? undefined : retryDelayMs * 2 ** (attempt - 1);
+    const at = Date.now();
+    this.deliveries.push({
+      notificationId,
+      agentId,
+      txHash: hash,
+      txStatus,
+      attempt,
+      ...result,
+      at,
+      body,
+      retryInMs,
+    });
+    // Only the agent and the outcome are logged: the webhook URL may carry the agent's secret.
+    this.state.log(
+      `webhook to ${agentId} (${txStatus}) attempt ${attempt}: ${result.responseStatus ?? result.error ?? 'failed'}`,
+    );
+    if (retryInMs === undefined) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        resolve();
+      }, retryInMs);
+      this.timers.add(timer);
+    });
+    if (this.state.closed) return;
+    await this.deliver(agentId, url, hash, txStatus, body, notificationId, attempt + 1);
+  }
+
+  private post(url: string, body: string): Promise<Pick<WebhookDelivery, 'responseStatus' | 'error'>> {
+    const target = new URL(url);
+    const transport = target.protocol === 'https:' ? https : http;
+    return new Promise((resolve) => {
+      const req = transport.request(
+        target,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'user-agent': 'kudos-emulator-webhook/1',
+          },
+          timeout: this.state.options.webhook.timeoutMs,
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ responseStatus: res.statusCode, error: undefined }));
+          res.on('error', (error) => resolve({ responseStatus: undefined, error: describeFailure(error) }));
+        },
+      );
+      req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'timeout' })));
+      req.on('error', (error) => resolve({ responseStatus: undefined, error: describeFailure(error) }));
+      req.end(body);
+    });
+  }
+}

@@ -1,0 +1,259 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
+import { CookieClient, locationOf } from '../helpers/cookie-client.js';
+import { formFields, passAuthorization } from '../helpers/emulator-user.js';
+
+const CLIENT = {
+  clientID: 'shop',
+  clientSecret: 'shop-secret',
+  name: 'The Shop',
+  redirectURIs: ['http://127.0.0.1/callback', 'https://shop.example/cb'],
+  scopes: ['profile', 'email', 'read:kudos.info'],
+};
+
+describe('emulator authorization page (docs/kudos-service.md#authorization-page)', () => {
+  let kudos: KudosEmulator;
+  let client: CookieClient;
+
+  function authorizeURL(params: Record<string, string>): string {
+    return `${kudos.authURL}/in/oauth/?${new URLSearchParams(params)}`;
+  }
+  const good = {
+    client_id: 'shop',
+    scope: 'profile email',
+    redirect_uri: 'http://127.0.0.1:4567/callback',
+    state: 's1',
+  };
+
+  async function errorPage(url: string, title: string, message: RegExp): Promise<void> {
+    const res = await client.get(url);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    const html = await res.text();
+    expect(html).toContain(`<h1>${title}</h1>`);
+    expect(html).toMatch(message);
+  }
+
+  beforeEach(async () => {
+    kudos = await startKudosEmulator({ clients: [CLIENT] });
+    client = new CookieClient();
+  });
+  afterEach(() => kudos.close());
+
+  it('listens on 127.0.0.1 with a free port and derives its URLs from it', () => {
+    expect(kudos.authURL).toBe(`http://127.0.0.1:${kudos.port}`);
+    expect(kudos.baseURL).toBe(`http://127.0.0.1:${kudos.port}/api`);
+    expect(kudos.port).toBeGreaterThan(0);
+  });
+
+  it('sends a user who is not logged in to the login page, and back after login', async () => {
+    const res = await client.get(authorizeURL(good));
+    expect(res.status).toBe(302);
+    const login = locationOf(res, kudos.authURL);
+    expect(login.pathname).toBe('/in/login');
+    const page = await client.get(login);
+    const html = await page.text();
+    expect(html).toContain('name="username"');
+    expect(html).toContain('name="password"');
+    expect(html).toContain('/in/register');
+    const done = await client.postForm(`${kudos.authURL}/in/login`, {
+      username: 'alice',
+      password: 'wonderland',
+      next: login.searchParams.get('next') ?? '',
+    });
+    expect(done.headers.get('set-cookie')).toMatch(
+      /^kudos_emulator_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax/,
+    );
+    expect(locationOf(done, kudos.authURL).toString()).toBe(authorizeURL(good));
+  });
+
+  it('answers a wrong password with the login page again and 401', async () => {
+    const res = await client.postForm(`${kudos.authURL}/in/login`, {
+      username: 'alice',
+      password: 'nope',
+      next: '/in/account',
+    });
+    expect(res.status).toBe(401);
+    expect(await res.text()).toContain('Wrong username or password.');
+  });
+
+  it('never continues to an address outside the emulator after login', async () => {
+    const res = await client.postForm(`${kudos.authURL}/in/login`, {
+      username: 'alice',
+      password: 'wonderland',
+      next: '//evil.example/in/x',
+    });
+    expect(res.headers.get('location')).toBe('/in/account');
+  });
+
+  it('shows the client name and each requested scope with its description, with Accept and Decline', async () => {
+    await client.postForm(`${kudos.authURL}/in/login`, {
+      username: 'alice',
+      password: 'wonderland',
+      next: '/in/account',
+    });
+    const res = await client.get(authorizeURL({ ...good, scope: 'profile email read:kudos.info' }));
+    const html = await res.text();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(html).toContain('<span id="client-name">The Shop</span>');
+    expect(html).toContain('<code>profile</code>: Basic public user information');
+    expect(html).toContain('<code>email</code>: Access to the user&#39;s e-mail address');
+    expect(html).toContain(
+      '<code>read:kudos.info</code>: Read the user&#39;s kudos-given authors, content suggestions, and similar',
+    );
+    expect(html).toContain('value="accept">Accept</button>');
+    expect(html).toContain('value="decline">Decline</button>');
+  });
+
+  it('redirects an accepted consent to redirect_uri with the code and state', async () => {
+    const res = await passAuthorization(client, authorizeURL(good));
+    expect(res.status).toBe(302);
+    const back = locationOf(res);
+    expect(`${back.origin}${back.pathname}`).toBe('http://127.0.0.1:4567/callback');
+    expect(back.searchParams.get('code')).toMatch(/^[\w-]{43}$/);
+    expect(back.searchParams.get('state')).toBe('s1');
+  });
+
+  it('redirects a declined consent with error=denied and the state, and no code', async () => {
+    const res = await passAuthorization(client, authorizeURL(good), { decision: 'decline' });
+    const back = locationOf(res);
+    expect(back.searchParams.get('error')).toBe('denied');
+    expect(back.searchParams.get('state')).toBe('s1');
+    expect(back.searchParams.has('code')).toBe(false);
+  });
+
+  it.each(['auth_code', 'authorization_code'] as const)(
+    'names the code parameter "%s" when configured',
+    async (name) => {
+      await kudos.close();
+      kudos = await startKudosEmulator({ clients: [CLIENT], codeParam: name });
+      const back = locationOf(await passAuthorization(client, authorizeURL(good)));
+      expect(back.searchParams.get(name)).toMatch(/^[\w-]{43}$/);
+      expect(back.searchParams.has('code')).toBe(false);
+    },
+  );
+
+  it('skips the password on a second authorization (its own session cookie)', async () => {
+    await passAuthorization(client, authorizeURL(good));
+    const second = await client.get(authorizeURL({ ...good, state: 's2' }));
+    expect(second.status).toBe(200);
+    expect(await second.text()).toContain('<strong id="current-user">alice</strong>');
+  });
+
+  it('registers a new account and continues to the consent page as that user', async () => {
+    const start = locationOf(await client.get(authorizeURL(good)), kudos.authURL);
+    const res = await client.postForm(`${kudos.authURL}/in/register`, {
+      username: 'carol-new',
+      password: 'long-enough',
+      displayName: 'Carol',
+      email: 'carol@example.test',
+      next: start.searchParams.get('next') ?? '',
+    });
+    expect(res.status).toBe(302);
+    const consent = await client.get(locationOf(res, kudos.authURL));
+    expect(await consent.text()).toContain('<strong id="current-user">carol-new</strong>');
+  });
+
+  it.each([
+    [{ username: 'Bad Name', password: 'long-enough' }, 'Username must be'],
+    [{ username: 'alice', password: 'long-enough' }, 'That username is taken.'],
+    [{ username: 'dave', password: 'short' }, 'Password must have 8 characters or more.'],
+    [{ username: 'dave', password: 'long-enough', email: 'not-an-address' }, 'E-mail address is not valid.'],
+  ])('refuses a bad registration %j with 400 and the reason', async (form, message) => {
+    const res = await client.postForm(`${kudos.authURL}/in/register`, { next: '/in/account', ...form });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain(message);
+  });
+
+  it('shows an error page, never a redirect, for an unknown client', async () => {
+    await errorPage(
+      authorizeURL({ ...good, client_id: 'nobody' }),
+      'Unknown application',
+      /client_id is missing or unknown/,
+    );
+    await errorPage(
+      authorizeURL({ scope: 'profile', redirect_uri: good.redirect_uri }),
+      'Unknown application',
+      /unknown/,
+    );
+  });
+
+  it('shows an error page for a redirect_uri that is not whitelisted, or missing', async () => {
+    for (const redirect of [
+      'https://evil.example/callback',
+      'http://127.0.0.1:4567/other',
+      'http://127.0.0.2/callback',
+    ]) {
+      await errorPage(
+        authorizeURL({ ...good, redirect_uri: redirect }),
+        'Invalid redirect address',
+        /not whitelisted for The Shop/,
+      );
+    }
+    const { redirect_uri: _omitted, ...noRedirect } = good;
+    await errorPage(authorizeURL(noRedirect), 'Invalid redirect address', /missing/);
+  });
+
+  it('shows an error page for a scope that is not whitelisted for the client, or no scope', async () => {
+    await errorPage(
+      authorizeURL({ ...good, scope: 'profile write:kudos.button' }),
+      'Invalid scope',
+      /Scope &quot;write:kudos.button&quot; is not whitelisted for The Shop/,
+    );
+    await errorPage(authorizeURL({ ...good, scope: '' }), 'Invalid scope', /scope is required/);
+  });
+
+  it('shows an error page for an unsupported response_type', async () => {
+    await errorPage(
+      authorizeURL({ ...good, response_type: 'token' }),
+      'Unsupported request',
+      /response_type/,
+    );
+  });
+
+  it('refuses a consent form without the session CSRF token', async () => {
+    await client.postForm(`${kudos.authURL}/in/login`, {
+      username: 'alice',
+      password: 'wonderland',
+      next: '/in/account',
+    });
+    const page = await client.get(authorizeURL(good));
+    const fields = formFields(await page.text(), '/in/oauth/');
+    const res = await client.postForm(`${kudos.authURL}/in/oauth/`, {
+      ...fields,
+      csrf: 'forged',
+      decision: 'accept',
+    });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('location')).toBeNull();
+  });
+
+  it('answers 404 NOT_FOUND and 405 with Allow in plain text', async () => {
+    const missing = await client.get(`${kudos.authURL}/nowhere`);
+    expect([missing.status, await missing.text()]).toEqual([404, 'NOT_FOUND']);
+    const wrong = await client.request(`${kudos.baseURL}/oauth/access_token`, { method: 'GET' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('POST');
+  });
+
+  it('shows its endpoints and accounts on its home page', async () => {
+    const html = await (await client.get(kudos.authURL)).text();
+    expect(html).toContain(`${kudos.baseURL}/oauth/access_token`);
+    expect(html).toContain('The Shop');
+  });
+
+  it('checks its options with TypeErrors naming the option', async () => {
+    await expect(startKudosEmulator({ codeParam: 'token' as never })).rejects.toThrow(
+      '"codeParam" must be one of',
+    );
+    await expect(startKudosEmulator({ users: [{ id: 'Not Valid', password: 'x' }] })).rejects.toThrow(
+      'users[0].id',
+    );
+    await expect(
+      startKudosEmulator({ clients: [{ clientID: 'c', clientSecret: 's', redirectURIs: ['nope'] }] }),
+    ).rejects.toThrow('clients[0].redirectURIs');
+    await expect(startKudosEmulator({ agents: [{ id: 'a', webhookURL: 'x' }] })).rejects.toThrow(TypeError);
+  });
+});

@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+// The command as installed: the built bin of package.json (npm test builds before testing).
+const CLI = join(process.cwd(), 'dist/cjs/emulator/cli.js');
+
+function run(args: string[]): { child: ChildProcess; output: Promise<string>; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout?.on('data', (c: Buffer) => {
+    text += c.toString();
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    text += c.toString();
+  });
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const output = new Promise<string>((resolve) => {
+    const check = () => (text.includes('users:') ? resolve(text) : undefined);
+    child.stdout?.on('data', check);
+    exit.then(() => resolve(text));
+  });
+  return { child, output, exit };
+}
+
+describe('kudos-emulator command', () => {
+  const children: ChildProcess[] = [];
+  beforeAll(() => {
+    expect(existsSync(CLI), 'run npm run build first').toBe(true);
+  });
+  afterEach(() => {
+    for (const child of children.splice(0)) child.kill('SIGTERM');
+  });
+
+  it('starts with the demo client and users, prints its URLs and credentials, and serves them', async () => {
+    const started = run(['--port', '0', '--quiet']);
+    children.push(started.child);
+    const text = await started.output;
+    const authURL = /authURL:\s+(\S+)/.exec(text)?.[1] ?? '';
+    expect(authURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(text).toContain(`baseURL:  ${authURL}/api`);
+    expect(text).toContain('kudos-demo-client / kudos-demo-secret');
+    expect(text).toContain('alice / wonderland');
+    const home = await fetch(authURL);
+    expect(home.status).toBe(200);
+    started.child.kill('SIGTERM');
+    expect(await started.exit).toBe(0);
+  });
+
+  it('takes clients, users and agents from flags', async () => {
+    const started = run([
+      '--port=0',
+      '--client',
+      'shop:shh:http://127.0.0.1/cb',
+      '--user',
+      'zoe:zoe-password',
+      '--agent',
+      'zoe=http://127.0.0.1:9/hook',
+      '--code-param',
+      'auth_code',
+    ]);
+    children.push(started.child);
+    const text = await started.output;
+    expect(text).toContain('clients:  shop / shh');
+    expect(text).toContain('users:    zoe / zoe-password');
+  });
+
+  it('takes a JSON config file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kudos-cli-'));
+    const file = join(dir, 'kudos.json');
+    writeFileSync(file, JSON.stringify({ users: [{ id: 'yan', password: 'yan-password' }] }));
+    const started = run(['--port', '0', '--config', file]);
+    children.push(started.child);
+    expect(await started.output).toContain('users:    yan / yan-password');
+  });
+
+  it.each([
+    [['--bogus'], "Unknown option '--bogus'"],
+    [['--port', 'x'], '--port must be 0 to 65535'],
+    [['--user', 'nocolon'], '--user must look like A:B'],
+    [['--config', '/nonexistent.json'], 'cannot read config file /nonexistent.json'],
+    [['--port', '0', '--code-param', 'token'], '"codeParam" must be one of'],
+  ])('refuses %j with a message and no stack trace', async (args, message) => {
+    const started = run(args);
+    const text = await started.output;
+    expect(await started.exit).not.toBe(0);
+    expect(text).toContain(message);
+    expect(text).not.toMatch(/\n\s+at /);
+  });
+
+  it('prints its usage with --help', async () => {
+    const started = run(['--help']);
+    expect(await started.output).toContain('Usage: kudos-emulator [options]');
+    expect(await started.exit).toBe(0);
+  });
+});
