@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
  * @property {string} agentID           KUDOS_AGENT_ID: the example's agent account, used as `via`
  * @property {string} webhookSecret     KUDOS_WEBHOOK_SECRET (default: random per process)
  * @property {string | undefined} chainURL  KUDOS_CHAIN_URL: the chain's REST (LCD) interface (default: {KUDOS_BASE_URL}/cosmos/lcd)
- * @property {string} tipReceiver       TIP_RECEIVER: who receives tips (default bob)
+ * @property {string} tipReceiver       TIP_RECEIVER: who receives tips (default bobby)
  * @property {string | undefined} redisURL  REDIS_URL: share sessions, webhook dedupe and tokens through Redis
  * @property {number | undefined} emulatorPort  KUDOS_EMULATOR_PORT (default: a free port)
  * @property {boolean} trustProxy       TRUST_PROXY=1 behind a TLS-terminating proxy
@@ -52,7 +52,7 @@ export function readConfig(env = process.env) {
     agentID: env.KUDOS_AGENT_ID ?? 'kudos-example-agent',
     webhookSecret: env.KUDOS_WEBHOOK_SECRET ?? random(),
     chainURL: env.KUDOS_CHAIN_URL,
-    tipReceiver: env.TIP_RECEIVER ?? 'bob',
+    tipReceiver: env.TIP_RECEIVER ?? 'bobby',
     redisURL: env.REDIS_URL,
     emulatorPort: env.KUDOS_EMULATOR_PORT === undefined ? undefined : Number(env.KUDOS_EMULATOR_PORT),
     trustProxy: env.TRUST_PROXY === '1',

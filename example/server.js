@@ -8,7 +8,7 @@ try {
   console.log(`\nKudos example app: ${example.url}`);
   if (example.emulator) {
     console.log(`Kudos emulator:    ${example.authURL}`);
-    console.log('Demo users:        alice / wonderland, bob / builder');
+    console.log('Demo users:        alice / wonderland, bobby / builder');
   }
   if (!example.config.sessionSecretGiven)
     console.log('(SESSION_SECRET not set: sessions end when the app restarts)');

@@ -53,6 +53,12 @@ export async function startExample(env = process.env, { log = () => undefined } 
     config.agentID,
     `http://${loopback}:${port}/webhooks/kudos?token=${config.webhookSecret}`,
   );
+  // ...and the example's tip page on the agent's payment redirect whitelist: the widget sends the
+  // payer back only to an address on it (exact match), as the real service does.
+  emulator?.setPaymentRedirectURIs(config.agentID, [
+    `http://localhost:${port}/tip/done`,
+    `http://127.0.0.1:${port}/tip/done`,
+  ]);
   return {
     url: `http://localhost:${port}`,
     port,

@@ -127,13 +127,15 @@ export class KudosStrategy extends OAuth2Strategy {
   /**
    * Gets a new token set with a refresh token (`grant_type=refresh_token` at `refreshURL`, by
    * default the token endpoint, as in RFC 6749 section 6), with the same time limit and errors
-   * as the login. Keeps the old refresh token when the answer has none. Store the result before
-   * using it: the old refresh token is dead once a new one is issued (docs/kudos-service.md#limits rule a).
+   * as the login. Keeps the old refresh token when the answer has none or repeats it (the service
+   * keeps refresh tokens, docs/kudos-service.md#refresh-and-revocation), and the user and scope of
+   * `previous` when the answer lacks them. Store the result before using it: when a new refresh
+   * token is issued, the old one is dead (docs/kudos-service.md#limits rule a).
    *
    * @throws KudosTokenError `reauth_required` (401) when the service refuses the refresh token
    */
-  refresh(refreshToken: string): Promise<KudosTokenSet> {
-    return refreshTokenSet(this._kudos, refreshToken);
+  refresh(refreshToken: string, previous?: KudosTokenSet): Promise<KudosTokenSet> {
+    return refreshTokenSet(this._kudos, refreshToken, previous);
   }
 
   /**

@@ -41,11 +41,34 @@ function checkOptionalString(json: Record<string, unknown>, field: string): void
  * naming the offending field, so that nobody is ever logged in without a user id.
  */
 export function validateTokenResponse(json: unknown): KudosTokenResponse {
+  return validateAnswer(json, ['access_token', 'user']) as KudosTokenResponse;
+}
+
+/**
+ * A refresh answer: like a token response, but it may lack `user` and the profile fields, and may
+ * repeat the refresh token (observed, docs/kudos-service.md#refresh-and-revocation).
+ */
+export interface KudosRefreshResponse {
+  user?: string;
+  displayName?: string;
+  avatar?: string;
+  refresh_token?: string;
+  access_token: string;
+  [field: string]: unknown;
+}
+
+/** Narrows a parsed refresh answer: `access_token` is required, the rest checked when present. */
+export function validateRefreshResponse(json: unknown): KudosRefreshResponse {
+  return validateAnswer(json, ['access_token']) as KudosRefreshResponse;
+}
+
+function validateAnswer(json: unknown, required: readonly string[]): Record<string, unknown> {
   if (!isRecord(json)) {
     throw invalid('token response must be a JSON object');
   }
   const record = json as Record<string, unknown>;
-  for (const field of ['access_token', 'user']) {
+  if (!required.includes('user')) checkOptionalString(record, 'user');
+  for (const field of required) {
     const value = record[field];
     if (typeof value !== 'string' || value === '') {
       throw invalid(`token response "${field}" must be a non-empty string`);
@@ -56,5 +79,5 @@ export function validateTokenResponse(json: unknown): KudosTokenResponse {
   if (expiresIn !== undefined && (typeof expiresIn !== 'number' || !(expiresIn > 0))) {
     throw invalid('token response "expires_in" must be a positive number when present');
   }
-  return record as KudosTokenResponse;
+  return record;
 }

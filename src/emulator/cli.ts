@@ -22,7 +22,10 @@ const USAGE = `Usage: kudos-emulator [options]
   --config FILE         JSON file with { clients, users, agents, codeParam, ... }
   --client ID:SECRET:REDIRECT_URI   a client (repeatable; replaces the demo client)
   --user ID:PASSWORD    a user (repeatable; replaces the demo users)
-  --agent ID=WEBHOOK_URL  an agent whose webhook is set up (repeatable)
+  --agent ID=WEBHOOK_URL  an agent whose webhook is set up (repeatable; user:password@ in the URL
+                        sends Authorization: Basic)
+  --payment-redirect ID=URI  adds URI to the payment redirect whitelist of agent or user ID
+                        (repeatable; the widget redirects only to whitelisted URIs)
   --code-param NAME     code, auth_code or authorization_code (default code)
   --quiet               do not log requests
   --help                this text`;
@@ -61,6 +64,7 @@ function parse(argv: string[]): KudosEmulatorOptions | undefined {
       client: { type: 'string', multiple: true },
       user: { type: 'string', multiple: true },
       agent: { type: 'string', multiple: true },
+      'payment-redirect': { type: 'string', multiple: true },
       'code-param': { type: 'string' },
       quiet: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -97,8 +101,27 @@ function parse(argv: string[]): KudosEmulatorOptions | undefined {
     });
     options.agents = [...(options.agents ?? []), ...agents];
   }
+  for (const spec of values['payment-redirect'] ?? []) addPaymentRedirect(options, spec);
   if (!values.quiet) options.log = (line) => console.log(line);
   return options;
+}
+
+/** `--payment-redirect ID=URI`: whitelists URI for payments via agent ID, or to user ID without via. */
+function addPaymentRedirect(options: KudosEmulatorOptions, spec: string): void {
+  const [id, uri] = splitOnce(spec, '=', '--payment-redirect');
+  if (!URL.canParse(uri)) throw new UsageError(`--payment-redirect ${id}=... needs an absolute URL`);
+  const agent = options.agents?.find((a) => a.id === id);
+  if (agent) {
+    agent.paymentRedirectURIs = [...(agent.paymentRedirectURIs ?? []), uri];
+    return;
+  }
+  options.users = (options.users ?? DEMO_USERS).map((u) => ({ ...u }));
+  const user = options.users.find((u) => u.id === id);
+  if (!user)
+    throw new UsageError(
+      `--payment-redirect ${id}=...: no agent or user "${id}" (give --agent or --user first)`,
+    );
+  user.paymentRedirectURIs = [...(user.paymentRedirectURIs ?? []), uri];
 }
 
 async function main(): Promise<void> {

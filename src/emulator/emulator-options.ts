@@ -10,24 +10,40 @@ export interface EmulatorClient {
   redirectURIs: string[];
   /** Whitelisted scopes. Default: every documented scope, plus `read`, `write` and `kudos`. */
   scopes?: string[];
+  /** Scopes granted when a request names none (`profile` is always added). Default `['profile']`. */
+  defaultScopes?: string[];
 }
 
 /** A user account of the emulator. */
 export interface EmulatorUser {
-  /** User ID: a short lower-case handle (letters, digits, `-`). */
+  /** User ID: 5 to 20 of `a-z`, `0-9`, `-` and `_`, as the service's (docs/kudos-service.md#observed-values). */
   id: string;
   password: string;
   displayName?: string;
   email?: string;
+  /**
+   * Where the payment widget may send a payer back after paying this user without `via`
+   * (exact match). None: a payment with a `redirect_uri` shows `AGENT_NOT_SETUP_PAYMENT_REDIRECT`.
+   */
+  paymentRedirectURIs?: string[];
 }
 
 /** An agent account whose webhook the operator has set up (docs/kudos-service.md#notifications). */
 export interface EmulatorAgent {
   /** The agent's user ID, as given in the widget's `via` parameter. */
   id: string;
-  /** Where notifications are POSTed. */
+  /** Where notifications are POSTed; `https://user:password@...` sends `Authorization: Basic`. */
   webhookURL?: string;
+  /**
+   * The agent's payment redirect whitelist: where the widget may send a payer back after a payment
+   * `via` this agent (exact match). None: a payment with a `redirect_uri` shows
+   * `AGENT_NOT_SETUP_PAYMENT_REDIRECT`; a URI not on it, `REDIRECT_URI_NOT_WHITELIST`.
+   */
+  paymentRedirectURIs?: string[];
 }
+
+/** How refresh answers treat the refresh token (the interface is silent; see the README). */
+export type RefreshTokenMode = 'reuse' | 'rotate';
 
 /** Name of the code parameter on the redirect back to the app (docs/kudos-service.md#authorization-page item 3). */
 export type CodeParam = 'code' | 'auth_code' | 'authorization_code';
@@ -40,7 +56,7 @@ export interface KudosEmulatorOptions {
   host?: string;
   /** OAuth clients; default: the demo client. */
   clients?: EmulatorClient[];
-  /** Users; default: `alice` / `wonderland` and `bob` / `builder`. */
+  /** Users; default: `alice` / `wonderland` and `bobby` / `builder`. */
   users?: EmulatorUser[];
   /** Agents with webhooks; default none. */
   agents?: EmulatorAgent[];
@@ -48,8 +64,21 @@ export interface KudosEmulatorOptions {
   codeParam?: CodeParam;
   /** Lifetime of an authorization code in seconds; default 60. */
   codeLifetimeSeconds?: number;
-  /** Lifetime of a signed avatar URL in seconds; default 3600. */
+  /**
+   * Lifetime of a signed avatar URL in seconds. Default: none, and every avatar URL carries the
+   * observed far-future expiry `Expires=2430432000` (2047), as the service's do.
+   */
   avatarLifetimeSeconds?: number;
+  /**
+   * Refresh answers: `reuse` (default, observed: the same refresh token comes back and keeps
+   * working) or `rotate` (a new refresh token each time, ending the old one). Either way a new
+   * sign-in issues a new refresh token and ends the older one (rule a).
+   */
+  refreshTokens?: RefreshTokenMode;
+  /** A user who already authorized a client goes straight back with a code (observed). Default true. */
+  skipConsentWhenAuthorized?: boolean;
+  /** Revocation also ends the access tokens at once. Default false (observed: they work until `exp`). */
+  revokeEndsAccessTokens?: boolean;
   /** Milliseconds from payment confirmation to `success`; default 200. */
   paymentDelayMs?: number;
   /** Webhook delivery: attempts in all (default 5), first retry delay (default 500 ms, doubling), per-attempt timeout (default 5000 ms). */
@@ -75,11 +104,14 @@ export const DEMO_CLIENT: EmulatorClient = {
 /** The demo users used when no users are configured. */
 export const DEMO_USERS: EmulatorUser[] = [
   { id: 'alice', password: 'wonderland', displayName: 'Alice Liddell', email: 'alice@kudos.example' },
-  { id: 'bob', password: 'builder', displayName: 'Bob Builder', email: 'bob@kudos.example' },
+  { id: 'bobby', password: 'builder', displayName: 'Bob Builder', email: 'bobby@kudos.example' },
 ];
 
-/** User IDs the service accepts: short lower-case handles (docs/kudos-service.md#observed-values). */
-export const USER_ID_PATTERN = /^[a-z0-9][a-z0-9-]{1,38}$/;
+/** User IDs the service accepts (docs/kudos-service.md#observed-values). */
+export const USER_ID_PATTERN = /^[a-z0-9-_]{5,20}$/;
+
+/** The far-future expiry every observed avatar URL carried (epoch seconds, 2047). */
+export const OBSERVED_AVATAR_EXPIRES = 2_430_432_000;
 
 /** Options after defaults and checks. */
 export interface ResolvedEmulatorOptions {
@@ -90,7 +122,10 @@ export interface ResolvedEmulatorOptions {
   agents: EmulatorAgent[];
   codeParam: CodeParam;
   codeLifetimeSeconds: number;
-  avatarLifetimeSeconds: number;
+  avatarLifetimeSeconds: number | undefined;
+  refreshTokens: RefreshTokenMode;
+  skipConsentWhenAuthorized: boolean;
+  revokeEndsAccessTokens: boolean;
   paymentDelayMs: number;
   webhook: { attempts: number; retryDelayMs: number; timeoutMs: number };
   jwtSecret: string | undefined;
@@ -109,6 +144,25 @@ function positive(value: unknown, name: string, fallback: number, allowZero = fa
   return value;
 }
 
+function checkURIs(value: unknown, name: string): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value) || !value.every((u) => typeof u === 'string' && URL.canParse(u))) {
+    fail(`${name} must be an array of absolute URLs`);
+  }
+}
+
+function flag(value: unknown, name: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') fail(`"${name}" must be true or false`);
+  return value;
+}
+
+function oneOf<T extends string>(value: unknown, name: string, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!allowed.includes(value as T)) fail(`"${name}" must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
 /** Checks the options and applies the defaults. Throws `TypeError` naming the bad option. */
 export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): ResolvedEmulatorOptions {
   const codeParam = options.codeParam ?? 'code';
@@ -123,20 +177,35 @@ export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): Reso
     if (!Array.isArray(c.redirectURIs) || !c.redirectURIs.every((u) => URL.canParse(u))) {
       fail(`clients[${i}].redirectURIs must be an array of absolute URLs`);
     }
-    return { name: c.clientID, scopes: [...DEFAULT_CLIENT_SCOPES], ...c } as Required<EmulatorClient>;
+    for (const name of ['scopes', 'defaultScopes'] as const) {
+      const list = c[name];
+      if (list !== undefined && (!Array.isArray(list) || !list.every((x) => typeof x === 'string' && x))) {
+        fail(`clients[${i}].${name} must be an array of scope names`);
+      }
+    }
+    return {
+      name: c.clientID,
+      scopes: [...DEFAULT_CLIENT_SCOPES],
+      defaultScopes: ['profile'],
+      ...c,
+    } as Required<EmulatorClient>;
   });
   const users = (options.users ?? DEMO_USERS).map((u, i) => {
     if (!u || typeof u.id !== 'string' || !USER_ID_PATTERN.test(u.id)) {
-      fail(`users[${i}].id must be a lower-case handle (letters, digits, "-")`);
+      fail(
+        `users[${i}].id ${JSON.stringify(u?.id)} must be 5 to 20 characters of a-z, 0-9, "-" and "_", as the service's user IDs`,
+      );
     }
     if (typeof u.password !== 'string' || !u.password)
       fail(`users[${i}].password must be a non-empty string`);
+    checkURIs(u.paymentRedirectURIs, `users[${i}].paymentRedirectURIs`);
     return { ...u };
   });
   const agents = (options.agents ?? []).map((a, i) => {
     if (!a || typeof a.id !== 'string' || !a.id) fail(`agents[${i}].id must be a non-empty string`);
     if (a.webhookURL !== undefined && !URL.canParse(a.webhookURL))
       fail(`agents[${i}].webhookURL must be an absolute URL`);
+    checkURIs(a.paymentRedirectURIs, `agents[${i}].paymentRedirectURIs`);
     return { ...a };
   });
   const port = positive(options.port, 'port', 0, true);
@@ -148,7 +217,13 @@ export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): Reso
     agents,
     codeParam,
     codeLifetimeSeconds: positive(options.codeLifetimeSeconds, 'codeLifetimeSeconds', 60),
-    avatarLifetimeSeconds: positive(options.avatarLifetimeSeconds, 'avatarLifetimeSeconds', 3600),
+    avatarLifetimeSeconds:
+      options.avatarLifetimeSeconds === undefined
+        ? undefined
+        : positive(options.avatarLifetimeSeconds, 'avatarLifetimeSeconds', 0),
+    refreshTokens: oneOf(options.refreshTokens, 'refreshTokens', ['reuse', 'rotate'] as const, 'reuse'),
+    skipConsentWhenAuthorized: flag(options.skipConsentWhenAuthorized, 'skipConsentWhenAuthorized', true),
+    revokeEndsAccessTokens: flag(options.revokeEndsAccessTokens, 'revokeEndsAccessTokens', false),
     paymentDelayMs: positive(options.paymentDelayMs, 'paymentDelayMs', 200, true),
     webhook: {
       attempts: positive(options.webhook?.attempts, 'webhook.attempts', 5),

@@ -39,8 +39,23 @@ export interface AuthorizeArguments {
   state?: string;
 }
 
-/** Arguments of {@link KudosEmulator.pay}: a widget payment, made without a browser. */
-export interface PayArguments extends PaymentRequest {
+/** Arguments of {@link KudosEmulator.pay}: a widget payment, made without a browser, checked as the widget checks it. */
+export interface PayArguments {
+  /** Payer user ID. */
+  from: string;
+  /** Receiver user ID, or several. */
+  to: string | readonly string[];
+  /** Tokens (decimal string), or one per receiver. */
+  amount: string | readonly string[];
+  /** Agent user ID. */
+  via?: string;
+  /** Extra tokens to the agent (needs `via`). */
+  fee?: string;
+  remarks?: string;
+  state?: string;
+  /** Must be on the agent's (or receiver's) payment redirect whitelist. */
+  redirectURI?: string;
+  blocking?: boolean;
   /** Final status to force; default `success`. */
   outcome?: PaymentOutcome;
 }
@@ -73,6 +88,11 @@ export interface KudosEmulator {
   setNextPaymentOutcome(outcome: PaymentOutcome): void;
   /** Sets up (or removes) an agent's webhook: the operator's job in the real service. */
   setWebhook(agentId: string, webhookURL: string | undefined): void;
+  /**
+   * Sets the payment redirect whitelist of an agent (payments `via` it) or, when no agent has the
+   * ID, of a user (payments to them without `via`): the operator's job in the real service.
+   */
+  setPaymentRedirectURIs(id: string, uris: readonly string[]): void;
   /** Registers another client. */
   addClient(client: EmulatorClient): void;
   /** Registers another user. */
@@ -170,13 +190,19 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
       return { code, redirectURL: withQuery(redirectURI, { [resolved.codeParam]: code, state: args.state }) };
     },
     revokeAsUser: (userId, clientID) => revokeGrant(state, clientID, userId),
-    pay({ outcome, ...request }) {
+    pay({ outcome, from, to, amount, redirectURI, blocking, ...rest }) {
       const params = new URLSearchParams();
-      for (const [name, value] of Object.entries({ ...request, redirect_uri: request.redirectURI })) {
-        if (value !== undefined && name !== 'from' && name !== 'redirectURI') params.set(name, String(value));
-      }
-      if (!state.users.has(request.from)) throw new Error('pay(): "from" must name an existing user.');
-      const checked = checkPayment(state, params, request.from);
+      const values = {
+        ...rest,
+        to: [to].flat().join(','),
+        amount: [amount].flat().join(','),
+        redirect_uri: redirectURI,
+      };
+      for (const [name, value] of Object.entries(values))
+        if (value !== undefined) params.set(name, String(value));
+      if (blocking) params.set('blocking', 'true');
+      if (!state.users.has(from)) throw new Error('pay(): "from" must name an existing user.');
+      const checked = checkPayment(state, params, from);
       if (!checked.ok) throw new Error(`pay(): ${checked.message}`);
       return pay(checked.request, outcome);
     },
@@ -186,7 +212,14 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
     setWebhook(agentId, webhookURL) {
       if (webhookURL !== undefined && !URL.canParse(webhookURL))
         throw new TypeError('setWebhook(): not an absolute URL');
-      state.agents.set(agentId, { id: agentId, webhookURL });
+      state.agents.set(agentId, { ...state.agents.get(agentId), id: agentId, webhookURL });
+    },
+    setPaymentRedirectURIs(id, uris) {
+      if (!uris.every((u) => URL.canParse(u)))
+        throw new TypeError('setPaymentRedirectURIs(): not absolute URLs');
+      const owner = state.agents.get(id) ?? state.users.get(id);
+      if (!owner) throw new TypeError(`setPaymentRedirectURIs(): no agent or user "${id}"`);
+      owner.paymentRedirectURIs = [...uris];
     },
     addClient(client) {
       const [checked] = resolveEmulatorOptions({ clients: [client] }).clients;

@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { ACCESS_TOKEN_LIFETIME_S } from '../token-response.js';
+import { OBSERVED_AVATAR_EXPIRES } from './emulator-options.js';
 import { opaqueToken } from './ids.js';
 import { type AccessTokenClaims, signJwt, verifyJwt } from './jwt.js';
 import { type EmulatorState, grantKey } from './state.js';
@@ -20,7 +21,8 @@ export function avatarSignature(state: EmulatorState, userId: string, expires: n
 
 /** A signed avatar URL of `userId`, valid for the emulator's avatar lifetime. */
 export function avatarURL(state: EmulatorState, userId: string): string {
-  const expires = state.clock.nowSeconds() + state.options.avatarLifetimeSeconds;
+  const lifetime = state.options.avatarLifetimeSeconds;
+  const expires = lifetime === undefined ? OBSERVED_AVATAR_EXPIRES : state.clock.nowSeconds() + lifetime;
   const signature = avatarSignature(state, userId, expires);
   return `${state.origin}/avatars/${encodeURIComponent(userId)}.svg?Expires=${expires}&Signature=${signature}`;
 }
@@ -48,22 +50,28 @@ export function issueCode(
 
 /**
  * Issues an access token and a refresh token for a client + user. Issuing a new refresh token ends
- * the previous one of the same client + user (docs/kudos-service.md#limits rule a).
+ * the previous one of the same client + user (docs/kudos-service.md#limits rule a). With `keep`, the
+ * given refresh token is answered again instead (a refresh in `refreshTokens: 'reuse'` mode).
  */
 export function issueTokens(
   state: EmulatorState,
   clientID: string,
   userId: string,
   scope: string[],
+  keep?: string,
 ): EmulatorTokenResponse {
   const user = state.users.get(userId);
   if (!user) throw new Error('issueTokens: unknown user');
   const key = grantKey(clientID, userId);
-  const previous = state.activeRefresh.get(key);
-  if (previous) state.refreshTokens.delete(previous);
-  const refreshToken = opaqueToken();
-  state.refreshTokens.set(refreshToken, { clientID, userId, scope });
-  state.activeRefresh.set(key, refreshToken);
+  let refreshToken = keep;
+  if (refreshToken === undefined) {
+    const previous = state.activeRefresh.get(key);
+    if (previous) state.refreshTokens.delete(previous);
+    refreshToken = opaqueToken();
+    state.refreshTokens.set(refreshToken, { clientID, userId, scope });
+    state.activeRefresh.set(key, refreshToken);
+  }
+  const host = new URL(state.origin).host; // aud and iss are the service's host name (observed)
 
   const iat = state.clock.nowSeconds();
   const claims: AccessTokenClaims = {
@@ -72,8 +80,8 @@ export function issueTokens(
     azp: clientID,
     iat,
     exp: iat + ACCESS_TOKEN_LIFETIME_S,
-    aud: state.baseURL,
-    iss: state.authURL,
+    aud: host,
+    iss: host,
     jti: randomUUID(),
   };
   const ids = state.accessTokenIds.get(key) ?? new Set<string>();
@@ -88,20 +96,27 @@ export function issueTokens(
   };
 }
 
-/** Ends every token of a client + user: the user revoked the app (docs/kudos-service.md#limits rule b). */
+/**
+ * The user revoked the app (docs/kudos-service.md#limits rule b): ends its refresh token and the
+ * grant. Its access tokens keep working until they expire, as observed, unless
+ * `revokeEndsAccessTokens` is set.
+ */
 export function revokeGrant(state: EmulatorState, clientID: string, userId: string): boolean {
   const key = grantKey(clientID, userId);
   const refresh = state.activeRefresh.get(key);
   if (refresh) state.refreshTokens.delete(refresh);
   state.activeRefresh.delete(key);
-  for (const id of state.accessTokenIds.get(key) ?? []) state.revokedAccessTokenIds.add(id);
+  if (state.options.revokeEndsAccessTokens) {
+    for (const id of state.accessTokenIds.get(key) ?? []) state.revokedAccessTokenIds.add(id);
+  }
   state.accessTokenIds.delete(key);
   return state.grants.delete(key);
 }
 
 /**
- * The client revokes a token (docs/kudos-service.md#limits rule c): a refresh token ends with the access tokens of
- * its grant (RFC 7009 section 2.1); an access token ends alone. Unknown tokens are ignored.
+ * The client revokes a token (docs/kudos-service.md#limits rule c): a refresh token ends its grant
+ * (see {@link revokeGrant}); an access token ends only with `revokeEndsAccessTokens` (observed:
+ * access tokens are checked by signature and `exp` alone). Unknown tokens are ignored.
  */
 export function revokeToken(state: EmulatorState, clientID: string, token: string): void {
   const refresh = state.refreshTokens.get(token);
@@ -110,7 +125,9 @@ export function revokeToken(state: EmulatorState, clientID: string, token: strin
     return;
   }
   const claims = verifyJwt(token, state.jwtSecret);
-  if (claims && claims.azp === clientID) state.revokedAccessTokenIds.add(claims.jti);
+  if (claims && claims.azp === clientID && state.options.revokeEndsAccessTokens) {
+    state.revokedAccessTokenIds.add(claims.jti);
+  }
 }
 
 /** Result of checking a bearer token. */
@@ -118,10 +135,20 @@ export type BearerCheck =
   | { ok: true; claims: AccessTokenClaims }
   | { ok: false; status: 401; code: 'LOGIN_NEEDED' | 'TOKEN_EXPIRED' };
 
-/** Checks an `Authorization: Bearer` header (docs/kudos-service.md#errors: 401 LOGIN_NEEDED or TOKEN_EXPIRED). */
-export function checkBearer(state: EmulatorState, header: string | undefined): BearerCheck {
+/**
+ * Checks the access token of an API call: `Authorization: Bearer <token>` (exact casing) or, as
+ * observed, an `access_token` query parameter (docs/kudos-service.md#authenticated-api). Answers
+ * 401 `LOGIN_NEEDED` or `TOKEN_EXPIRED` (docs/kudos-service.md#errors).
+ */
+export function checkBearer(
+  state: EmulatorState,
+  header: string | undefined,
+  query: URLSearchParams,
+): BearerCheck {
   const match = /^Bearer ([\w-]+\.[\w-]+\.[\w-]+)$/.exec(header ?? '');
-  const claims = match?.[1] ? verifyJwt(match[1], state.jwtSecret) : undefined;
+  const queried = query.getAll('access_token');
+  const token = match?.[1] ?? (queried.length === 1 ? queried[0] : undefined);
+  const claims = token ? verifyJwt(token, state.jwtSecret) : undefined;
   if (!claims || state.revokedAccessTokenIds.has(claims.jti))
     return { ok: false, status: 401, code: 'LOGIN_NEEDED' };
   if (state.clock.nowSeconds() >= claims.exp) return { ok: false, status: 401, code: 'TOKEN_EXPIRED' };

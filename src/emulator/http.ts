@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isRecord } from '../guards.js';
 import { BodyTooLargeError, readCapped } from '../read-capped.js';
 
 /** One request as the emulator's handlers see it. */
@@ -52,6 +53,44 @@ export async function readForm(req: IncomingMessage): Promise<URLSearchParams | 
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Reads the fields of a token or revocation request the way the service does (observed,
+ * docs/kudos-service.md#token-exchange): a form body, a JSON object body, or none at all, with the
+ * query string filling any field the body does not have. Undefined when the body cannot be parsed.
+ */
+export async function readClientRequest(
+  req: IncomingMessage,
+  query: URLSearchParams,
+): Promise<URLSearchParams | undefined> {
+  let body: Buffer;
+  try {
+    body = await readBody(req);
+  } catch {
+    return undefined;
+  }
+  let fields: URLSearchParams;
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+    const type = mediaType(req);
+    if (text.trim() === '') fields = new URLSearchParams();
+    else if (type === 'application/x-www-form-urlencoded') fields = new URLSearchParams(text);
+    else if (type === 'application/json') {
+      const json: unknown = JSON.parse(text);
+      if (!isRecord(json)) return undefined;
+      fields = new URLSearchParams();
+      for (const [name, value] of Object.entries(json)) {
+        if (typeof value === 'string') fields.append(name, value);
+        else if (typeof value === 'number' || typeof value === 'boolean') fields.append(name, String(value));
+        else return undefined;
+      }
+    } else return undefined;
+  } catch {
+    return undefined;
+  }
+  for (const [name, value] of query) if (!fields.has(name)) fields.append(name, value);
+  return fields;
 }
 
 /** The one value of a form or query field; undefined when absent or given more than once. */

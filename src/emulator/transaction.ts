@@ -7,22 +7,26 @@ export type PaymentOutcome = 'success' | 'fail' | 'timeout';
 /** Transaction status (docs/kudos-service.md#notifications). */
 export type TxStatus = 'pending' | PaymentOutcome;
 
-/** What the payment widget was asked to do (docs/kudos-service.md#payment-widget). */
+/** A checked widget payment (docs/kudos-service.md#payment-widget). */
 export interface PaymentRequest {
   /** Payer user ID. */
   from: string;
-  /** Receiver user ID. */
-  to: string;
-  /** Whole tokens, decimal string. */
-  amount: string;
+  /** Receiver user IDs, one or more. */
+  to: string[];
+  /** Whole tokens for each receiver, as decimal strings (`0.5` allowed), in the order of `to`. */
+  amounts: string[];
   /** Agent user ID. */
   via?: string;
-  /** Extra whole tokens to the agent. */
+  /** Extra tokens to the agent, as given (decimal string). */
   fee?: string;
-  remarks?: string;
+  /** The memo: as given, or `kudos pay` (+ ` via <agent>`), cut to 255 characters. */
+  remarks: string;
   state?: string;
   redirectURI?: string;
-  blocking?: boolean;
+  /** Any non-empty `blocking` value counts as set (observed). */
+  blocking: boolean;
+  /** The widget's parameters exactly as given, for the notification's metadata. */
+  given: Readonly<Record<string, string>>;
 }
 
 /** A transaction of the emulator's chain. */

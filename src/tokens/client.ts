@@ -8,7 +8,8 @@ import type { KudosTokenSet } from './token-set.js';
 
 /** What the client needs of a strategy: a way to refresh, and the API's address. `KudosStrategy` has both. */
 export interface KudosRefresher {
-  refresh(refreshToken: string): Promise<KudosTokenSet>;
+  /** Refreshes; `previous` is the token set being replaced (its user and scope are kept when the answer lacks them). */
+  refresh(refreshToken: string, previous?: KudosTokenSet): Promise<KudosTokenSet>;
   /** `{base_url}` of the API, used when the client is given no `baseURL`. */
   readonly baseURL?: string | undefined;
 }
@@ -115,7 +116,7 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
         if (latest && latest.accessToken !== stale.accessToken && fresh(latest)) return latest;
         const refreshToken = (latest ?? stale).refreshToken;
         if (!refreshToken) throw reauth('no refresh token is stored for this user: sign in again');
-        const next = await strategy.refresh(refreshToken);
+        const next = await strategy.refresh(refreshToken, latest ?? stale);
         await tokens.set(userId, next); // persisted before use: the old refresh token is dead now
         return next;
       })

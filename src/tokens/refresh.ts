@@ -1,7 +1,8 @@
 import { KudosError, KudosTokenError } from '../errors.js';
+import { validateRefreshResponse } from '../token-response.js';
 import { postForm } from './post-form.js';
 import { errorAnswer, requestTokens, secretsOf } from './token-request.js';
-import { type KudosTokenSet, toTokenSet } from './token-set.js';
+import { type KudosTokenSet, readJwtClaims, toTokenSet } from './token-set.js';
 
 /** What refresh and revocation need of a strategy's configuration. */
 export interface TokenEndpointConfig {
@@ -39,12 +40,16 @@ function asReauth(error: unknown): unknown {
 
 /**
  * Exchanges a refresh token for a new token set (`grant_type=refresh_token`, RFC 6749 section 6).
- * When the answer carries no new refresh token, the old one is kept. A refresh token the service
- * refuses yields `KudosTokenError` with code `reauth_required` (status 401).
+ * The answer may repeat the refresh token or carry none (the old one is kept), and may lack the
+ * user and profile fields the sign-in answer had (docs/kudos-service.md#refresh-and-revocation):
+ * the user then comes from the access token's `user` claim or from `previous`, and so does the
+ * scope when the token does not say. A refresh token the service refuses yields `KudosTokenError`
+ * with code `reauth_required` (status 401).
  */
 export async function refreshTokenSet(
   config: TokenEndpointConfig,
   refreshToken: string,
+  previous?: KudosTokenSet,
 ): Promise<KudosTokenSet> {
   if (typeof refreshToken !== 'string' || refreshToken === '') {
     throw new TypeError('refresh() requires the refresh token, a non-empty string');
@@ -55,10 +60,22 @@ export async function refreshTokenSet(
     client_id: config.clientID,
     client_secret: config.clientSecret,
   };
-  const response = await requestTokens(config.refreshURL, form, config.timeout).catch((error: unknown) => {
+  const response = await requestTokens(
+    config.refreshURL,
+    form,
+    config.timeout,
+    validateRefreshResponse,
+  ).catch((error: unknown) => {
     throw asReauth(error);
   });
-  const tokens = toTokenSet(response, config.scope);
+  const user = response.user ?? readJwtClaims(response.access_token).user ?? previous?.user;
+  if (user === undefined) {
+    throw new KudosTokenError('refresh answer names no user, and no earlier token set was given', {
+      code: 'invalid_token_response',
+      status: 502,
+    });
+  }
+  const tokens = toTokenSet({ ...response, user }, previous?.scope ?? config.scope);
   return tokens.refreshToken ? tokens : { ...tokens, refreshToken };
 }
 

@@ -55,7 +55,11 @@ export function errorAnswer(response: FormResponse, secrets: readonly string[]):
  * Interprets a token endpoint answer: a 2xx JSON token response is validated and returned;
  * anything else becomes a `KudosTokenError`. Values of `secrets` never appear in the error.
  */
-export function interpretTokenAnswer(response: FormResponse, secrets: readonly string[]): KudosTokenResponse {
+export function interpretTokenAnswer<T = KudosTokenResponse>(
+  response: FormResponse,
+  secrets: readonly string[],
+  validate: (json: unknown) => T = validateTokenResponse as (json: unknown) => T,
+): T {
   if (response.status < 200 || response.status >= 300) throw errorAnswer(response, secrets);
   const json = readJson(response.body);
   if (json === undefined) {
@@ -70,7 +74,7 @@ export function interpretTokenAnswer(response: FormResponse, secrets: readonly s
   if (isObjectLike(json) && 'error' in json && !('access_token' in json)) {
     throw errorAnswer(response, secrets);
   }
-  return validateTokenResponse(json);
+  return validate(json);
 }
 
 /**
@@ -78,11 +82,12 @@ export function interpretTokenAnswer(response: FormResponse, secrets: readonly s
  * Rejects with `KudosTokenError`: the service's code, `timeout`, `network_error` or
  * `invalid_token_response`.
  */
-export async function requestTokens(
+export async function requestTokens<T = KudosTokenResponse>(
   endpoint: string,
   form: Record<string, string>,
   timeoutMs: number,
-): Promise<KudosTokenResponse> {
+  validate?: (json: unknown) => T,
+): Promise<T> {
   const response = await postForm(endpoint, form, timeoutMs);
-  return interpretTokenAnswer(response, secretsOf(form));
+  return interpretTokenAnswer(response, secretsOf(form), validate);
 }

@@ -21,10 +21,12 @@ export interface KudosTokenSet {
 export interface ReadableClaims {
   exp?: number;
   scope?: string[];
+  /** The user ID, which the service's access tokens carry. */
+  user?: string;
 }
 
 /**
- * Reads `exp` and `scope` from an access token that is a JWT (docs/kudos-service.md#observed-values). The token stays opaque
+ * Reads `exp`, `scope` and `user` from an access token that is a JWT (docs/kudos-service.md#observed-values). The token stays opaque
  * otherwise: nothing is verified, and anything unreadable is ignored.
  */
 export function readJwtClaims(token: string): ReadableClaims {
@@ -38,7 +40,8 @@ export function readJwtClaims(token: string): ReadableClaims {
   }
   if (!isObjectLike(payload)) return {};
   const claims: ReadableClaims = {};
-  const { exp, scope } = payload as Record<string, unknown>;
+  const { exp, scope, user } = payload as Record<string, unknown>;
+  if (typeof user === 'string' && user !== '') claims.user = user;
   if (typeof exp === 'number' && Number.isFinite(exp) && exp > 0) claims.exp = exp;
   if (Array.isArray(scope) && scope.every((s) => typeof s === 'string')) claims.scope = scope;
   else if (typeof scope === 'string') claims.scope = scope.split(' ').filter(Boolean);

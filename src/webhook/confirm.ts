@@ -27,6 +27,7 @@ export interface CosmosConfirmerOptions {
 }
 
 const MSG_SEND = '/cosmos.bank.v1beta1.MsgSend';
+const MSG_MULTI_SEND = '/cosmos.bank.v1beta1.MsgMultiSend';
 
 function unavailable(message: string, cause?: unknown): KudosWebhookError {
   return new KudosWebhookError('confirmation_unavailable', message, undefined, cause);
@@ -38,12 +39,45 @@ function messagesOf(body: Json): Json[] {
   return Array.isArray(txBody.messages) ? txBody.messages.filter(isObject) : [];
 }
 
-function paysAmount(message: Json, amount: string, denom: string): boolean {
-  const coins = Array.isArray(message.amount) ? message.amount.filter(isObject) : [];
-  return coins.some((coin) => coin.denom === denom && coin.amount === amount);
+function hasCoin(coins: unknown, amount: string, denom: string): boolean {
+  return (
+    Array.isArray(coins) &&
+    coins.filter(isObject).some((coin) => coin.denom === denom && coin.amount === amount)
+  );
 }
 
-/** Checks a looked-up transaction against the notification; pure. */
+function listOf(value: unknown): Json[] {
+  return Array.isArray(value) ? value.filter(isObject) : [];
+}
+
+/**
+ * Whether a bank message pays `address` the `amount` from `from`: a `MsgSend`, or a `MsgMultiSend`
+ * (a payment with an agent fee or to several receivers, docs/kudos-service.md#payment-widget) whose
+ * inputs include the payer and whose outputs give the receiver its own amount.
+ */
+function pays(message: Json, from: string, address: string, amount: string, denom: string): boolean {
+  if (message['@type'] === MSG_SEND) {
+    return (
+      message.from_address === from &&
+      message.to_address === address &&
+      hasCoin(message.amount, amount, denom)
+    );
+  }
+  if (message['@type'] === MSG_MULTI_SEND) {
+    return (
+      listOf(message.inputs).some((input) => input.address === from) &&
+      listOf(message.outputs).some(
+        (output) => output.address === address && hasCoin(output.coins, amount, denom),
+      )
+    );
+  }
+  return false;
+}
+
+/**
+ * Checks a looked-up transaction against the notification; pure. Each of `receivers` must be a
+ * receiver of the notification, paid its own amount on chain by the payer.
+ */
 export function checkChainTransaction(
   body: unknown,
   notification: KudosNotification,
@@ -58,24 +92,28 @@ export function checkChainTransaction(
   if (typeof response.txhash !== 'string' || response.txhash.toUpperCase() !== notification.tx.txHash) {
     return { confirmed: false, reason: 'transaction hash differs' };
   }
-  const { amount, denom } = notification.tx.amount;
-  const paid = messagesOf(body).some(
-    (m) =>
-      m['@type'] === MSG_SEND &&
-      typeof m.to_address === 'string' &&
-      receivers.includes(m.to_address) &&
-      m.from_address === notification.tx.from &&
-      paysAmount(m, amount, denom),
-  );
-  return paid
-    ? { confirmed: true }
-    : { confirmed: false, reason: 'no bank transfer of the notified amount to the receiver' };
+  const { tx } = notification;
+  const total = tx.amounts.reduce((sum, a) => sum + a.value, 0n);
+  if (tx.amounts.length !== tx.to.length || total !== tx.amount.value) {
+    return { confirmed: false, reason: "the notification's amounts do not add up to its amount" };
+  }
+  const messages = messagesOf(body);
+  for (const address of receivers) {
+    const index = tx.to.indexOf(address);
+    const owed = tx.amounts[index];
+    if (!owed) return { confirmed: false, reason: 'the notification does not pay the expected receiver' };
+    if (!messages.some((m) => pays(m, tx.from, address, owed.amount, owed.denom))) {
+      return { confirmed: false, reason: 'no bank transfer of the notified amount to the receiver' };
+    }
+  }
+  return { confirmed: true };
 }
 
 /**
  * A confirmer that looks the transaction up on the chain's REST interface and checks that it
- * succeeded (`code` 0) in a block (`height` > 0) with the same hash, and that a bank `MsgSend`
- * from the payer pays the expected receiver the notified amount and denom.
+ * succeeded (`code` 0) in a block (`height` > 0) with the same hash, and that a bank `MsgSend` or
+ * `MsgMultiSend` from the payer pays the expected receiver (default: every receiver of the
+ * notification) its notified amount and denom.
  *
  * Only `success` notifications are looked up; others are not confirmed (nothing is paid yet).
  * A transaction the chain does not know yet, or a lookup that fails, throws: the receiver then

@@ -1,6 +1,12 @@
 import { isObjectLike, isRecord } from '../guards.js';
 import { KudosWebhookError } from './errors.js';
-import type { KudosNotification, KudosPaymentMetadata, KudosTransaction, KudosTxStatus } from './types.js';
+import type {
+  KudosAmount,
+  KudosNotification,
+  KudosPaymentMetadata,
+  KudosTransaction,
+  KudosTxStatus,
+} from './types.js';
 
 /** Keys that never reach application objects (prototype pollution). */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -96,31 +102,63 @@ function timestamp(record: Json, key: string, path: string): number {
   return value;
 }
 
-function parseAmount(value: unknown): KudosTransaction['amount'] {
+function parseAmount(value: unknown, path: string): KudosAmount {
   if (!isObject(value)) {
-    throw new KudosWebhookError(
-      'invalid_field',
-      `"tx.amount" must be an object, not ${typeName(value)}`,
-      'tx.amount',
-    );
+    throw new KudosWebhookError('invalid_field', `"${path}" must be an object, not ${typeName(value)}`, path);
   }
-  const amount = required(value, 'amount', 'tx.amount.amount');
+  const amount = required(value, 'amount', `${path}.amount`);
   if (typeof amount !== 'string' || amount.length > MAX_AMOUNT_DIGITS || !AMOUNT.test(amount)) {
     throw new KudosWebhookError(
       'invalid_amount',
-      `"tx.amount.amount" must be a positive integer string of plain digits without leading zeros, at most ${MAX_AMOUNT_DIGITS} long`,
-      'tx.amount.amount',
+      `"${path}.amount" must be a positive integer string of plain digits without leading zeros, at most ${MAX_AMOUNT_DIGITS} long`,
+      `${path}.amount`,
     );
   }
-  const denom = text(value, 'denom', 'tx.amount.denom');
+  const denom = text(value, 'denom', `${path}.denom`);
   if (denom.length > MAX_TEXT) {
     throw new KudosWebhookError(
       'invalid_field',
-      `"tx.amount.denom" is longer than ${MAX_TEXT}`,
-      'tx.amount.denom',
+      `"${path}.denom" is longer than ${MAX_TEXT}`,
+      `${path}.denom`,
     );
   }
   return { amount, value: BigInt(amount), denom };
+}
+
+/**
+ * `tx.amount`: one amount, or (a payment to several receivers, observed) one per receiver of `to`,
+ * all in one denom. Answers the amounts and their total.
+ */
+function parseAmounts(value: unknown, receivers: number): { amount: KudosAmount; amounts: KudosAmount[] } {
+  if (!Array.isArray(value)) {
+    const amount = parseAmount(value, 'tx.amount');
+    if (receivers !== 1) {
+      throw new KudosWebhookError(
+        'invalid_field',
+        '"tx.amount" must be an array with one amount per receiver of "tx.to"',
+        'tx.amount',
+      );
+    }
+    return { amount, amounts: [amount] };
+  }
+  if (value.length !== receivers) {
+    throw new KudosWebhookError(
+      'invalid_field',
+      '"tx.amount" must have one amount per receiver of "tx.to"',
+      'tx.amount',
+    );
+  }
+  const amounts = value.map((item, i) => parseAmount(item, `tx.amount[${i}]`));
+  const denom = amounts[0]?.denom ?? '';
+  if (!amounts.every((a) => a.denom === denom)) {
+    throw new KudosWebhookError(
+      'invalid_field',
+      '"tx.amount" must use one denom for every receiver',
+      'tx.amount',
+    );
+  }
+  const total = amounts.reduce((sum, a) => sum + a.value, 0n);
+  return { amount: { amount: total.toString(), value: total, denom }, amounts };
 }
 
 function parseTx(value: unknown): KudosTransaction {
@@ -143,18 +181,27 @@ function parseTx(value: unknown): KudosTransaction {
     );
   }
   const remarks = value.remarks === undefined ? '' : text(value, 'remarks', 'tx.remarks', true);
+  const to = textOrList(value, 'to', 'tx.to');
+  const toId = textOrList(value, 'toId', 'tx.toId');
+  if (toId.length !== to.length) {
+    throw new KudosWebhookError(
+      'invalid_field',
+      '"tx.toId" must name one user per address of "tx.to"',
+      'tx.toId',
+    );
+  }
   return {
     from: text(value, 'from', 'tx.from'),
     fromId: text(value, 'fromId', 'tx.fromId'),
-    to: textOrList(value, 'to', 'tx.to'),
-    toId: textOrList(value, 'toId', 'tx.toId'),
+    to,
+    toId,
     ts: timestamp(value, 'ts', 'tx.ts'),
     completeTs: timestamp(value, 'completeTs', 'tx.completeTs'),
     txHash: txHash.toUpperCase(),
     remarks,
     status: status as KudosTxStatus,
     type: text(value, 'type', 'tx.type'),
-    amount: parseAmount(required(value, 'amount', 'tx.amount')),
+    ...parseAmounts(required(value, 'amount', 'tx.amount'), to.length),
   };
 }
 
@@ -187,8 +234,11 @@ function parseMetadata(value: unknown): KudosPaymentMetadata {
     const v = pick(key);
     if (isStringList(v)) metadata[key] = v;
   }
+  // The widget's value as given (observed: the string "true"); like the service, any non-empty
+  // value counts as set. The value as sent stays in `raw`.
   const blocking = pick('blocking');
   if (typeof blocking === 'boolean') metadata.blocking = blocking;
+  else if (typeof blocking === 'string') metadata.blocking = blocking !== '';
   return metadata;
 }
 

@@ -35,7 +35,8 @@ export interface KudosRawTx {
   status: KudosTxStatus;
   /** Only `cosmosTransfer` is shown; any non-empty string is accepted. */
   type: string;
-  amount: KudosRawAmount;
+  /** One amount, or one per receiver when `to` is an array (observed). */
+  amount: KudosRawAmount | KudosRawAmount[];
 }
 
 /** `metadata.kudosPay` as in the sample event (docs/kudos-service.md#notifications). */
@@ -58,7 +59,8 @@ export interface KudosRawMetadata {
   agentFee?: string;
   redirectUri?: string;
   remarks?: string;
-  blocking?: boolean;
+  /** As the widget was given it: observed as a string (`"true"`). */
+  blocking?: boolean | string;
   state?: string;
   [key: string]: unknown;
 }
@@ -81,9 +83,14 @@ export interface KudosAmount {
 
 /** Normalized transaction: receivers always as arrays, the amount with its exact `bigint`. */
 export interface KudosTransaction extends Omit<KudosRawTx, 'to' | 'toId' | 'amount'> {
+  /** Receiver wallet addresses, one per receiver (a single one as a list of one). */
   to: string[];
+  /** Receiver user IDs, in the order of `to`. */
   toId: string[];
+  /** The total paid to the receivers (one receiver: its amount). */
   amount: KudosAmount;
+  /** What each receiver gets, in the order of `to`. */
+  amounts: KudosAmount[];
 }
 
 /**

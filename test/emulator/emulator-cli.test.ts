@@ -55,7 +55,7 @@ describe('kudos-emulator command', () => {
       '--client',
       'shop:shh:http://127.0.0.1/cb',
       '--user',
-      'zoe:zoe-password',
+      'zoe-z:zoe-password',
       '--agent',
       'zoe=http://127.0.0.1:9/hook',
       '--code-param',
@@ -64,16 +64,16 @@ describe('kudos-emulator command', () => {
     children.push(started.child);
     const text = await started.output;
     expect(text).toContain('clients:  shop / shh');
-    expect(text).toContain('users:    zoe / zoe-password');
+    expect(text).toContain('users:    zoe-z / zoe-password');
   });
 
   it('takes a JSON config file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kudos-cli-'));
     const file = join(dir, 'kudos.json');
-    writeFileSync(file, JSON.stringify({ users: [{ id: 'yan', password: 'yan-password' }] }));
+    writeFileSync(file, JSON.stringify({ users: [{ id: 'yan-user', password: 'yan-password' }] }));
     const started = run(['--port', '0', '--config', file]);
     children.push(started.child);
-    expect(await started.output).toContain('users:    yan / yan-password');
+    expect(await started.output).toContain('users:    yan-user / yan-password');
   });
 
   it.each([

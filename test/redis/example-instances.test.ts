@@ -143,7 +143,7 @@ describe('two example-app processes behind one address, sharing Redis', () => {
     const sink = await startWebhookSink();
     try {
       kudos.setWebhook(AGENT, sink.url);
-      const tx = kudos.pay({ from: 'alice', to: 'bob', amount: '2', via: AGENT });
+      const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: AGENT });
       await kudos.idle();
       const body = JSON.stringify(sink.received[0]?.body);
       const answers = await Promise.all(
@@ -186,7 +186,7 @@ describe('two example-app processes behind one address, sharing Redis', () => {
   it('Redis stopped, then restarted: clear errors while down, no lost or doubled notifications, normal after', async () => {
     const sink = await startWebhookSink();
     kudos.setWebhook(AGENT, sink.url);
-    const earlier = kudos.pay({ from: 'bob', to: 'alice', amount: '1', via: AGENT });
+    const earlier = kudos.pay({ from: 'bobby', to: 'alice', amount: '1', via: AGENT });
     await kudos.idle();
     const earlierBody = JSON.stringify(sink.received[0]?.body);
     await sink.close();
@@ -194,7 +194,7 @@ describe('two example-app processes behind one address, sharing Redis', () => {
 
     await redis.stop();
     kudos.setWebhook(AGENT, `http://127.0.0.1:${b.port}/webhooks/kudos?token=${WEBHOOK_SECRET}`);
-    const during = kudos.pay({ from: 'alice', to: 'bob', amount: '3', via: AGENT });
+    const during = kudos.pay({ from: 'alice', to: 'bobby', amount: '3', via: AGENT });
     await expect
       .poll(() => kudos.deliveries.filter((d) => d.txHash === during.txHash).length, { timeout: 5000 })
       .toBeGreaterThan(0);

@@ -13,7 +13,7 @@ describe('emulator widget: a redirect_uri that looks like a URL but does not par
     sink = await startWebhookSink();
     kudos = await startKudosEmulator({
       users: PAYMENT_USERS,
-      agents: [{ id: 'shop-agent', webhookURL: sink.url }],
+      agents: [{ id: 'shop-agent', webhookURL: sink.url, paymentRedirectURIs: ['https://shop.example/'] }],
       paymentDelayMs: 5,
     });
     await browser.postForm(`${kudos.authURL}/in/login`, {
@@ -31,7 +31,7 @@ describe('emulator widget: a redirect_uri that looks like a URL but does not par
     '%s: a 400 page when the widget opens',
     async (redirect) => {
       const res = await browser.get(
-        `${kudos.authURL}/in/widget/pay?${new URLSearchParams({ to: 'bob', amount: '1', via: 'shop-agent', redirect_uri: redirect })}`,
+        `${kudos.authURL}/in/widget/pay?${new URLSearchParams({ to: 'bobby', amount: '1', via: 'shop-agent', redirect_uri: redirect })}`,
       );
       expect(res.status).toBe(400);
       expect(await res.text()).toContain('&quot;redirect_uri&quot; must be an absolute http(s) URL.');
@@ -40,7 +40,7 @@ describe('emulator widget: a redirect_uri that looks like a URL but does not par
 
   it('and a 400 page with no payment when a confirmation is posted with it', async () => {
     const page = await browser.get(
-      `${kudos.authURL}/in/widget/pay?${new URLSearchParams({ to: 'bob', amount: '1', via: 'shop-agent', redirect_uri: 'https://shop.example/' })}`,
+      `${kudos.authURL}/in/widget/pay?${new URLSearchParams({ to: 'bobby', amount: '1', via: 'shop-agent', redirect_uri: 'https://shop.example/' })}`,
     );
     const fields = formFields(await page.text(), '/in/widget/pay');
     const res = await browser.postForm(`${kudos.authURL}/in/widget/pay`, {

@@ -183,7 +183,7 @@ describe('every payment handled exactly once with the emulator’s real retries 
     });
     kudos.setWebhook('shop-agent', `${app.url}?token=${SECRET}`);
     const before = kudos.deliveries.length;
-    const tx = kudos.pay({ from: 'alice', to: 'bob', amount: '3', via: 'shop-agent' });
+    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '3', via: 'shop-agent' });
     await kudos.idle();
     const attempts = kudos.deliveries.slice(before);
     return { tx, runs, succeeded, attempts };

@@ -36,7 +36,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
   });
 
   it('presents a real success as confirmed and paid', async () => {
-    const tx = kudos.pay({ from: 'alice', to: 'bob', amount: '3', via: 'shop-agent' });
+    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '3', via: 'shop-agent' });
     await kudos.idle();
     expect(received).toHaveLength(1);
     expect(received[0]).toMatchObject({
@@ -48,7 +48,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
 
   it('does not present pending or failed payments as paid', async () => {
     kudos.webhookMode.pendingFirst = true;
-    kudos.pay({ from: 'alice', to: 'bob', amount: '1', via: 'shop-agent', outcome: 'fail' });
+    kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent', outcome: 'fail' });
     await kudos.idle();
     expect(received.map((n) => [n.tx.status, n.confirmed, n.paid, n.confirmationReason])).toEqual([
       ['pending', false, false, 'status is pending'],
@@ -57,18 +57,21 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
   });
 
   it('refuses to confirm a forged notification that reuses a real hash with another amount or receiver', async () => {
-    const tx = kudos.pay({ from: 'alice', to: 'bob', amount: '2', via: 'shop-agent' });
+    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent' });
     await kudos.idle();
     const real = received[0];
     if (!real) throw new Error('no notification');
     const confirm = cosmosConfirmer({ baseURL: kudos.baseURL });
-    const forged: KudosNotification = {
-      ...real,
-      tx: { ...real.tx, amount: { amount: '2000000000000', value: 2000000000000n, denom: 'nanokudos' } },
-    };
+    const more = { amount: '2000000000000', value: 2000000000000n, denom: 'nanokudos' };
+    const forged: KudosNotification = { ...real, tx: { ...real.tx, amount: more, amounts: [more] } };
     expect(await confirm(forged)).toEqual({
       confirmed: false,
       reason: 'no bank transfer of the notified amount to the receiver',
+    });
+    const inconsistent: KudosNotification = { ...real, tx: { ...real.tx, amount: more } };
+    expect(await confirm(inconsistent)).toMatchObject({
+      confirmed: false,
+      reason: expect.stringContaining('add up'),
     });
     const elsewhere = cosmosConfirmer({ baseURL: kudos.baseURL, receiver: 'cosmos1someoneelse' });
     expect(await elsewhere(real)).toMatchObject({ confirmed: false });
@@ -80,7 +83,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     const sample =
       received[0] ??
       (await (async () => {
-        kudos.pay({ from: 'alice', to: 'bob', amount: '1', via: 'shop-agent' });
+        kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
         await kudos.idle();
         return received[0] as KudosNotification;
       })());

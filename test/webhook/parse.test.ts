@@ -31,6 +31,7 @@ describe('parseKudosNotification', () => {
         status: 'success',
         type: 'cosmosTransfer',
         amount: { amount: '1000000000', value: 1000000000n, denom: 'nanokudos' },
+        amounts: [{ amount: '1000000000', value: 1000000000n, denom: 'nanokudos' }],
       },
       metadata: {
         agentId: 'shop-agent',
@@ -62,10 +63,83 @@ describe('parseKudosNotification', () => {
     expect(parseKudosNotification(withTx({ ts: 0, completeTs: 1.5 })).tx.ts).toBe(0);
   });
 
-  it('accepts to and toId as arrays (multi-recipient payments)', () => {
-    const parsed = parseKudosNotification(withTx({ to: ['cosmos1a', 'cosmos1b'], toId: ['bob', 'carol'] }));
+  it('accepts to, toId and amount as arrays, one entry per receiver (multi-receiver payments, observed)', () => {
+    const parsed = parseKudosNotification(
+      withTx({
+        to: ['cosmos1a', 'cosmos1b'],
+        toId: ['bob', 'carol'],
+        amount: [
+          { amount: '1000000000', denom: 'nanokudos' },
+          { amount: '500000000', denom: 'nanokudos' },
+        ],
+      }),
+    );
     expect(parsed.tx.to).toEqual(['cosmos1a', 'cosmos1b']);
     expect(parsed.tx.toId).toEqual(['bob', 'carol']);
+    expect(parsed.tx.amounts.map((a) => a.value)).toEqual([1_000_000_000n, 500_000_000n]);
+    expect(parsed.tx.amount).toEqual({ amount: '1500000000', value: 1_500_000_000n, denom: 'nanokudos' });
+  });
+
+  it.each([
+    ['one amount for two receivers', { to: ['a', 'b'], toId: ['x', 'y'] }, 'tx.amount'],
+    [
+      'an amount list of the wrong length',
+      {
+        to: ['a'],
+        toId: ['x'],
+        amount: [
+          { amount: '1', denom: 'd' },
+          { amount: '2', denom: 'd' },
+        ],
+      },
+      'tx.amount',
+    ],
+    [
+      'amounts in two denoms',
+      {
+        to: ['a', 'b'],
+        toId: ['x', 'y'],
+        amount: [
+          { amount: '1', denom: 'd' },
+          { amount: '2', denom: 'e' },
+        ],
+      },
+      'tx.amount',
+    ],
+    [
+      'a bad amount in the list',
+      {
+        to: ['a', 'b'],
+        toId: ['x', 'y'],
+        amount: [
+          { amount: '1', denom: 'd' },
+          { amount: '01', denom: 'd' },
+        ],
+      },
+      'tx.amount[1].amount',
+    ],
+    ['toId and to of different lengths', { to: ['a', 'b'], toId: ['x'] }, 'tx.toId'],
+  ])('refuses %s, naming the field', (_name, tx, path) => {
+    expect(() => parseKudosNotification(withTx(tx))).toThrow(expect.objectContaining({ path }));
+  });
+
+  it('reads metadata values given as strings: blocking "true" is true, the raw value stays in raw (observed)', () => {
+    const body = sampleNotification() as { metadata: Record<string, unknown> };
+    body.metadata = {
+      ...body.metadata,
+      blocking: 'true',
+      state: 'order-7',
+      redirectUri: 'https://shop.example/',
+    };
+    const { metadata } = parseKudosNotification(body);
+    expect(metadata).toMatchObject({
+      blocking: true,
+      state: 'order-7',
+      redirectUri: 'https://shop.example/',
+    });
+    expect(metadata.raw.blocking).toBe('true');
+    body.metadata = { blocking: '' };
+    expect(parseKudosNotification(body).metadata.blocking).toBe(false);
   });
 
   it.each(['pending', 'success', 'fail', 'timeout'])(

@@ -12,7 +12,7 @@ type Operation = (claims: AccessTokenClaims) => unknown;
 function protectedOperation(state: EmulatorState, scope: string, operation: Operation) {
   return (ctx: Ctx): void => {
     state.counters.apiCalls++;
-    const check = checkBearer(state, ctx.req.headers.authorization);
+    const check = checkBearer(state, ctx.req.headers.authorization, ctx.url.searchParams);
     if (!check.ok) return sendCode(ctx.res, check.status, check.code);
     if (!hasScope(check.claims.scope, scope)) return sendCode(ctx.res, 403, 'INSUFFICIENT_PERMISSION');
     sendJson(ctx.res, 200, operation(check.claims));

@@ -6,7 +6,7 @@ import { type Ctx, field, readForm, redirect, sendHtml, withQuery } from '../htt
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
 import { currentSession } from '../sessions.js';
-import type { EmulatorState } from '../state.js';
+import { type EmulatorState, grantKey } from '../state.js';
 import { consentPage } from '../views/auth-pages.js';
 import { errorPage } from '../views/layout.js';
 
@@ -61,14 +61,9 @@ export function checkAuthorizationRequest(state: EmulatorState, params: URLSearc
       message: `redirect_uri is missing or not whitelisted for ${client.name}.`,
     };
   }
-  const responseType = params.get('response_type');
-  if (responseType !== null && responseType !== 'code') {
-    return { ok: false, status: 400, title: 'Unsupported request', message: 'response_type must be "code".' };
-  }
-  const scopes = [...new Set((field(params, 'scope') ?? '').split(' ').filter(Boolean))];
-  if (scopes.length === 0)
-    return { ok: false, status: 400, title: 'Invalid scope', message: 'scope is required.' };
-  const refused = scopes.filter((s) => !client.scopes.includes(s));
+  // Observed: response_type is not read at all (no error for a missing or other value).
+  const requested = [...new Set((field(params, 'scope') ?? '').split(' ').filter(Boolean))];
+  const refused = requested.filter((s) => !client.scopes.includes(s));
   if (refused.length > 0) {
     return {
       ok: false,
@@ -80,7 +75,34 @@ export function checkAuthorizationRequest(state: EmulatorState, params: URLSearc
   const states = params.getAll('state');
   if (states.length > 1)
     return { ok: false, status: 400, title: 'Invalid request', message: 'state was given twice.' };
-  return { ok: true, request: { client, redirectURI, scopes, state: states[0] } };
+  return {
+    ok: true,
+    request: { client, redirectURI, scopes: grantedScopes(client, requested), state: states[0] },
+  };
+}
+
+/**
+ * What the service grants for the requested scopes (observed, docs/kudos-service.md#authorization-page):
+ * the client's default scopes when none are named, `profile` always, and a bare area name (`kudos`)
+ * as both `read:kudos` and `write:kudos`.
+ */
+export function grantedScopes(client: Required<EmulatorClient>, requested: readonly string[]): string[] {
+  const named = requested.length > 0 ? requested : client.defaultScopes;
+  const expanded = named.flatMap((scope) => (scope === 'kudos' ? ['read:kudos', 'write:kudos'] : [scope]));
+  return [...new Set(['profile', ...expanded])];
+}
+
+/** Issues a code for an accepted (or earlier accepted) request and sends the browser back with it. */
+function sendBackWithCode(
+  state: EmulatorState,
+  ctx: Ctx,
+  userId: string,
+  request: AuthorizationRequest,
+): void {
+  const { client, redirectURI, scopes } = request;
+  const code = issueCode(state, { clientID: client.clientID, userId, redirectURI, scope: scopes });
+  state.log(`user ${userId} authorized ${client.clientID} for ${scopes.join(' ')}`);
+  redirect(ctx.res, withQuery(redirectURI, { [state.options.codeParam]: code, state: request.state }));
 }
 
 async function showConsent(state: EmulatorState, ctx: Ctx): Promise<void> {
@@ -91,6 +113,13 @@ async function showConsent(state: EmulatorState, ctx: Ctx): Promise<void> {
     return redirect(ctx.res, `/in/login?next=${encodeURIComponent(ctx.url.pathname + ctx.url.search)}`);
   }
   const { client, redirectURI, scopes } = checked.request;
+  // Observed: a user who already authorized the client is not asked again.
+  if (
+    state.options.skipConsentWhenAuthorized &&
+    state.grants.has(grantKey(client.clientID, session.userId))
+  ) {
+    return sendBackWithCode(state, ctx, session.userId, checked.request);
+  }
   const lines = scopes.map((scope) => ({ scope, description: describeScope(scope) }));
   sendHtml(
     ctx.res,
@@ -98,7 +127,7 @@ async function showConsent(state: EmulatorState, ctx: Ctx): Promise<void> {
     consentPage(client, session.userId, lines, {
       client_id: client.clientID,
       redirect_uri: redirectURI,
-      scope: scopes.join(' '),
+      scope: field(ctx.url.searchParams, 'scope') ?? '', // as requested: decide() derives the grant again
       state: checked.request.state,
       csrf: session.csrf,
     }),
@@ -114,7 +143,7 @@ async function decide(state: EmulatorState, ctx: Ctx): Promise<void> {
   }
   const checked = checkAuthorizationRequest(state, form);
   if (!checked.ok) return sendHtml(ctx.res, checked.status, errorPage(checked.title, checked.message));
-  const { client, redirectURI, scopes } = checked.request;
+  const { client, redirectURI } = checked.request;
   const decision = field(form, 'decision');
   if (decision === 'decline') {
     state.log(`user ${session.userId} declined ${client.clientID}`);
@@ -122,17 +151,7 @@ async function decide(state: EmulatorState, ctx: Ctx): Promise<void> {
   }
   if (decision !== 'accept')
     return sendHtml(ctx.res, 400, errorPage('Invalid request', 'Choose Accept or Decline.'));
-  const code = issueCode(state, {
-    clientID: client.clientID,
-    userId: session.userId,
-    redirectURI,
-    scope: scopes,
-  });
-  state.log(`user ${session.userId} authorized ${client.clientID} for ${scopes.join(' ')}`);
-  redirect(
-    ctx.res,
-    withQuery(redirectURI, { [state.options.codeParam]: code, state: checked.request.state }),
-  );
+  sendBackWithCode(state, ctx, session.userId, checked.request);
 }
 
 /** Routes of the authorization page (docs/kudos-service.md#authorization-page). */

@@ -1,26 +1,17 @@
 import { type Ctx, safeDecode, sendJson } from '../http.js';
-import { walletAddress } from '../ids.js';
-import { DENOM, type EmulatorTransaction } from '../payments.js';
+import { chainMessages, type EmulatorTransaction } from '../payments.js';
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
 import type { EmulatorState } from '../state.js';
 
 /** The Cosmos SDK `GetTxResponse` of an included transaction. */
 function txResponse(tx: EmulatorTransaction): unknown {
-  const units = (BigInt(tx.request.amount) * 1_000_000_000n).toString();
   const failed = tx.status === 'fail';
   return {
     tx: {
       body: {
-        messages: [
-          {
-            '@type': '/cosmos.bank.v1beta1.MsgSend',
-            from_address: walletAddress(tx.request.from),
-            to_address: walletAddress(tx.request.to),
-            amount: [{ denom: DENOM, amount: units }],
-          },
-        ],
-        memo: tx.request.remarks ?? '',
+        messages: chainMessages(tx.request),
+        memo: tx.request.remarks,
         timeout_height: '0',
         extension_options: [],
         non_critical_extension_options: [],

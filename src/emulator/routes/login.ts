@@ -32,7 +32,7 @@ async function register(state: EmulatorState, ctx: Ctx): Promise<void> {
   };
   const password = field(form, 'password') ?? '';
   const problem = !USER_ID_PATTERN.test(values.username)
-    ? 'Username must be 2 to 39 lower-case letters, digits or "-", starting with a letter or digit.'
+    ? 'Username must be 5 to 20 characters of a-z, 0-9, "-" and "_".'
     : state.users.has(values.username)
       ? 'That username is taken.'
       : password.length < 8

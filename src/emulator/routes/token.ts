@@ -1,6 +1,6 @@
 import { authenticateClient } from '../clients.js';
 import { issueTokens, revokeGrant, revokeToken } from '../grants.js';
-import { type Ctx, field, readForm, sendCode, sendJson } from '../http.js';
+import { type Ctx, field, readClientRequest, sendCode, sendJson } from '../http.js';
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
 import type { EmulatorState } from '../state.js';
@@ -39,20 +39,22 @@ function refresh(state: EmulatorState, ctx: Ctx, form: URLSearchParams, clientID
   state.counters.refreshGrants++;
   const record = state.refreshTokens.get(field(form, 'refresh_token') ?? '');
   if (!record || record.clientID !== clientID) return sendCode(ctx.res, 400, INVALID_GRANT);
-  const tokens = issueTokens(state, clientID, record.userId, record.scope);
+  // Observed: the service keeps the refresh token ('reuse'); 'rotate' issues a new one (rule a ends the old).
+  const keep = state.options.refreshTokens === 'reuse' ? field(form, 'refresh_token') : undefined;
+  const tokens = issueTokens(state, clientID, record.userId, record.scope, keep);
   state.log(`issued tokens to ${clientID} for ${record.userId} (refresh_token)`);
   sendJson(ctx.res, 200, tokens);
 }
 
 /**
- * Reads the form of a client request and authenticates the client; answers the error itself
+ * Reads a client request (form, JSON or query string, as observed) and authenticates the client; answers the error itself
  * (400 BODY_PARSE_FAILED, MISSING_CLIENT_INFO or INVALID_CLIENT_CRED) and returns undefined.
  */
 async function clientRequest(
   state: EmulatorState,
   ctx: Ctx,
 ): Promise<{ form: URLSearchParams; clientID: string } | undefined> {
-  const form = await readForm(ctx.req);
+  const form = await readClientRequest(ctx.req, ctx.url.searchParams);
   const auth = form ? authenticateClient(state, form) : undefined;
   if (!form || !auth) {
     sendCode(ctx.res, 400, 'BODY_PARSE_FAILED');

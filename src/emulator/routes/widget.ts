@@ -16,24 +16,9 @@ function showWidget(state: EmulatorState, ctx: Ctx): void {
     return redirect(ctx.res, `/in/login?next=${encodeURIComponent(ctx.url.pathname + ctx.url.search)}`);
   const checked = checkPayment(state, ctx.url.searchParams, session.userId);
   if (!checked.ok) return sendHtml(ctx.res, 400, errorPage('Invalid payment', checked.message));
-  const { request } = checked;
   const fields: Record<string, string | undefined> = { csrf: session.csrf };
   for (const name of WIDGET_PARAMS) fields[name] = ctx.url.searchParams.get(name) ?? undefined;
-  sendHtml(
-    ctx.res,
-    200,
-    widgetPage(
-      {
-        payer: session.userId,
-        to: request.to,
-        amount: request.amount,
-        via: request.via,
-        fee: request.fee,
-        remarks: request.remarks,
-      },
-      fields,
-    ),
-  );
+  sendHtml(ctx.res, 200, widgetPage(session.userId, checked.request, fields));
 }
 
 async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> {
@@ -45,9 +30,9 @@ async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> 
   const checked = checkPayment(state, form, session.userId);
   if (!checked.ok) return sendHtml(ctx.res, 400, errorPage('Invalid payment', checked.message));
   const { request } = checked;
+  // There is no cancel button (observed): the form only confirms.
   if (field(form, 'decision') !== 'confirm') {
-    if (!request.redirectURI) return sendHtml(ctx.res, 200, paymentResultPage('', 'cancelled'));
-    return redirect(ctx.res, withQuery(request.redirectURI, { error: 'cancelled', state: request.state }));
+    return sendHtml(ctx.res, 400, errorPage('Invalid payment', 'Confirm the payment, or close the page.'));
   }
   const tx = pay(request);
   if (request.blocking) await tx.settled; // blocking: wait for confirmation before redirecting
@@ -57,10 +42,8 @@ async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> 
     state: request.state,
     remarks: request.remarks,
   };
-  if (request.blocking) {
-    values.success = String(tx.status === 'success');
-    if (tx.status !== 'success') values.error = tx.status;
-  }
+  // `success` only when blocking was set; the redirect never carries `error` (observed).
+  if (request.blocking) values.success = String(tx.status === 'success');
   redirect(ctx.res, withQuery(request.redirectURI, values));
 }
 

@@ -1,28 +1,24 @@
+import type { PaymentRequest } from '../transaction.js';
 import { escapeHtml, hiddenFields, layout } from './layout.js';
 
-/** What the payment widget asks the payer to confirm. */
-export interface PaymentSummary {
-  payer: string;
-  to: string;
-  amount: string;
-  via: string | undefined;
-  fee: string | undefined;
-  remarks: string | undefined;
-}
-
-/** The payment confirmation page of the widget. */
-export function widgetPage(summary: PaymentSummary, fields: Record<string, string | undefined>): string {
+/** The payment confirmation page of the widget: no cancel button, as the service's (observed). */
+export function widgetPage(
+  payer: string,
+  request: PaymentRequest,
+  fields: Record<string, string | undefined>,
+): string {
   const row = (label: string, id: string, value: string | undefined) =>
     value === undefined ? '' : `<tr><th>${label}</th><td id="${id}">${escapeHtml(value)}</td></tr>`;
+  const receivers = request.to.map((id, i) => `${id}: ${request.amounts[i]} KUDOS`).join(', ');
+  const single = request.to.length === 1;
   return layout(
     'Confirm payment',
     `<h1>Confirm payment</h1><table>
-${row('From', 'pay-from', summary.payer)}${row('To', 'pay-to', summary.to)}${row('Amount', 'pay-amount', `${summary.amount} KUDOS`)}
-${row('Via agent', 'pay-via', summary.via)}${row('Agent fee', 'pay-fee', summary.fee === undefined ? undefined : `${summary.fee} KUDOS`)}
-${row('Remarks', 'pay-remarks', summary.remarks)}</table>
+${row('From', 'pay-from', payer)}${row('To', 'pay-to', single ? request.to[0] : receivers)}${row('Amount', 'pay-amount', single ? `${request.amounts[0]} KUDOS` : undefined)}
+${row('Via agent', 'pay-via', request.via)}${row('Agent fee', 'pay-fee', request.fee === undefined ? undefined : `${request.fee} KUDOS`)}
+${row('Remarks', 'pay-remarks', request.remarks)}</table>
 <form method="post" action="/in/widget/pay">${hiddenFields(fields)}
-<button class="primary" type="submit" name="decision" value="confirm">Confirm</button>
-<button class="secondary" type="submit" name="decision" value="cancel">Cancel</button></form>`,
+<button class="primary" type="submit" name="decision" value="confirm">Confirm</button></form>`,
   );
 }
 
