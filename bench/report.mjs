@@ -67,6 +67,14 @@ export function withGoals(results) {
       met: worst <= 20,
     });
   }
+  if (results.emulator) {
+    const r = results.emulator.ratio;
+    goals.push({
+      goal: 'Kudos emulator ≥ 5x oauth2-mock-server (code exchanges/s)',
+      value: `${r}x`,
+      met: r >= 5,
+    });
+  }
   return { ...results, goals };
 }
 
@@ -185,6 +193,20 @@ export function markdown(results) {
       ...results.linear.map(
         (row) => `| ${row.name} | ${cell(row.ms10k, 3)} | ${cell(row.ms100k, 3)} | ${row.ratio}x |`,
       ),
+    );
+  }
+  if (results.emulator) {
+    const e = results.emulator;
+    lines.push(
+      '',
+      '## 8. The emulator as a test dependency',
+      '',
+      `${fmt(e.amount)} authorization-code exchanges per run (a real form POST each; the emulator gets a fresh single-use code each time and signs HS256 as the service does; oauth2-mock-server signs RS256, its default).`,
+      '',
+      '| server | exchanges/s | p99 ms |',
+      '|---|---|---|',
+      `| Kudos emulator | ${cell(e.kudos.rps)} | ${cell(e.kudos.p99)} |`,
+      `| oauth2-mock-server | ${cell(e.oauth2MockServer.rps)} | ${cell(e.oauth2MockServer.p99)} |`,
     );
   }
   const notes = new URL('./notes.md', import.meta.url);

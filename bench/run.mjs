@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import { benchColdStart } from './coldstart.mjs';
 import { benchDedupe } from './dedupe.mjs';
+import { benchEmulator } from './emulator.mjs';
 import { benchFootprint } from './footprint.mjs';
 import { benchRedis } from './lib/redis.mjs';
 import { benchLinear } from './linear.mjs';
@@ -24,6 +25,7 @@ const size = smoke
       install: false,
       dedupe: [1000, 20_000, 2000],
       repeat: 1,
+      exchanges: 100,
     }
   : {
       runs: 5,
@@ -34,6 +36,7 @@ const size = smoke
       install: true,
       dedupe: [1000, 1_000_000, 200_000],
       repeat: 20,
+      exchanges: 6000,
     };
 
 const log = (line) => console.log(`bench: ${line}`);
@@ -76,6 +79,8 @@ const [small, large, amount] = size.dedupe;
 results.dedupe = benchDedupe({ runs: size.runs, small, large, amount });
 log('7. request data of growing length');
 results.linear = await benchLinear({ runs: size.runs, repeat: size.repeat });
+log('8. emulator: authorization-code exchanges');
+results.emulator = await benchEmulator({ runs: size.runs, amount: size.exchanges });
 
 const final = withGoals(results);
 if (smoke) {

@@ -20,24 +20,67 @@ export async function readCapped(
   limit: number,
   overflow: 'reject' | 'truncate',
 ): Promise<Buffer> {
-  const node = source instanceof Readable ? source : undefined;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const iterable = node ? node.iterator({ destroyOnReturn: false }) : (source as ReadableStream<Uint8Array>);
-  for await (const chunk of iterable as AsyncIterable<Uint8Array>) {
-    const room = limit - size;
-    if (chunk.length > room) {
+  return source instanceof Readable ? readNode(source, limit, overflow) : readWeb(source, limit, overflow);
+}
+
+/** A Node stream, read with its events (cheaper than async iteration on a hot path). */
+function readNode(source: Readable, limit: number, overflow: 'reject' | 'truncate'): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (error?: Error) => {
+      source.off('data', onData);
+      source.off('end', onEnd);
+      source.off('error', onError);
+      source.off('close', onClose);
+      if (error) reject(error);
+      else resolve(Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      const room = limit - size;
+      if (chunk.length <= room) {
+        chunks.push(chunk);
+        size += chunk.length;
+        return;
+      }
       if (overflow === 'reject') {
-        node?.resume(); // drain the rest so the answer can be sent on this connection
-        throw new BodyTooLargeError(limit);
+        source.resume(); // drain the rest so the answer can be sent on this connection
+        return done(new BodyTooLargeError(limit));
       }
       chunks.push(chunk.subarray(0, room));
       size = limit;
-      node?.destroy();
-      break; // a web stream is cancelled when the loop is left
+      source.destroy();
+      done();
+    };
+    const onEnd = () => done();
+    const onError = (error: Error) => done(error);
+    // A stream destroyed before its end (a client that went away) is cut off, not complete.
+    const onClose = () => done(new Error('the body was cut off before its end'));
+    source.on('data', onData);
+    source.once('end', onEnd);
+    source.once('error', onError);
+    source.once('close', onClose);
+  });
+}
+
+/** A web stream, read chunk by chunk; past the cap in `truncate` mode it is cancelled. */
+async function readWeb(
+  source: ReadableStream<Uint8Array>,
+  limit: number,
+  overflow: 'reject' | 'truncate',
+): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of source as unknown as AsyncIterable<Uint8Array>) {
+    const room = limit - size;
+    if (chunk.length > room) {
+      if (overflow === 'reject') throw new BodyTooLargeError(limit);
+      chunks.push(chunk.subarray(0, room));
+      size = limit;
+      break; // leaving the loop cancels the stream
     }
     chunks.push(chunk);
     size += chunk.length;
   }
-  return Buffer.concat(chunks);
+  return Buffer.concat(chunks, size);
 }

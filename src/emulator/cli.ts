@@ -1,161 +1,32 @@
 #!/usr/bin/env node
 /**
- * `kudos-emulator`: starts the local Kudos emulator from the shell.
- * Flags or a JSON config file (the options of `startKudosEmulator`) set clients, users and agents.
+ * `kudos-emulator`: starts the local Kudos emulator (no subcommand), or talks to a running one
+ * (`trigger payment`, `deliveries`, `resend`, `clock advance`, `users add`, `clients add`).
  */
-import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { isRecord } from '../guards.js';
-import { startKudosEmulator } from './emulator.js';
-import type {
-  EmulatorAgent,
-  EmulatorClient,
-  EmulatorUser,
-  KudosEmulatorOptions,
-} from './emulator-options.js';
-import { DEMO_CLIENT, DEMO_USERS } from './emulator-options.js';
+import { CommandError, runSubcommand } from './cli-admin.js';
+import { startCommand, USAGE } from './cli-start.js';
 
-const USAGE = `Usage: kudos-emulator [options]
+const SUBCOMMANDS = new Set(['trigger', 'deliveries', 'resend', 'clock', 'users', 'clients']);
 
-  --port N              port to listen on (default 4000; 0 picks a free one)
-  --host ADDRESS        address to bind (default 127.0.0.1)
-  --config FILE         JSON file with { clients, users, agents, codeParam, ... }
-  --client ID:SECRET:REDIRECT_URI   a client (repeatable; replaces the demo client)
-  --user ID:PASSWORD    a user (repeatable; replaces the demo users)
-  --agent ID=WEBHOOK_URL  an agent whose webhook is set up (repeatable; user:password@ in the URL
-                        sends Authorization: Basic)
-  --payment-redirect ID=URI  adds URI to the payment redirect whitelist of agent or user ID
-                        (repeatable; the widget redirects only to whitelisted URIs)
-  --code-param NAME     code, auth_code or authorization_code (default code)
-  --quiet               do not log requests
-  --help                this text`;
-
-class UsageError extends Error {}
-
-function splitOnce(value: string, separator: string, what: string): [string, string] {
-  const at = value.indexOf(separator);
-  if (at <= 0) throw new UsageError(`${what} must look like A${separator}B`);
-  return [value.slice(0, at), value.slice(at + 1)];
-}
-
-function readConfig(path: string): KudosEmulatorOptions {
-  let text: string;
+async function main(argv: string[]): Promise<void> {
+  if (!SUBCOMMANDS.has(argv[0] ?? '')) return startCommand(argv);
   try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    throw new UsageError(`cannot read config file ${path}`);
-  }
-  try {
-    const json: unknown = JSON.parse(text);
-    if (!isRecord(json)) throw new Error('not an object');
-    return json as KudosEmulatorOptions;
-  } catch {
-    throw new UsageError(`config file ${path} is not a JSON object`);
-  }
-}
-
-function parse(argv: string[]): KudosEmulatorOptions | undefined {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      config: { type: 'string' },
-      client: { type: 'string', multiple: true },
-      user: { type: 'string', multiple: true },
-      agent: { type: 'string', multiple: true },
-      'payment-redirect': { type: 'string', multiple: true },
-      'code-param': { type: 'string' },
-      quiet: { type: 'boolean' },
-      help: { type: 'boolean' },
-    },
-    strict: true,
-  });
-  if (values.help) return undefined;
-  const options: KudosEmulatorOptions = values.config ? readConfig(values.config) : {};
-  if (values.port !== undefined) {
-    if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535)
-      throw new UsageError('--port must be 0 to 65535');
-    options.port = Number(values.port);
-  }
-  options.port ??= 4000;
-  if (values.host) options.host = values.host;
-  if (values['code-param']) options.codeParam = values['code-param'] as KudosEmulatorOptions['codeParam'];
-  if (values.client) {
-    options.clients = values.client.map((spec): EmulatorClient => {
-      const [clientID, rest] = splitOnce(spec, ':', '--client');
-      const [clientSecret, redirectURI] = splitOnce(rest, ':', '--client SECRET:REDIRECT_URI');
-      return { clientID, clientSecret, name: clientID, redirectURIs: [redirectURI] };
-    });
-  }
-  if (values.user) {
-    options.users = values.user.map((spec): EmulatorUser => {
-      const [id, password] = splitOnce(spec, ':', '--user');
-      return { id, password };
-    });
-  }
-  if (values.agent) {
-    const agents = values.agent.map((spec): EmulatorAgent => {
-      const [id, webhookURL] = splitOnce(spec, '=', '--agent');
-      return { id, webhookURL };
-    });
-    options.agents = [...(options.agents ?? []), ...agents];
-  }
-  for (const spec of values['payment-redirect'] ?? []) addPaymentRedirect(options, spec);
-  if (!values.quiet) options.log = (line) => console.log(line);
-  return options;
-}
-
-/** `--payment-redirect ID=URI`: whitelists URI for payments via agent ID, or to user ID without via. */
-function addPaymentRedirect(options: KudosEmulatorOptions, spec: string): void {
-  const [id, uri] = splitOnce(spec, '=', '--payment-redirect');
-  if (!URL.canParse(uri)) throw new UsageError(`--payment-redirect ${id}=... needs an absolute URL`);
-  const agent = options.agents?.find((a) => a.id === id);
-  if (agent) {
-    agent.paymentRedirectURIs = [...(agent.paymentRedirectURIs ?? []), uri];
-    return;
-  }
-  options.users = (options.users ?? DEMO_USERS).map((u) => ({ ...u }));
-  const user = options.users.find((u) => u.id === id);
-  if (!user)
-    throw new UsageError(
-      `--payment-redirect ${id}=...: no agent or user "${id}" (give --agent or --user first)`,
-    );
-  user.paymentRedirectURIs = [...(user.paymentRedirectURIs ?? []), uri];
-}
-
-async function main(): Promise<void> {
-  let options: KudosEmulatorOptions | undefined;
-  try {
-    options = parse(process.argv.slice(2));
+    const { out, code } = await runSubcommand(argv);
+    console.log(out);
+    process.exitCode = code;
   } catch (error) {
-    console.error(`kudos-emulator: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    process.exit(2);
-  }
-  if (!options) {
-    console.log(USAGE);
-    return;
-  }
-  try {
-    const emulator = await startKudosEmulator(options);
-    const clients = options.clients ?? [DEMO_CLIENT];
-    const users = options.users ?? DEMO_USERS;
-    console.log(`Kudos emulator listening
-  authURL:  ${emulator.authURL}
-  baseURL:  ${emulator.baseURL}
-  clients:  ${clients.map((c) => `${c.clientID} / ${c.clientSecret}`).join(', ')}
-  users:    ${users.map((u) => `${u.id} / ${u.password}`).join(', ')}`);
-    const stop = () => void emulator.close().then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  } catch (error) {
-    const reason =
-      error instanceof TypeError || (error as NodeJS.ErrnoException).code
-        ? (error as Error).message
-        : 'failed';
-    console.error(`kudos-emulator: ${reason}`);
-    process.exit(1);
+    const message = error instanceof Error ? error.message : String(error);
+    if (
+      error instanceof CommandError ||
+      (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
+      console.error(`kudos-emulator: ${message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else {
+      console.error(`kudos-emulator: ${message}`);
+      process.exitCode = 1;
+    }
   }
 }
 
-void main();
+void main(process.argv.slice(2));

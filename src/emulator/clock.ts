@@ -15,6 +15,18 @@ export class EmulatorClock {
     return Math.floor(this.now() / 1000);
   }
 
+  /** How far the clock was moved forward, in milliseconds (saved in a state file). */
+  get offset(): number {
+    return this.offsetMs;
+  }
+
+  /** Sets the offset read back from a state file. */
+  restore(offsetMs: number): void {
+    if (!Number.isFinite(offsetMs) || offsetMs < 0)
+      throw new RangeError('clock offset must be a non-negative number');
+    this.offsetMs = offsetMs;
+  }
+
   /** Moves the clock forward by `ms` milliseconds. */
   advance(ms: number): void {
     if (!Number.isFinite(ms) || ms < 0)

@@ -87,6 +87,22 @@ export interface KudosEmulatorOptions {
   jwtSecret?: string;
   /** Where the emulator logs one line per event; default silent. Never given secrets or tokens. */
   log?: (line: string) => void;
+  /**
+   * A state file: loaded at start, saved after every change (atomically: a temporary file, then a
+   * rename), so a restart keeps users, clients, agents, grants, refresh tokens, transactions and the
+   * clock. A file that cannot be read or parsed stops the start with an error naming it.
+   */
+  state?: string;
+  /**
+   * Signs this user in and accepts at once on every authorization page, redirecting with a code:
+   * for end-to-end tests of an app. Off by default; the CLI banner says so loudly when on.
+   */
+  autoLogin?: string;
+  /**
+   * Token the admin API (`/_emulator/`) requires as `Authorization: Bearer`. Without it the admin
+   * API answers only requests from a loopback address.
+   */
+  adminToken?: string;
 }
 
 /** Scopes a client may request unless configured otherwise: the documented ones and the umbrellas of the hierarchy. */
@@ -130,6 +146,9 @@ export interface ResolvedEmulatorOptions {
   webhook: { attempts: number; retryDelayMs: number; timeoutMs: number };
   jwtSecret: string | undefined;
   log: (line: string) => void;
+  state: string | undefined;
+  autoLogin: string | undefined;
+  adminToken: string | undefined;
 }
 
 function fail(message: string): never {
@@ -149,6 +168,12 @@ function checkURIs(value: unknown, name: string): void {
   if (!Array.isArray(value) || !value.every((u) => typeof u === 'string' && URL.canParse(u))) {
     fail(`${name} must be an array of absolute URLs`);
   }
+}
+
+function optionalText(value: unknown, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') fail(`"${name}" must be a non-empty string`);
+  return value;
 }
 
 function flag(value: unknown, name: string, fallback: boolean): boolean {
@@ -232,5 +257,8 @@ export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): Reso
     },
     jwtSecret: options.jwtSecret,
     log: options.log ?? (() => undefined),
+    state: optionalText(options.state, 'state'),
+    autoLogin: optionalText(options.autoLogin, 'autoLogin'),
+    adminToken: optionalText(options.adminToken, 'adminToken'),
   };
 }

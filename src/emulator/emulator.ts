@@ -5,16 +5,12 @@ import type { EmulatorClient, EmulatorUser, KudosEmulatorOptions } from './emula
 import { resolveEmulatorOptions } from './emulator-options.js';
 import { issueCode, revokeGrant } from './grants.js';
 import { sendHtml, withQuery } from './http.js';
-import {
-  checkPayment,
-  createTransaction,
-  type EmulatorTransaction,
-  type PaymentOutcome,
-  type PaymentRequest,
-} from './payments.js';
+import { EmulatorOperations, type PaymentArguments } from './operations.js';
+import { type EmulatorSnapshot, readSnapshot, takeSnapshot, writeSnapshot } from './persistence.js';
 import { ROUTES } from './route-table.js';
 import { Router } from './router.js';
 import { accountRoutes } from './routes/account.js';
+import { adminRoutes, stateJson } from './routes/admin.js';
 import { apiRoutes } from './routes/api.js';
 import { authorizeRoutes, checkAuthorizationRequest } from './routes/authorize.js';
 import { avatarRoutes } from './routes/avatar.js';
@@ -23,6 +19,7 @@ import { loginRoutes } from './routes/login.js';
 import { tokenRoutes } from './routes/token.js';
 import { widgetRoutes } from './routes/widget.js';
 import { type EmulatorCounters, EmulatorState } from './state.js';
+import type { EmulatorTransaction, PaymentOutcome } from './transaction.js';
 import { homePage } from './views/home-page.js';
 import { type WebhookDelivery, type WebhookMode, WebhookSender } from './webhook-sender.js';
 
@@ -40,25 +37,7 @@ export interface AuthorizeArguments {
 }
 
 /** Arguments of {@link KudosEmulator.pay}: a widget payment, made without a browser, checked as the widget checks it. */
-export interface PayArguments {
-  /** Payer user ID. */
-  from: string;
-  /** Receiver user ID, or several. */
-  to: string | readonly string[];
-  /** Tokens (decimal string), or one per receiver. */
-  amount: string | readonly string[];
-  /** Agent user ID. */
-  via?: string;
-  /** Extra tokens to the agent (needs `via`). */
-  fee?: string;
-  remarks?: string;
-  state?: string;
-  /** Must be on the agent's (or receiver's) payment redirect whitelist. */
-  redirectURI?: string;
-  blocking?: boolean;
-  /** Final status to force; default `success`. */
-  outcome?: PaymentOutcome;
-}
+export type PayArguments = PaymentArguments;
 
 /** A running emulator and its test helpers. */
 export interface KudosEmulator {
@@ -84,6 +63,8 @@ export interface KudosEmulator {
   revokeAsUser(userId: string, clientID: string): boolean;
   /** Makes a widget payment; resolves once created (await `settled` for the final status). */
   pay(args: PayArguments): EmulatorTransaction;
+  /** Sends the notification of delivery `id` again, as a redelivery; false when there is none. */
+  resend(deliveryId: number): boolean;
   /** Forces the outcome of the next payment confirmed in the widget. */
   setNextPaymentOutcome(outcome: PaymentOutcome): void;
   /** Sets up (or removes) an agent's webhook: the operator's job in the real service. */
@@ -107,6 +88,53 @@ export interface KudosEmulator {
   close(): Promise<void>;
 }
 
+/** Puts a saved state into a new emulator state (its configured clients, users and agents stay unless saved ones replace them). */
+function restore(state: EmulatorState, snapshot: EmulatorSnapshot): void {
+  state.clock.restore(snapshot.clockOffsetMs);
+  for (const user of snapshot.users) state.users.set(user.id, user);
+  for (const client of snapshot.clients) state.clients.set(client.clientID, client);
+  for (const agent of snapshot.agents) state.agents.set(agent.id, agent);
+  for (const grant of snapshot.grants) state.grants.set(`${grant.clientID}\u0000${grant.userId}`, grant);
+  for (const [token, record] of snapshot.refreshTokens) state.refreshTokens.set(token, record);
+  for (const [key, token] of snapshot.activeRefresh) state.activeRefresh.set(key, token);
+  for (const saved of snapshot.transactions) {
+    // A payment still pending when the state was saved reaches its outcome at the restart.
+    const done = saved.status !== 'pending';
+    const tx: EmulatorTransaction = {
+      ...saved,
+      status: done ? saved.status : saved.outcome,
+      completeTs: done ? saved.completeTs : state.clock.now(),
+      height: done || saved.outcome === 'timeout' ? saved.height : 1_000_000 + state.transactions.size,
+      settled: Promise.resolve(),
+    };
+    state.transactions.set(tx.txHash, tx);
+  }
+}
+
+/** Saves the state file after every change, at most once per turn of the event loop. */
+function saveOnChange(state: EmulatorState, file: string): { flush(): void } {
+  let scheduled: NodeJS.Immediate | undefined;
+  const save = () => {
+    scheduled = undefined;
+    try {
+      writeSnapshot(file, takeSnapshot(state));
+    } catch (error) {
+      state.log(`could not save the state file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+  };
+  state.onChange = () => {
+    scheduled ??= setImmediate(save);
+  };
+  return {
+    flush() {
+      if (scheduled) {
+        clearImmediate(scheduled);
+        save();
+      }
+    },
+  };
+}
+
 /**
  * Starts a local Kudos emulator on 127.0.0.1 (port 0 picks a free port) and resolves once it listens.
  *
@@ -117,36 +145,38 @@ export interface KudosEmulator {
  */
 export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Promise<KudosEmulator> {
   const resolved = resolveEmulatorOptions(options);
-  const state = new EmulatorState(resolved, new EmulatorClock());
+  const snapshot = resolved.state === undefined ? undefined : readSnapshot(resolved.state);
+  const state = new EmulatorState(
+    snapshot ? { ...resolved, jwtSecret: snapshot.jwtSecret } : resolved,
+    new EmulatorClock(),
+  );
+  if (snapshot) restore(state, snapshot);
+  if (resolved.autoLogin !== undefined && !state.users.has(resolved.autoLogin)) {
+    throw new TypeError(`startKudosEmulator: "autoLogin" names no user: ${resolved.autoLogin}`);
+  }
+  const saver = resolved.state === undefined ? undefined : saveOnChange(state, resolved.state);
   const timers = new Set<NodeJS.Timeout>();
   const webhooks = new WebhookSender(state, timers);
-  let nextOutcome: PaymentOutcome | undefined;
-
-  const pay = (request: PaymentRequest, outcome?: PaymentOutcome): EmulatorTransaction => {
-    const final = outcome ?? nextOutcome ?? 'success';
-    nextOutcome = undefined;
-    const tx = createTransaction(state, request, final, timers, (t, event) =>
-      webhooks.onTransaction(t, event),
-    );
-    state.transactions.set(tx.txHash, tx);
-    return tx;
-  };
+  const ops = new EmulatorOperations(state, webhooks, timers);
 
   const router = new Router();
-  router.on(ROUTES.home, (ctx) => sendHtml(ctx.res, 200, homePage(state)));
+  router.on(ROUTES.home, (ctx) => sendHtml(ctx.res, 200, homePage(stateJson(state, webhooks))));
   authorizeRoutes(router, state);
   loginRoutes(router, state);
   accountRoutes(router, state);
   tokenRoutes(router, state);
   apiRoutes(router, state);
   avatarRoutes(router, state);
-  widgetRoutes(router, state, (request) => pay(request));
+  widgetRoutes(router, state, (request) => ops.startPayment(request));
   chainRoutes(router, state);
+  adminRoutes(router, state, ops, webhooks);
 
   const server = http.createServer((req, res) => {
-    void router.handle(req, res, (error) => {
-      state.log(`internal error: ${error instanceof Error ? error.name : 'unknown'}`);
-    });
+    router
+      .handle(req, res, (error) =>
+        state.log(`internal error: ${error instanceof Error ? error.name : 'unknown'}`),
+      )
+      .finally(() => state.changed()); // sign-ins, grants, tokens, payments: a state file keeps them
   });
   // A malformed request gets a plain 400, never a stack trace.
   server.on('clientError', (_error, socket) => {
@@ -187,32 +217,22 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
       if (!checked.ok) throw new Error(`authorize(): ${checked.message}`);
       const { redirectURI, scopes } = checked.request;
       const code = issueCode(state, { clientID: client.clientID, userId: user, redirectURI, scope: scopes });
+      state.changed();
       return { code, redirectURL: withQuery(redirectURI, { [resolved.codeParam]: code, state: args.state }) };
     },
-    revokeAsUser: (userId, clientID) => revokeGrant(state, clientID, userId),
-    pay({ outcome, from, to, amount, redirectURI, blocking, ...rest }) {
-      const params = new URLSearchParams();
-      const values = {
-        ...rest,
-        to: [to].flat().join(','),
-        amount: [amount].flat().join(','),
-        redirect_uri: redirectURI,
-      };
-      for (const [name, value] of Object.entries(values))
-        if (value !== undefined) params.set(name, String(value));
-      if (blocking) params.set('blocking', 'true');
-      if (!state.users.has(from)) throw new Error('pay(): "from" must name an existing user.');
-      const checked = checkPayment(state, params, from);
-      if (!checked.ok) throw new Error(`pay(): ${checked.message}`);
-      return pay(checked.request, outcome);
+    revokeAsUser(userId, clientID) {
+      const revoked = revokeGrant(state, clientID, userId);
+      state.changed();
+      return revoked;
     },
-    setNextPaymentOutcome(outcome) {
-      nextOutcome = outcome;
-    },
+    pay: (args) => ops.pay(args),
+    resend: (id) => webhooks.resend(id),
+    setNextPaymentOutcome: (outcome) => ops.setNextPaymentOutcome(outcome),
     setWebhook(agentId, webhookURL) {
       if (webhookURL !== undefined && !URL.canParse(webhookURL))
         throw new TypeError('setWebhook(): not an absolute URL');
       state.agents.set(agentId, { ...state.agents.get(agentId), id: agentId, webhookURL });
+      state.changed();
     },
     setPaymentRedirectURIs(id, uris) {
       if (!uris.every((u) => URL.canParse(u)))
@@ -220,22 +240,19 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
       const owner = state.agents.get(id) ?? state.users.get(id);
       if (!owner) throw new TypeError(`setPaymentRedirectURIs(): no agent or user "${id}"`);
       owner.paymentRedirectURIs = [...uris];
+      state.changed();
     },
-    addClient(client) {
-      const [checked] = resolveEmulatorOptions({ clients: [client] }).clients;
-      if (checked) state.clients.set(checked.clientID, checked);
-    },
-    addUser(user) {
-      const [checked] = resolveEmulatorOptions({ users: [user] }).users;
-      if (checked) state.users.set(checked.id, checked);
-    },
-    advanceClock: (ms) => state.clock.advance(ms),
+    addClient: (client) => void ops.addClient(client),
+    addUser: (user) => void ops.addUser(user),
+    advanceClock: (ms) => ops.advanceClock(ms),
     now: () => state.clock.now(),
     async idle() {
       await Promise.all([...state.transactions.values()].map((tx) => tx.settled));
       await webhooks.idle();
     },
     close() {
+      saver?.flush();
+      state.onChange = () => undefined;
       state.closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();

@@ -71,7 +71,7 @@ export function issueTokens(
     state.refreshTokens.set(refreshToken, { clientID, userId, scope });
     state.activeRefresh.set(key, refreshToken);
   }
-  const host = new URL(state.origin).host; // aud and iss are the service's host name (observed)
+  const host = state.host; // aud and iss are the service's host name (observed)
 
   const iat = state.clock.nowSeconds();
   const claims: AccessTokenClaims = {

@@ -229,6 +229,7 @@ export function createTransaction(
     txHash: txHash(),
     request,
     status: 'pending',
+    outcome,
     ts: now,
     completeTs: now,
     height: undefined,

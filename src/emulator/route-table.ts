@@ -114,6 +114,49 @@ export const ROUTES = {
     pattern: /^\/api\/cosmos\/lcd\/cosmos\/tx\/v1beta1\/txs\/([^/]*)$/,
     what: 'transaction lookup on the chain (Cosmos LCD)',
   },
+  adminState: {
+    method: 'GET',
+    path: '/_emulator/state',
+    base: 'authURL',
+    what: 'admin: clients, users, agents (wallets, webhooks), recent transactions and deliveries',
+  },
+  adminPay: {
+    method: 'POST',
+    path: '/_emulator/payments',
+    base: 'authURL',
+    what: 'admin: make a payment as the widget would ({ to, amount, from?, via?, fee?, status?, remarks?, state? })',
+  },
+  adminDeliveries: {
+    method: 'GET',
+    path: '/_emulator/deliveries',
+    base: 'authURL',
+    what: 'admin: every webhook delivery (time, agent, URL without secret, hash, status, answer, attempt)',
+  },
+  adminResend: {
+    method: 'POST',
+    path: '/_emulator/deliveries/{id}/resend',
+    base: 'authURL',
+    pattern: /^\/_emulator\/deliveries\/([^/]+)\/resend$/,
+    what: "admin: send a delivery's notification again, as a redelivery",
+  },
+  adminClock: {
+    method: 'POST',
+    path: '/_emulator/clock/advance',
+    base: 'authURL',
+    what: 'admin: move the clock forward ({ advance: "90s" | "61m" | "1h" })',
+  },
+  adminUsers: {
+    method: 'POST',
+    path: '/_emulator/users',
+    base: 'authURL',
+    what: 'admin: add a user ({ id, password, displayName? })',
+  },
+  adminClients: {
+    method: 'POST',
+    path: '/_emulator/clients',
+    base: 'authURL',
+    what: 'admin: add a client ({ clientID, clientSecret, redirectURI })',
+  },
 } as const satisfies Record<string, EmulatorRoute>;
 
 /** The name of a route of the table. */

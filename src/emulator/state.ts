@@ -94,6 +94,15 @@ export class EmulatorState {
     for (const agent of options.agents) this.agents.set(agent.id, agent);
   }
 
+  /** Host name and port of this emulator (`aud` and `iss` of its tokens), once listening. */
+  get host(): string {
+    if (this.hostOf?.origin !== this.origin)
+      this.hostOf = { origin: this.origin, host: new URL(this.origin).host };
+    return this.hostOf.host;
+  }
+
+  private hostOf: { origin: string; host: string } | undefined;
+
   /** `{auth_url}` of this emulator. */
   get authURL(): string {
     return this.origin;
@@ -102,6 +111,14 @@ export class EmulatorState {
   /** `{base_url}` of this emulator. */
   get baseURL(): string {
     return `${this.origin}/api`;
+  }
+
+  /** Called after every change worth keeping (a state file saves on it). */
+  onChange: () => void = () => undefined;
+
+  /** Tells that something worth keeping changed. */
+  changed(): void {
+    this.onChange();
   }
 
   /** Logs one line; never called with secrets or tokens. */

@@ -34,6 +34,8 @@ export interface EmulatorTransaction {
   txHash: string;
   request: PaymentRequest;
   status: TxStatus;
+  /** The final status it reaches (or reached). */
+  outcome: PaymentOutcome;
   /** Epoch milliseconds at creation. */
   ts: number;
   /** Epoch milliseconds at completion (the creation time while pending). */

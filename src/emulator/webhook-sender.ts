@@ -5,8 +5,12 @@ import type { EmulatorState } from './state.js';
 
 /** One attempt to deliver one notification. */
 export interface WebhookDelivery {
+  /** This attempt's ID (for `resend`). */
+  id: number;
   /** Same for every attempt of one notification. */
   notificationId: number;
+  /** Where it was sent, without its secret (no credentials; `token` and similar parameters redacted). */
+  url: string;
   agentId: string;
   txHash: string;
   /** `tx.status` in the notification. */
@@ -35,6 +39,20 @@ export interface WebhookMode {
   outOfOrder: boolean;
 }
 
+/** Query parameters that may carry a webhook secret. */
+const SECRET_PARAMS = new Set(['token', 'secret', 'key', 'signature', 'access_token']);
+
+/** A webhook URL fit to show and log: no credentials, secret-looking parameters redacted. */
+export function displayWebhookURL(url: string): string {
+  const shown = new URL(url);
+  shown.username = '';
+  shown.password = '';
+  for (const name of [...new Set(shown.searchParams.keys())]) {
+    if (SECRET_PARAMS.has(name.toLowerCase())) shown.searchParams.set(name, 'REDACTED');
+  }
+  return shown.toString();
+}
+
 function describeFailure(error: Error): string {
   return 'code' in error && typeof error.code === 'string' ? error.code : error.message;
 }
@@ -47,6 +65,7 @@ export class WebhookSender {
   readonly deliveries: WebhookDelivery[] = [];
   readonly mode: WebhookMode = { duplicate: false, pendingFirst: false, outOfOrder: false };
   private nextId = 1;
+  private nextDeliveryId = 1;
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -75,6 +94,31 @@ export class WebhookSender {
     }
   }
 
+  /**
+   * Sends the notification of delivery `id` again, as a redelivery (same body and notification,
+   * the next attempt number, the usual retries) to the agent's current webhook. Answers false when
+   * there is no such delivery or the agent has no webhook any more.
+   */
+  resend(id: number): boolean {
+    const delivery = this.deliveries.find((d) => d.id === id);
+    const url = delivery ? this.state.agents.get(delivery.agentId)?.webhookURL : undefined;
+    if (!delivery || !url) return false;
+    const attempts = this.deliveries.filter((d) => d.notificationId === delivery.notificationId);
+    const attempt = Math.max(...attempts.map((d) => d.attempt)) + 1;
+    this.track(
+      this.deliver(
+        delivery.agentId,
+        url,
+        delivery.txHash,
+        delivery.txStatus,
+        delivery.body,
+        delivery.notificationId,
+        attempt,
+      ),
+    );
+    return true;
+  }
+
   /** Resolves when no delivery is in flight or waiting for a retry. */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
@@ -98,10 +142,13 @@ export class WebhookSender {
     const ok =
       result.responseStatus !== undefined && result.responseStatus >= 200 && result.responseStatus < 300;
     const { attempts, retryDelayMs } = this.state.options.webhook;
-    const retryInMs = ok || attempt >= attempts ? undefined : retryDelayMs * 2 ** (attempt - 1);
+    const tries = this.deliveries.filter((d) => d.notificationId === notificationId).length + 1;
+    const retryInMs = ok || tries >= attempts ? undefined : retryDelayMs * 2 ** (tries - 1);
     const at = Date.now();
     this.deliveries.push({
+      id: this.nextDeliveryId++,
       notificationId,
+      url: displayWebhookURL(url),
       agentId,
       txHash: hash,
       txStatus,
@@ -115,6 +162,7 @@ export class WebhookSender {
     this.state.log(
       `webhook to ${agentId} (${txStatus}) attempt ${attempt}: ${result.responseStatus ?? result.error ?? 'failed'}`,
     );
+    this.state.changed();
     if (retryInMs === undefined) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {

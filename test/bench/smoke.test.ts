@@ -22,6 +22,10 @@ describe('npm run bench (smoke: tiny amounts)', () => {
     expect(results.refreshStorm.createKudosClient.refreshRequests).toBe(1);
     expect(results.refreshStorm.naivePassportOauth2Refresh.refreshRequests).toBe(100);
     expect(results.footprint.passportKudos.packedBytes).toBeGreaterThan(0);
+    expect(results.dedupe.sizes.map((d: { keys: number }) => d.keys)).toEqual([1000, 20_000]);
+    expect(results.linear.length).toBeGreaterThanOrEqual(5);
+    expect(results.emulator.kudos.rps.median).toBeGreaterThan(0);
+    expect(results.emulator.oauth2MockServer.rps.median).toBeGreaterThan(0);
     const report = readFileSync('test-results/bench-smoke/BENCHMARKS.md', 'utf8');
     for (const heading of [
       '## Goals',
@@ -29,6 +33,9 @@ describe('npm run bench (smoke: tiny amounts)', () => {
       '## 2. Cold start',
       '## 3. Webhook receiver',
       '## 4. Refresh storm',
+      '## 6. Dedupe store at scale',
+      '## 7. Hostile request data of growing length',
+      '## 8. The emulator as a test dependency',
     ]) {
       expect(report).toContain(heading);
     }

@@ -1,29 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-
-// The command as installed: the built bin of package.json (npm test builds before testing).
-const CLI = join(process.cwd(), 'dist/cjs/emulator/cli.js');
-
-function run(args: string[]): { child: ChildProcess; output: Promise<string>; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let text = '';
-  child.stdout?.on('data', (c: Buffer) => {
-    text += c.toString();
-  });
-  child.stderr?.on('data', (c: Buffer) => {
-    text += c.toString();
-  });
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const output = new Promise<string>((resolve) => {
-    const check = () => (text.includes('users:') ? resolve(text) : undefined);
-    child.stdout?.on('data', check);
-    exit.then(() => resolve(text));
-  });
-  return { child, output, exit };
-}
+import { CLI, startCli as run } from '../helpers/cli.js';
 
 describe('kudos-emulator command', () => {
   const children: ChildProcess[] = [];
@@ -40,7 +20,7 @@ describe('kudos-emulator command', () => {
     const text = await started.output;
     const authURL = /authURL:\s+(\S+)/.exec(text)?.[1] ?? '';
     expect(authURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(text).toContain(`baseURL:  ${authURL}/api`);
+    expect(text).toContain(`baseURL:   ${authURL}/api`);
     expect(text).toContain('kudos-demo-client / kudos-demo-secret');
     expect(text).toContain('alice / wonderland');
     const home = await fetch(authURL);
@@ -63,8 +43,8 @@ describe('kudos-emulator command', () => {
     ]);
     children.push(started.child);
     const text = await started.output;
-    expect(text).toContain('clients:  shop / shh');
-    expect(text).toContain('users:    zoe-z / zoe-password');
+    expect(text).toContain('clients:   shop / shh');
+    expect(text).toContain('users:     zoe-z / zoe-password');
   });
 
   it('takes a JSON config file', async () => {
@@ -73,7 +53,7 @@ describe('kudos-emulator command', () => {
     writeFileSync(file, JSON.stringify({ users: [{ id: 'yan-user', password: 'yan-password' }] }));
     const started = run(['--port', '0', '--config', file]);
     children.push(started.child);
-    expect(await started.output).toContain('users:    yan-user / yan-password');
+    expect(await started.output).toContain('users:     yan-user / yan-password');
   });
 
   it.each([
@@ -94,5 +74,48 @@ describe('kudos-emulator command', () => {
     const started = run(['--help']);
     expect(await started.output).toContain('Usage: kudos-emulator [options]');
     expect(await started.exit).toBe(0);
+  });
+
+  it('lists the URLs to configure, agents with wallets and webhooks (no secret), and the subcommands', async () => {
+    const started = run([
+      '--port',
+      '0',
+      '--quiet',
+      '--user',
+      'alice-a:pw-a',
+      '--user',
+      'shop-agent:pw-s',
+      '--agent',
+      'shop-agent=http://agent:hook-password@127.0.0.1:9/hook?token=hook-secret',
+    ]);
+    children.push(started.child);
+    const text = await started.output;
+    const authURL = /authURL:\s+(\S+)/.exec(text)?.[1] ?? '';
+    expect(text).toContain(`token:     ${authURL}/api/oauth/access_token`);
+    expect(text).toContain(`LCD:       ${authURL}/api/cosmos/lcd`);
+    expect(text).toMatch(
+      /shop-agent: wallet cosmos1\w{38}, webhook http:\/\/127\.0\.0\.1:9\/hook\?token=REDACTED/,
+    );
+    expect(text).toMatch(/alice-a: cosmos1\w{38}/);
+    expect(text).not.toContain('hook-secret');
+    expect(text).not.toContain('hook-password');
+    expect(text).toContain('trigger payment, deliveries, resend, clock advance, users add, clients add');
+    expect(text).not.toContain('AUTO-LOGIN');
+  });
+
+  it('says loudly when --auto-login is on', async () => {
+    const started = run(['--port', '0', '--quiet', '--auto-login', 'alice']);
+    children.push(started.child);
+    const text = await started.output;
+    expect(text).toContain('!!! AUTO-LOGIN IS ON !!!');
+    expect(text).toContain('signs in "alice" and accepts at once');
+  });
+
+  it('stops with a message naming a corrupt --state file, exit 1', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'kudos-cli-state-')), 'state.json');
+    writeFileSync(file, 'not json');
+    const started = run(['--port', '0', '--state', file]);
+    expect(await started.exit).toBe(1);
+    expect(await started.output).toContain(`kudos-emulator: state file ${file} is not valid JSON`);
   });
 });

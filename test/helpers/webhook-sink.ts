@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 export interface ReceivedHook {
   path: string;
   contentType: string;
+  /** The Authorization header, when one was sent. */
+  authorization: string | undefined;
   body: unknown;
 }
 
@@ -27,6 +29,7 @@ export async function startWebhookSink(script: number[] = []): Promise<WebhookSi
       sink.received.push({
         path: req.url ?? '',
         contentType: String(req.headers['content-type']),
+        authorization: req.headers.authorization,
         body: JSON.parse(Buffer.concat(chunks).toString() || 'null'),
       });
       res.writeHead(sink.script.shift() ?? 200);

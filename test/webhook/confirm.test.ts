@@ -78,6 +78,36 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     expect(await confirm({ ...real, tx: { ...real.tx, txHash: tx.txHash } })).toEqual({ confirmed: true });
   });
 
+  it('confirms a MsgMultiSend payment: an agent fee, or several receivers, each paid its own amount', async () => {
+    const withFee = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent', fee: '1' });
+    const several = kudos.pay({
+      from: 'alice',
+      to: ['bobby', 'shop-agent'],
+      amount: ['1.5', '0.5'],
+      via: 'shop-agent',
+    });
+    await kudos.idle();
+    const byHash = (hash: string) => received.find((n) => n.tx.txHash === hash);
+    const fee = byHash(withFee.txHash);
+    const multi = byHash(several.txHash);
+    if (!fee || !multi) throw new Error('no notification');
+    expect([fee.confirmed, fee.paid, multi.confirmed, multi.paid]).toEqual([true, true, true, true]);
+    const bobbyWallet = fee.tx.to[0] as string;
+    expect(await cosmosConfirmer({ baseURL: kudos.baseURL, receiver: bobbyWallet })(multi)).toEqual({
+      confirmed: true,
+    });
+    const claimsMore = { amount: '2000000000', value: 2_000_000_000n, denom: 'nanokudos' };
+    const forged: KudosNotification = {
+      ...multi,
+      tx: {
+        ...multi.tx,
+        amounts: [claimsMore, multi.tx.amounts[1] ?? claimsMore],
+        amount: { ...claimsMore, amount: '2500000000', value: 2_500_000_000n },
+      },
+    };
+    expect(await cosmosConfirmer({ baseURL: kudos.baseURL })(forged)).toMatchObject({ confirmed: false });
+  });
+
   it('answers 503 for a success the chain does not know, so the sender retries', async () => {
     const confirm = cosmosConfirmer({ baseURL: kudos.baseURL });
     const sample =

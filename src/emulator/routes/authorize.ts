@@ -108,6 +108,10 @@ function sendBackWithCode(
 async function showConsent(state: EmulatorState, ctx: Ctx): Promise<void> {
   const checked = checkAuthorizationRequest(state, ctx.url.searchParams);
   if (!checked.ok) return sendHtml(ctx.res, checked.status, errorPage(checked.title, checked.message));
+  // autoLogin (for end-to-end tests): that user signs in and accepts at once.
+  if (state.options.autoLogin !== undefined) {
+    return sendBackWithCode(state, ctx, state.options.autoLogin, checked.request);
+  }
   const session = currentSession(state, ctx);
   if (!session) {
     return redirect(ctx.res, `/in/login?next=${encodeURIComponent(ctx.url.pathname + ctx.url.search)}`);

@@ -1,27 +1,71 @@
 import { type EmulatorRoute, ROUTES } from '../route-table.js';
-import type { EmulatorState } from '../state.js';
 import { escapeHtml, layout } from './layout.js';
 
-/** The emulator's start page: its endpoints and accounts, like a cloud emulator's dashboard. */
-export function homePage(state: EmulatorState): string {
-  const rows = (pairs: Array<[string, string]>) =>
-    pairs
-      .map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td><code>${escapeHtml(v)}</code></td></tr>`)
-      .join('');
+/** What the home page shows: `GET /_emulator/state`. */
+interface HomeState {
+  authURL: string;
+  baseURL: string;
+  now: string;
+  clients: Array<{ clientID: string; name: string; redirectURIs: string[] }>;
+  users: Array<{ id: string; displayName: string; wallet: string }>;
+  agents: Array<{ id: string; wallet: string; webhookURL: string | null; paymentRedirectURIs: string[] }>;
+  transactions: Array<Record<string, unknown>>;
+  deliveries: Array<Record<string, unknown>>;
+}
+
+function table(headings: string[], rows: unknown[][], id: string): string {
+  const cell = (v: unknown) =>
+    `<td>${escapeHtml(Array.isArray(v) ? v.join(', ') : v === undefined || v === null ? '' : String(v))}</td>`;
+  const head = headings.map((h) => `<th>${escapeHtml(h)}</th>`).join('');
+  const body = rows.length
+    ? rows.map((r) => `<tr>${r.map(cell).join('')}</tr>`).join('')
+    : `<tr><td colspan="${headings.length}">None yet.</td></tr>`;
+  return `<table id="${id}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+function resendButton(id: unknown): string {
+  return `<form method="post" action="/_emulator/deliveries/${escapeHtml(String(id))}/resend"><button class="secondary" type="submit">Resend</button></form>`;
+}
+
+/** The emulator's start page: endpoints, accounts, transactions and deliveries, like a cloud emulator's dashboard. */
+export function homePage(state: Record<string, unknown>): string {
+  const s = state as unknown as HomeState;
+  const endpoints = Object.values(ROUTES).map((route: EmulatorRoute) => [
+    route.what,
+    `${route.method} ${s.authURL}${route.path}`,
+  ]);
+  const deliveries = s.deliveries
+    .map(
+      (d) =>
+        `<tr><td>${escapeHtml(String(d.at))}</td><td>${escapeHtml(String(d.agent))}</td><td><code>${escapeHtml(String(d.url))}</code></td><td><code>${escapeHtml(String(d.txHash))}</code></td><td>${escapeHtml(String(d.status))}</td><td>${escapeHtml(String(d.answer))}</td><td>${escapeHtml(String(d.attempt))}</td><td>${resendButton(d.id)}</td></tr>`,
+    )
+    .join('');
   return layout(
     'Kudos emulator',
-    `<h1>Kudos emulator</h1><table>${rows([
-      ['authURL', state.authURL],
-      ['baseURL', state.baseURL],
-    ])}</table>
-<h2>Endpoints</h2><table>${Object.values(ROUTES)
-      .map((route: EmulatorRoute) => {
-        const url = `${route.base === 'baseURL' ? state.origin : state.authURL}${route.path}`;
-        return `<tr><th>${escapeHtml(route.what)}</th><td><code>${route.method} ${escapeHtml(url)}</code></td></tr>`;
-      })
-      .join('')}</table>
-<h2>Clients</h2><table>${rows([...state.clients.values()].map((c) => [c.name, c.clientID]))}</table>
-<h2>Users</h2><table>${rows([...state.users.values()].map((u) => [u.id, u.displayName ?? u.id]))}</table>
+    `<h1>Kudos emulator</h1>
+<p>authURL <code id="auth-url">${escapeHtml(s.authURL)}</code> · baseURL <code id="base-url">${escapeHtml(s.baseURL)}</code> · clock <code id="clock">${escapeHtml(s.now)}</code></p>
+<h2>Clients</h2>${table(
+      ['client ID', 'name', 'redirect URIs'],
+      s.clients.map((c) => [c.clientID, c.name, c.redirectURIs]),
+      'clients',
+    )}
+<h2>Users</h2>${table(
+      ['user ID', 'display name', 'wallet'],
+      s.users.map((u) => [u.id, u.displayName, u.wallet]),
+      'users',
+    )}
+<h2>Agents</h2>${table(
+      ['agent ID', 'wallet', 'webhook', 'payment redirects'],
+      s.agents.map((a) => [a.id, a.wallet, a.webhookURL ?? 'none', a.paymentRedirectURIs]),
+      'agents',
+    )}
+<h2>Recent transactions</h2>${table(
+      ['hash', 'status', 'from', 'to', 'amounts', 'via', 'time'],
+      s.transactions.map((t) => [t.txHash, t.status, t.from, t.to, t.amounts, t.via, t.ts]),
+      'transactions',
+    )}
+<h2>Webhook deliveries</h2><table id="deliveries"><thead><tr><th>time</th><th>agent</th><th>URL</th><th>hash</th><th>status</th><th>answer</th><th>attempt</th><th></th></tr></thead><tbody>${deliveries || '<tr><td colspan="8">None yet.</td></tr>'}</tbody></table>
+<h2>Endpoints</h2>${table(['what', 'route'], endpoints, 'endpoints')}
 <p><a href="/in/account">Your account</a></p>`,
   );
 }

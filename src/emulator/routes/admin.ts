@@ -1,0 +1,292 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { isRecord } from '../../guards.js';
+import { parseDuration } from '../duration.js';
+import { type Ctx, readBody, sendJson } from '../http.js';
+import { walletAddress } from '../ids.js';
+import type { EmulatorOperations } from '../operations.js';
+import { ROUTES } from '../route-table.js';
+import type { Router } from '../router.js';
+import type { EmulatorState } from '../state.js';
+import type { EmulatorTransaction, PaymentOutcome } from '../transaction.js';
+import { displayWebhookURL, type WebhookDelivery, type WebhookSender } from '../webhook-sender.js';
+
+/** A refused admin request: status, stable code, and the field it is about. */
+export class AdminError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+const bad = (field: string, message: string) =>
+  new AdminError(400, 'invalid_field', `"${field}" ${message}`, field);
+
+function isLoopback(address: string | undefined): boolean {
+  const a = address ?? '';
+  return a === '::1' || a.startsWith('127.') || a.startsWith('::ffff:127.');
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const digest = (v: string) => createHash('sha256').update(v).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/**
+ * The admin API answers only a loopback address, unless an admin token is set; then only requests
+ * carrying it (`Authorization: Bearer <token>`), from anywhere.
+ */
+export function checkAccess(state: Pick<EmulatorState, 'options'>, ctx: Pick<Ctx, 'req'>): void {
+  const token = state.options.adminToken;
+  if (token === undefined) {
+    if (!isLoopback(ctx.req.socket.remoteAddress)) {
+      throw new AdminError(
+        403,
+        'loopback_only',
+        'the admin API answers only on a loopback address (or set --admin-token)',
+      );
+    }
+    return;
+  }
+  const header = ctx.req.headers.authorization ?? '';
+  const given = header.startsWith('Bearer ') ? header.slice(7) : '';
+  if (!given || !sameToken(given, token))
+    throw new AdminError(401, 'admin_token_required', 'the admin API needs its token');
+}
+
+/** A browser form posting to the admin API must come from the emulator's own pages. */
+function checkOrigin(state: EmulatorState, ctx: Ctx): void {
+  const origin = ctx.req.headers.origin;
+  if (origin !== undefined && origin !== state.origin) {
+    throw new AdminError(403, 'foreign_origin', 'the admin API does not take requests from other sites');
+  }
+}
+
+async function readJsonObject(ctx: Ctx): Promise<Record<string, unknown>> {
+  let body: Buffer;
+  try {
+    body = await readBody(ctx.req);
+  } catch {
+    throw new AdminError(400, 'invalid_body', 'the request body could not be read (at most 64 kB)');
+  }
+  if (body.length === 0) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new AdminError(400, 'invalid_json', 'the request body is not JSON');
+  }
+  if (!isRecord(json)) throw new AdminError(400, 'invalid_json', 'the request body must be a JSON object');
+  return json;
+}
+
+function text(body: Record<string, unknown>, field: string, required = false): string | undefined {
+  const value = body[field];
+  if (value === undefined && !required) return undefined;
+  if (typeof value !== 'string' || value === '') throw bad(field, 'must be a non-empty string');
+  return value;
+}
+
+function textOrList(body: Record<string, unknown>, field: string): string | string[] {
+  const value = body[field];
+  if (typeof value === 'string' && value !== '') return value;
+  if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string' && v !== ''))
+    return value;
+  throw bad(field, 'must be a non-empty string or array of strings');
+}
+
+/** A transaction as the admin API and the CLI show it. */
+export function transactionJson(tx: EmulatorTransaction): Record<string, unknown> {
+  const { request } = tx;
+  return {
+    txHash: tx.txHash,
+    status: tx.status,
+    from: request.from,
+    to: request.to,
+    amounts: request.amounts,
+    via: request.via,
+    fee: request.fee,
+    remarks: request.remarks,
+    ts: new Date(tx.ts).toISOString(),
+    completeTs: new Date(tx.completeTs).toISOString(),
+    height: tx.height,
+  };
+}
+
+/** A delivery as the admin API and the CLI show it: no body, no secret. */
+export function deliveryJson(d: WebhookDelivery): Record<string, unknown> {
+  return {
+    id: d.id,
+    at: new Date(d.at).toISOString(),
+    agent: d.agentId,
+    url: d.url,
+    txHash: d.txHash,
+    status: d.txStatus,
+    answer: d.responseStatus ?? d.error ?? null,
+    attempt: d.attempt,
+  };
+}
+
+/** Everything the home page and `GET /_emulator/state` show. */
+export function stateJson(state: EmulatorState, webhooks: WebhookSender): Record<string, unknown> {
+  return {
+    authURL: state.authURL,
+    baseURL: state.baseURL,
+    now: new Date(state.clock.now()).toISOString(),
+    clockOffsetMs: state.clock.offset,
+    clients: [...state.clients.values()].map((c) => ({
+      clientID: c.clientID,
+      name: c.name,
+      redirectURIs: c.redirectURIs,
+    })),
+    users: [...state.users.values()].map((u) => ({
+      id: u.id,
+      displayName: u.displayName ?? u.id,
+      wallet: walletAddress(u.id),
+    })),
+    agents: [...state.agents.values()].map((a) => ({
+      id: a.id,
+      wallet: walletAddress(a.id),
+      webhookURL: a.webhookURL ? displayWebhookURL(a.webhookURL) : null,
+      paymentRedirectURIs: a.paymentRedirectURIs ?? [],
+    })),
+    transactions: [...state.transactions.values()].slice(-50).reverse().map(transactionJson),
+    deliveries: webhooks.deliveries.slice(-50).reverse().map(deliveryJson),
+  };
+}
+
+const OUTCOMES: readonly PaymentOutcome[] = ['success', 'fail', 'timeout'];
+
+/** The admin API under `/_emulator/`: JSON in, JSON out; bad input is 400 naming the field. */
+export function adminRoutes(
+  router: Router,
+  state: EmulatorState,
+  ops: EmulatorOperations,
+  webhooks: WebhookSender,
+): void {
+  const admin = (handle: (ctx: Ctx) => Promise<{ status?: number; body: unknown }>) => async (ctx: Ctx) => {
+    try {
+      checkAccess(state, ctx);
+      const { status = 200, body } = await handle(ctx);
+      sendJson(ctx.res, status, body);
+    } catch (error) {
+      if (!(error instanceof AdminError)) throw error;
+      sendJson(ctx.res, error.status, {
+        error: error.message,
+        code: error.code,
+        ...(error.field ? { field: error.field } : {}),
+      });
+    }
+  };
+
+  router.on(
+    ROUTES.adminState,
+    admin(async () => ({ body: stateJson(state, webhooks) })),
+  );
+  router.on(
+    ROUTES.adminDeliveries,
+    admin(async () => ({ body: webhooks.deliveries.map(deliveryJson) })),
+  );
+  router.on(
+    ROUTES.adminPay,
+    admin(async (ctx) => {
+      const body = await readJsonObject(ctx);
+      const to = textOrList(body, 'to');
+      const amount = textOrList(body, 'amount');
+      const receivers = [to].flat();
+      const from = text(body, 'from') ?? [...state.users.keys()].find((id) => !receivers.includes(id));
+      if (!from) throw bad('from', 'is needed: no other user to pay from');
+      const status = text(body, 'status') ?? 'success';
+      if (!OUTCOMES.includes(status as PaymentOutcome))
+        throw bad('status', 'must be success, fail or timeout');
+      const args = { from, to, amount, outcome: status as PaymentOutcome } as Parameters<
+        EmulatorOperations['pay']
+      >[0];
+      for (const field of ['via', 'fee', 'remarks', 'state'] as const) {
+        const value = text(body, field);
+        if (value !== undefined) args[field] = value;
+      }
+      let tx: EmulatorTransaction;
+      try {
+        tx = ops.pay(args);
+      } catch (error) {
+        throw new AdminError(400, 'invalid_payment', (error as Error).message);
+      }
+      await tx.settled;
+      return { status: 201, body: transactionJson(tx) };
+    }),
+  );
+  router.on(
+    ROUTES.adminResend,
+    admin(async (ctx) => {
+      checkOrigin(state, ctx);
+      const id = Number(ctx.params[0]);
+      if (!Number.isSafeInteger(id) || !webhooks.resend(id)) {
+        throw new AdminError(
+          404,
+          'unknown_delivery',
+          `no delivery ${ctx.params[0]} (or its agent has no webhook now)`,
+        );
+      }
+      if (ctx.req.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
+        ctx.res.writeHead(303, { location: '/' }); // the home page's Resend button
+        ctx.res.end();
+        return { body: null };
+      }
+      return { status: 202, body: { resent: id } };
+    }),
+  );
+  router.on(
+    ROUTES.adminClock,
+    admin(async (ctx) => {
+      const body = await readJsonObject(ctx);
+      const given = text(body, 'advance', true) as string;
+      const ms = parseDuration(given);
+      if (ms === undefined) throw bad('advance', 'must be a duration such as 90s, 61m or 1h');
+      ops.advanceClock(ms);
+      return { body: { now: new Date(state.clock.now()).toISOString(), clockOffsetMs: state.clock.offset } };
+    }),
+  );
+  router.on(
+    ROUTES.adminUsers,
+    admin(async (ctx) => {
+      const body = await readJsonObject(ctx);
+      const user = { id: text(body, 'id', true) as string, password: text(body, 'password', true) as string };
+      const displayName = text(body, 'displayName');
+      try {
+        const added = ops.addUser(displayName ? { ...user, displayName } : user);
+        return {
+          status: 201,
+          body: { id: added.id, displayName: added.displayName ?? added.id, wallet: walletAddress(added.id) },
+        };
+      } catch (error) {
+        throw new AdminError(
+          400,
+          'invalid_field',
+          (error as Error).message.replace('startKudosEmulator: users[0].', ''),
+          'id',
+        );
+      }
+    }),
+  );
+  router.on(
+    ROUTES.adminClients,
+    admin(async (ctx) => {
+      const body = await readJsonObject(ctx);
+      const clientID = text(body, 'clientID', true) as string;
+      const clientSecret = text(body, 'clientSecret', true) as string;
+      const redirectURI = text(body, 'redirectURI', true) as string;
+      if (!URL.canParse(redirectURI)) throw bad('redirectURI', 'must be an absolute URL');
+      const added = ops.addClient({
+        clientID,
+        clientSecret,
+        name: text(body, 'name') ?? clientID,
+        redirectURIs: [redirectURI],
+      });
+      return { status: 201, body: { clientID: added.clientID, redirectURIs: added.redirectURIs } };
+    }),
+  );
+}

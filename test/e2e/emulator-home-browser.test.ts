@@ -1,0 +1,68 @@
+/// <reference lib="dom" />
+import { existsSync, mkdirSync } from 'node:fs';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
+import { PAYMENT_USERS } from '../helpers/emulator-user.js';
+import { startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = 'test-results/screenshots';
+
+describe('the emulator home page in a real browser (Chromium through playwright-core)', () => {
+  let kudos: KudosEmulator;
+  let sink: WebhookSink;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: run .ci/run, or apt-get install chromium`).toBe(
+      true,
+    );
+    mkdirSync(SHOTS, { recursive: true });
+    sink = await startWebhookSink();
+    kudos = await startKudosEmulator({
+      users: PAYMENT_USERS,
+      agents: [{ id: 'shop-agent', webhookURL: sink.url }],
+      paymentDelayMs: 5,
+    });
+    kudos.pay({ from: 'alice', to: 'bobby', amount: '3', via: 'shop-agent' });
+    await kudos.idle();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await kudos?.close();
+    await sink?.close();
+  });
+
+  it('shows clients, users, agents with webhook and wallet, transactions, and deliveries with a working Resend button', async () => {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(10_000);
+    await page.goto(kudos.authURL);
+    expect(await page.locator('#clients').textContent()).toContain('kudos-demo-client');
+    expect(await page.locator('#users').textContent()).toMatch(/bobby.*cosmos1/s);
+    const agents = (await page.locator('#agents').textContent()) ?? '';
+    expect(agents).toContain('shop-agent');
+    expect(agents).toMatch(/cosmos1[02-9ac-hj-np-z]{38}/);
+    expect(agents).toContain('token=REDACTED'); // the webhook URL, without its secret
+    expect(agents).not.toContain('agent-secret');
+    const [tx] = kudos.deliveries;
+    expect(await page.locator('#transactions').textContent()).toContain(tx?.txHash);
+    const rows = page.locator('#deliveries tbody tr');
+    expect(await rows.count()).toBe(1);
+    await page.screenshot({ path: `${SHOTS}/emulator-home.png`, fullPage: true });
+    const received = sink.received.length;
+    await rows.first().getByRole('button', { name: 'Resend' }).click();
+    await page.waitForURL(`${kudos.authURL}/`);
+    await kudos.idle();
+    expect(sink.received.length).toBe(received + 1);
+    await page.reload();
+    expect(await rows.count()).toBe(2);
+    expect(await page.locator('#deliveries').textContent()).toContain('2'); // attempt 2
+    await page.close();
+  });
+});

@@ -1,0 +1,44 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+/** The command as installed: the built bin of package.json (npm test builds before testing). */
+export const CLI = join(process.cwd(), 'dist/cjs/emulator/cli.js');
+
+/** A started `kudos-emulator`: its process, its output once the banner is complete, its exit. */
+export interface StartedEmulator {
+  child: ChildProcess;
+  output: Promise<string>;
+  exit: Promise<number | null>;
+}
+
+/** Starts the real bin; `output` resolves when the banner is printed, or the process ends. */
+export function startCli(args: string[]): StartedEmulator {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const output = new Promise<string>((resolve) => {
+    const collect = (c: Buffer) => {
+      text += c.toString();
+      if (text.includes('kudos-emulator --help for their options')) resolve(text);
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    exit.then(() => resolve(text));
+  });
+  return { child, output, exit };
+}
+
+/** The authURL a banner printed. */
+export function authURLOf(banner: string): string {
+  return /authURL:\s+(\S+)/.exec(banner)?.[1] ?? '';
+}
+
+/** Runs one subcommand of the real bin to its end: stdout, stderr and the exit code. */
+export function runCli(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { timeout: 30_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ stdout, stderr, code });
+    });
+  });
+}
