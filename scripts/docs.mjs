@@ -1,8 +1,9 @@
-// npm run docs: writes the generated parts of the READMEs from their one source in src/:
-// the emulator's route table (src/emulator/route-table.ts) and the error-code table
-// (src/error-codes.ts). Each part sits between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`;
-// the tests fail when a README's part differs from what this script writes.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// npm run docs: writes the generated parts of the READMEs from their one source: the emulator's
+// route table (src/emulator/route-table.ts), the error-code table (src/error-codes.ts), and the code
+// examples (docs/snippets/*, type-checked and run by npm test). Each part sits between
+// `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`; the tests fail when a README's part
+// differs from what this script writes.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,14 +25,37 @@ async function loadTables() {
 /** Replaces each generated part of `text` with the current one. */
 export function fill(text, parts) {
   return text.replace(
-    /(<!-- generated:([a-z-]+) -->)[\s\S]*?(<!-- \/generated:\2 -->)/g,
+    /(<!-- generated:([a-z0-9./-]+) -->)[\s\S]*?(<!-- \/generated:\2 -->)/g,
     (whole, open, name, close) => (name in parts ? `${open}\n${parts[name]}\n${close}` : whole),
   );
 }
 
+/** Each code example as a fenced block, named by its file. */
+export function snippetParts(dir = 'docs/snippets') {
+  const fences = { ts: 'ts', cjs: 'js', js: 'js', mjs: 'js' };
+  const parts = {};
+  for (const file of readdirSync(dir)) {
+    const language = fences[file.split('.').pop()];
+    if (language)
+      parts[file] = `\`\`\`${language}\n${readFileSync(join(dir, file), 'utf8').trimEnd()}\n\`\`\``;
+  }
+  return parts;
+}
+
 const tables = await loadTables();
-const parts = { routes: tables.routeTableMarkdown(), 'error-codes': tables.errorTableMarkdown() };
-for (const file of ['README.md', 'src/emulator/README.md', 'docs/errors.md']) {
+const parts = {
+  routes: tables.routeTableMarkdown(),
+  'error-codes': tables.errorTableMarkdown(),
+  ...snippetParts(),
+  // The framework integrations, as their tests run them.
+  ...Object.fromEntries(
+    ['test/frameworks/nestjs/kudos-auth.ts', 'test/frameworks/fastify/kudos-auth.ts'].map((file) => [
+      file,
+      `\`\`\`ts\n${readFileSync(file, 'utf8').trimEnd()}\n\`\`\``,
+    ]),
+  ),
+};
+for (const file of ['README.md', 'src/emulator/README.md', 'docs/frameworks.md']) {
   let text;
   try {
     text = readFileSync(file, 'utf8');

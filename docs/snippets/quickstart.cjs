@@ -1,0 +1,61 @@
+// server.cjs: the quick start in CommonJS JavaScript.
+const express = require('express');
+const session = require('express-session');
+const passport = require('passport');
+const { KudosError, KudosStrategy } = require('passport-kudos');
+
+const port = Number(process.env.PORT ?? 3000);
+
+passport.use(
+  new KudosStrategy(
+    {
+      clientID: process.env.KUDOS_CLIENT_ID ?? 'kudos-demo-client',
+      clientSecret: process.env.KUDOS_CLIENT_SECRET ?? 'kudos-demo-secret',
+      callbackURL: process.env.CALLBACK_URL ?? `http://localhost:${port}/auth/kudos/callback`,
+      authURL: process.env.KUDOS_AUTH_URL ?? 'http://127.0.0.1:4000',
+      baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api', // the emulator's ends in /api
+      scope: ['profile'],
+    },
+    (_accessToken, _refreshToken, profile, done) => done(null, { id: profile.id, name: profile.displayName }),
+  ),
+);
+passport.serializeUser((user, done) => done(null, user));
+passport.deserializeUser((user, done) => done(null, user));
+
+const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const app = express();
+app.use(
+  session({
+    secret: process.env.SESSION_SECRET ?? 'change-me-in-production',
+    resave: false,
+    saveUninitialized: false,
+    cookie: { httpOnly: true, sameSite: 'lax' },
+  }),
+);
+app.use(passport.session());
+
+app.get('/', (req, res) => {
+  res.send(
+    req.user
+      ? `<p>Signed in as ${escapeHtml(req.user.name)}.</p>`
+      : '<a href="/auth/kudos">Log in with Kudos</a>',
+  );
+});
+app.get('/auth/kudos', passport.authenticate('kudos'));
+app.get(
+  '/auth/kudos/callback',
+  passport.authenticate('kudos', { failureRedirect: '/', failureMessage: true }),
+  (_req, res) => res.redirect('/profile'),
+);
+app.get('/profile', (req, res) => {
+  if (!req.user) return res.redirect('/');
+  res.send(`<h1>${escapeHtml(req.user.name)}</h1><p id="user-id">${escapeHtml(req.user.id)}</p>`);
+});
+app.post('/logout', (req, res, next) => req.logout((err) => (err ? next(err) : res.redirect('/'))));
+app.use((err, _req, res, next) => {
+  if (!(err instanceof KudosError)) return next(err);
+  res.status(err.status).send(`<p>Signing in with Kudos did not work (${escapeHtml(err.code)}).</p>`);
+});
+
+app.listen(port, () => console.log(`listening on http://localhost:${port}`));

@@ -1,0 +1,87 @@
+// server.ts: sign in with Kudos, keep the user in a session, show a profile page, log out.
+// Against the local emulator: `npx kudos-emulator`, then run this with the environment it prints
+// (see "Quick start" in the README). Against Kudos: the URLs and credentials the operator gave you.
+import express, { type ErrorRequestHandler } from 'express';
+import session from 'express-session';
+import passport from 'passport';
+import { KudosError, KudosStrategy } from 'passport-kudos';
+
+// The user your app keeps in the session (Passport's Express.User).
+declare global {
+  namespace Express {
+    interface User {
+      id: string;
+      name: string;
+    }
+  }
+}
+
+const env = (name: string, fallback?: string): string => {
+  const value = process.env[name] ?? fallback;
+  if (value === undefined) throw new Error(`set ${name}`);
+  return value;
+};
+const port = Number(env('PORT', '3000'));
+
+passport.use(
+  new KudosStrategy(
+    {
+      clientID: env('KUDOS_CLIENT_ID', 'kudos-demo-client'),
+      clientSecret: env('KUDOS_CLIENT_SECRET', 'kudos-demo-secret'),
+      callbackURL: env('CALLBACK_URL', `http://localhost:${port}/auth/kudos/callback`), // whitelisted for the client
+      authURL: env('KUDOS_AUTH_URL', 'http://127.0.0.1:4000'), // the login page is {authURL}/in/oauth/
+      baseURL: env('KUDOS_BASE_URL', 'http://127.0.0.1:4000/api'), // the emulator's {base_url} ends in /api
+      scope: ['profile'],
+    },
+    (_accessToken, _refreshToken, profile, done) => done(null, { id: profile.id, name: profile.displayName }),
+  ),
+);
+passport.serializeUser((user, done) => done(null, user));
+passport.deserializeUser((user: Express.User, done) => done(null, user));
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const app = express();
+app.use(
+  session({
+    secret: env('SESSION_SECRET', 'change-me-in-production'),
+    resave: false,
+    saveUninitialized: false,
+    cookie: { httpOnly: true, sameSite: 'lax' },
+  }),
+);
+app.use(passport.session());
+
+app.get('/', (req, res) => {
+  res.send(
+    req.user
+      ? `<p>Signed in as ${escapeHtml(req.user.name)}. <a href="/profile">Profile</a></p>`
+      : '<a href="/auth/kudos">Log in with Kudos</a>',
+  );
+});
+app.get('/auth/kudos', passport.authenticate('kudos'));
+app.get(
+  '/auth/kudos/callback',
+  passport.authenticate('kudos', { failureRedirect: '/', failureMessage: true }),
+  (_req, res) => res.redirect('/profile'),
+);
+app.get('/profile', (req, res) => {
+  if (!req.user) return res.redirect('/');
+  res.send(
+    `<h1>${escapeHtml(req.user.name)}</h1><p id="user-id">${escapeHtml(req.user.id)}</p>` +
+      '<form method="post" action="/logout"><button>Log out</button></form>',
+  );
+});
+app.post('/logout', (req, res, next) => {
+  req.logout((err) => (err ? next(err) : res.redirect('/')));
+});
+
+// Errors of the sign-in: a readable page, never a stack trace. `code` is always a safe word, but
+// escape anything you put into HTML all the same.
+const onError: ErrorRequestHandler = (err: unknown, _req, res, next) => {
+  if (!(err instanceof KudosError)) return next(err);
+  res.status(err.status).send(`<p>Signing in with Kudos did not work (${escapeHtml(err.code)}).</p>`);
+};
+app.use(onError);
+
+app.listen(port, () => console.log(`listening on http://localhost:${port}`));

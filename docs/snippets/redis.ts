@@ -1,0 +1,54 @@
+// Several instances behind one address: share sessions, webhook dedupe, token sets and the refresh lock.
+import { RedisStore } from 'connect-redis';
+import express from 'express';
+import session from 'express-session';
+import { createKudosClient, KudosStrategy } from 'passport-kudos';
+import { RedisDedupeStore, RedisRefreshLock, RedisTokenStore } from 'passport-kudos/redis';
+import { kudosWebhook } from 'passport-kudos/webhook';
+import { createClient } from 'redis';
+
+const redis = createClient({
+  url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  disableOfflineQueue: true,
+});
+await redis.connect();
+
+const tokens = new RedisTokenStore(redis);
+const strategy = new KudosStrategy(
+  {
+    clientID: process.env.KUDOS_CLIENT_ID ?? 'kudos-demo-client',
+    clientSecret: process.env.KUDOS_CLIENT_SECRET ?? 'kudos-demo-secret',
+    callbackURL: 'https://shop.example/auth/kudos/callback',
+    authURL: process.env.KUDOS_AUTH_URL ?? 'http://127.0.0.1:4000',
+    baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api',
+  },
+  (_accessToken, _refreshToken, profile, done) => done(null, { id: profile.id, name: profile.displayName }),
+);
+export const kudos = createKudosClient({ strategy, tokens, lock: new RedisRefreshLock(redis) });
+
+const app = express();
+app.post(
+  '/webhooks/kudos',
+  kudosWebhook({
+    secret: process.env.KUDOS_WEBHOOK_SECRET ?? 'change-me-0123456789',
+    store: new RedisDedupeStore(redis), // one notification is handled once across all instances
+    onNotification: async (n) => console.log(n.key),
+  }),
+);
+app.use(
+  session({
+    store: new RedisStore({ client: redis, prefix: 'sess:' }),
+    secret: process.env.SESSION_SECRET ?? 'change-me',
+    resave: false,
+    saveUninitialized: false,
+  }),
+);
+
+declare global {
+  namespace Express {
+    interface User {
+      id: string;
+      name: string;
+    }
+  }
+}
