@@ -41,6 +41,7 @@ describe('the README quick start in a fresh app that installs the packed tarball
         'express-session',
         'passport',
         'typescript@~5.9',
+        'tsx@^4',
         '@types/node@^20',
         '@types/express',
         '@types/express-session',
@@ -86,9 +87,10 @@ describe('the README quick start in a fresh app that installs the packed tarball
     expect(out).toBe('');
   }, 120_000);
 
-  async function logInThrough(program: string): Promise<string> {
+  async function logInThrough(program: string, runner: string[] = [process.execPath]): Promise<string> {
     const port = await freePort();
-    const child = spawn(process.execPath, [program], {
+    const [command = process.execPath, ...args] = runner;
+    const child = spawn(command, [...args, program], {
       cwd: app,
       env: {
         ...process.env,
@@ -108,6 +110,7 @@ describe('the README quick start in a fresh app that installs the packed tarball
       child.stderr?.on('data', (c: Buffer) => {
         text += c.toString();
       });
+      child.once('error', reject);
       child.once('exit', (code) => reject(new Error(`${program} exited with ${code}: ${text}`)));
     });
     const browser = new CookieClient();
@@ -124,6 +127,12 @@ describe('the README quick start in a fresh app that installs the packed tarball
 
   it('runs the ESM TypeScript quick start: a login against the emulator lands on the profile', async () => {
     expect(await logInThrough('server.js')).toContain('<p id="user-id">alice</p>');
+  }, 60_000);
+
+  it('runs server.ts as the README says, with npx tsx and no other file', async () => {
+    expect(await logInThrough('server.ts', [join(app, 'node_modules', '.bin', 'tsx')])).toContain(
+      '<p id="user-id">alice</p>',
+    );
   }, 60_000);
 
   it('runs the CommonJS quick start the same way', async () => {

@@ -29,15 +29,26 @@ describe.each(WEBHOOK_MOUNTS)('kudosWebhook mounted as %s (real HTTP)', (mount) 
   });
 
   it('calls the handler once under 50 concurrent duplicates: 409 while it runs, 200 duplicate once done', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     app = await startWebhookApp(mount, {
       onNotification: async (n) => {
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await gate; // held until every other delivery has been answered
         app.calls.push({ notification: n, url: undefined, originalUrl: undefined });
       },
     });
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, () => deliver(app.url, sampleNotification())),
+    const answered: Array<Awaited<ReturnType<typeof deliver>>> = [];
+    const all = Array.from({ length: 50 }, () =>
+      deliver(app.url, sampleNotification()).then((a) => {
+        answered.push(a);
+        return a;
+      }),
     );
+    await expect.poll(() => answered.length, { timeout: 10_000 }).toBe(49);
+    release();
+    const answers = await Promise.all(all);
     expect(answers.filter((a) => a.status === 200 && a.json.duplicate === undefined)).toHaveLength(1);
     const busy = answers.filter((a) => a.status === 409);
     expect(busy).toHaveLength(49);
