@@ -31,7 +31,26 @@ for (const [dir, format] of [
   ['dist/esm', 'esm'],
   ['dist/cjs', 'cjs'],
 ]) {
-  await bundle.write({ dir, format, entryFileNames: '[name].js', chunkFileNames: 'shared/[name]-[hash].js' });
+  await bundle.write({
+    dir,
+    format,
+    entryFileNames: '[name].js',
+    chunkFileNames: 'shared/[name]-[hash].js',
+    // The small helpers of src/ that several entry points share, in one chunk: loading the main
+    // entry point reads two files, not six. Everything else stays with the entry point that uses it.
+    codeSplitting: {
+      groups: [
+        {
+          name: (id) =>
+            /[\\/]src[\\/](guards|errors|error-codes|read-capped|redact|scopes|service-error|token-response|url-path)\.ts$/.test(
+              id,
+            )
+              ? 'shared'
+              : null,
+        },
+      ],
+    },
+  });
 }
 await bundle.close();
 

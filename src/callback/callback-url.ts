@@ -43,14 +43,12 @@ export function resolveCallbackURL(callbackURL: string, req: UrlRequest, proxy: 
   const tls = encrypted || (trust && firstHeader(req.headers['x-forwarded-proto']) === 'https');
   const host = (trust && firstHeader(req.headers['x-forwarded-host'])) || req.headers.host;
   if (!host) throw invalidCallbackURL(undefined);
-  let base: URL;
   try {
-    base = new URL(`${tls ? 'https' : 'http'}://${host}`);
-  } catch (cause) {
-    throw invalidCallbackURL(cause);
-  }
-  try {
-    return new URL(callbackURL, `${base.origin}${req.originalUrl ?? req.url ?? ''}`).toString();
+    // One parse: a host that is not a host (a space, "[", a bad port) makes the base unparsable.
+    return new URL(
+      callbackURL,
+      `${tls ? 'https' : 'http'}://${host}${req.originalUrl ?? req.url ?? ''}`,
+    ).toString();
   } catch (cause) {
     throw invalidCallbackURL(cause);
   }

@@ -18,7 +18,7 @@ import { chainRoutes } from './routes/chain.js';
 import { loginRoutes } from './routes/login.js';
 import { tokenRoutes } from './routes/token.js';
 import { widgetRoutes } from './routes/widget.js';
-import { type EmulatorCounters, EmulatorState } from './state.js';
+import { type EmulatorCounters, EmulatorState, grantKey } from './state.js';
 import type { EmulatorTransaction, PaymentOutcome } from './transaction.js';
 import { homePage } from './views/home-page.js';
 import { type WebhookDelivery, type WebhookMode, WebhookSender } from './webhook-sender.js';
@@ -94,7 +94,7 @@ function restore(state: EmulatorState, snapshot: EmulatorSnapshot): void {
   for (const user of snapshot.users) state.users.set(user.id, user);
   for (const client of snapshot.clients) state.clients.set(client.clientID, client);
   for (const agent of snapshot.agents) state.agents.set(agent.id, agent);
-  for (const grant of snapshot.grants) state.grants.set(`${grant.clientID}\u0000${grant.userId}`, grant);
+  for (const grant of snapshot.grants) state.grants.set(grantKey(grant.clientID, grant.userId), grant);
   for (const [token, record] of snapshot.refreshTokens) state.refreshTokens.set(token, record);
   for (const [key, token] of snapshot.activeRefresh) state.activeRefresh.set(key, token);
   for (const saved of snapshot.transactions) {
@@ -176,7 +176,11 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
       .handle(req, res, (error) =>
         state.log(`internal error: ${error instanceof Error ? error.name : 'unknown'}`),
       )
-      .finally(() => state.changed()); // sign-ins, grants, tokens, payments: a state file keeps them
+      // Sign-ins, grants, tokens, payments: a state file keeps them. A GET changes nothing worth
+      // keeping, except an authorization page that grants at once (auto-login, or authorized before).
+      .finally(() => {
+        if (req.method !== 'GET' || req.url?.startsWith('/in/oauth')) state.changed();
+      });
   });
   // A malformed request gets a plain 400, never a stack trace.
   server.on('clientError', (_error, socket) => {
