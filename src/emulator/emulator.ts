@@ -197,6 +197,22 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
   state.origin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   state.log(`listening on ${state.origin}`);
 
+  return emulatorHandle({ state, ops, webhooks, server, timers, saver, port });
+}
+
+/** What a started emulator is made of, for {@link emulatorHandle}. */
+interface EmulatorParts {
+  state: EmulatorState;
+  ops: EmulatorOperations;
+  webhooks: WebhookSender;
+  server: http.Server;
+  timers: Set<NodeJS.Timeout>;
+  saver: { flush(): void } | undefined;
+  port: number;
+}
+
+/** The running emulator as its users see it: its addresses and its test helpers. */
+function emulatorHandle({ state, ops, webhooks, server, timers, saver, port }: EmulatorParts): KudosEmulator {
   return {
     authURL: state.authURL,
     baseURL: state.baseURL,
@@ -222,7 +238,10 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
       const { redirectURI, scopes } = checked.request;
       const code = issueCode(state, { clientID: client.clientID, userId: user, redirectURI, scope: scopes });
       state.changed();
-      return { code, redirectURL: withQuery(redirectURI, { [resolved.codeParam]: code, state: args.state }) };
+      return {
+        code,
+        redirectURL: withQuery(redirectURI, { [state.options.codeParam]: code, state: args.state }),
+      };
     },
     revokeAsUser(userId, clientID) {
       const revoked = revokeGrant(state, clientID, userId);

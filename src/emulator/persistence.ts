@@ -2,21 +2,13 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isRecord } from '../guards.js';
 import type { EmulatorAgent, EmulatorClient, EmulatorUser } from './emulator-options.js';
 import type { EmulatorState, Grant, RefreshRecord } from './state.js';
-import type { PaymentOutcome, PaymentRequest, TxStatus } from './transaction.js';
+import type { EmulatorTransaction } from './transaction.js';
 
 /** Version of the state file format. */
 const FORMAT = 1;
 
 /** A transaction as saved: everything but its promise. */
-export interface SavedTransaction {
-  txHash: string;
-  request: PaymentRequest;
-  status: TxStatus;
-  outcome: PaymentOutcome;
-  ts: number;
-  completeTs: number;
-  height: number | undefined;
-}
+export type SavedTransaction = Omit<EmulatorTransaction, 'settled'>;
 
 /** What a state file holds. */
 export interface EmulatorSnapshot {

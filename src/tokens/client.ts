@@ -1,7 +1,6 @@
 import { KudosApiError, KudosTokenError } from '../errors.js';
-import { readCapped } from '../read-capped.js';
-import { readServiceError } from '../service-error.js';
 import { withoutTrailingSlashes } from '../url-path.js';
+import { apiErrorCode, apiRequest, readApiJson } from './api-call.js';
 import { type KudosRefreshLock, MemoryRefreshLock } from './lock.js';
 import type { KudosTokenStore } from './store.js';
 import type { KudosTokenSet } from './token-set.js';
@@ -16,9 +15,6 @@ export interface KudosRefresher {
 
 /** Default time limit of one API call (answer and body), in milliseconds: the strategy's default too. */
 export const DEFAULT_API_TIMEOUT_MS = 10_000;
-
-/** Largest error body read from the API (the service's error bodies are one word). */
-const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 
 /** Options of {@link createKudosClient}. */
 export interface KudosClientOptions {
@@ -61,11 +57,6 @@ export interface KudosClient {
 
 function reauth(message: string): KudosTokenError {
   return new KudosTokenError(message, { code: 'reauth_required', status: 401 });
-}
-
-/** The service's error code of an error body (docs/kudos-service.md#errors), or `api_error`. */
-function errorCode(text: string): string {
-  return readServiceError(text)?.code ?? 'api_error';
 }
 
 function checkClientOptions(options: KudosClientOptions): { baseURL: string; timeout: number } {
@@ -131,103 +122,27 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
     return fresh(set) ? set : refreshFor(userId, set);
   }
 
-  /** One call with a deadline that covers the answer and the body; `what` names it in errors. */
-  async function call(set: KudosTokenSet, path: string, init: RequestInit, what: string): Promise<Response> {
-    const headers = new Headers(init.headers);
-    headers.set('authorization', `Bearer ${set.accessToken}`);
-    const deadline = AbortSignal.timeout(timeout);
-    const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
-    try {
-      return await fetch(`${base}${path.startsWith('/') ? path : `/${path}`}`, { ...init, headers, signal });
-    } catch (cause) {
-      throw failure(cause, deadline, init.signal, what);
-    }
-  }
-
-  /** What a failed fetch or body read becomes: the caller's own abort as is, else a KudosApiError. */
-  function failure(
-    cause: unknown,
-    deadline: AbortSignal,
-    own: AbortSignal | null | undefined,
-    what: string,
-  ): unknown {
-    if (own?.aborted) return cause;
-    if (deadline.aborted) {
-      return new KudosApiError('timeout', undefined, what, {
-        status: 504,
-        cause,
-        message: `Kudos API did not answer ${what} within ${timeout} ms`,
-      });
-    }
-    const reason = cause instanceof Error && cause.cause instanceof Error ? cause.cause : cause;
-    const name =
-      reason instanceof Error
-        ? 'code' in reason && typeof reason.code === 'string'
-          ? reason.code
-          : reason.name
-        : 'failed';
-    return new KudosApiError('network_error', undefined, what, {
-      status: 502,
-      cause,
-      message: `Kudos API could not be reached for ${what} (${name})`,
-    });
-  }
-
-  async function codeOf(res: Response, what: string): Promise<string> {
-    try {
-      return errorCode(
-        res.body ? (await readCapped(res.body, MAX_ERROR_BODY_BYTES, 'truncate')).toString('utf8') : '',
-      );
-    } catch (cause) {
-      if (cause instanceof DOMException && (cause.name === 'TimeoutError' || cause.name === 'AbortError')) {
-        throw new KudosApiError('timeout', res.status, what, {
-          status: 504,
-          cause,
-          message: `Kudos API did not finish its answer to ${what} within ${timeout} ms`,
-        });
-      }
-      return 'api_error';
-    }
-  }
-
   async function authorizedFetch(userId: string, path: string, init: RequestInit = {}): Promise<Response> {
     if (URL.canParse(path)) throw new TypeError('client.fetch() takes a path relative to baseURL, not a URL');
     const what = `${init.method ?? 'GET'} ${path.split('?')[0]}`;
+    const call = (set: KudosTokenSet) =>
+      apiRequest({ base, timeout, accessToken: set.accessToken, path, init, what });
     let set = await tokenSet(userId);
-    let res = await call(set, path, init, what);
+    let res = await call(set);
     if (res.ok) return res;
-    let code = await codeOf(res, what);
+    let code = await apiErrorCode(res, what, timeout);
     if (res.status === 401 && code === 'TOKEN_EXPIRED') {
       set = await refreshFor(userId, set);
-      res = await call(set, path, init, what);
+      res = await call(set);
       if (res.ok) return res;
-      code = await codeOf(res, what);
+      code = await apiErrorCode(res, what, timeout);
     }
     throw new KudosApiError(code, res.status, what);
   }
 
   async function json<T>(userId: string, path: string, init?: RequestInit): Promise<T> {
     const what = `${init?.method ?? 'GET'} ${path.split('?')[0]}`;
-    const res = await authorizedFetch(userId, path, init);
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (cause) {
-      throw new KudosApiError('timeout', res.status, what, {
-        status: 504,
-        cause,
-        message: `Kudos API did not finish its answer to ${what} within ${timeout} ms`,
-      });
-    }
-    try {
-      return JSON.parse(text) as T;
-    } catch (cause) {
-      throw new KudosApiError('invalid_response', res.status, what, {
-        status: 502,
-        cause,
-        message: `Kudos API answered ${what} with HTTP ${res.status} but not with JSON`,
-      });
-    }
+    return (await readApiJson(await authorizedFetch(userId, path, init), what, timeout)) as T;
   }
 
   return { fetch: authorizedFetch, json, tokenSet };

@@ -6,9 +6,14 @@ import { parseDuration } from '../../src/emulator/duration.js';
 import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
 import { AdminError, checkAccess } from '../../src/emulator/routes/admin.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
-import { PAYMENT_USERS } from '../helpers/emulator-user.js';
+import { exchangeCode, PAYMENT_USERS } from '../helpers/emulator-user.js';
 
 const CLIENT = { clientID: 'shop', clientSecret: 'shop-secret', redirectURIs: ['https://shop.example/cb'] };
+const SHOP_CREDENTIALS = {
+  clientID: 'shop',
+  clientSecret: 'shop-secret',
+  redirectURI: 'https://shop.example/cb',
+};
 
 describe('the admin API (/_emulator/)', () => {
   let kudos: KudosEmulator | undefined;
@@ -119,19 +124,7 @@ describe('--state FILE (option state)', () => {
     });
     kudos.setWebhook('shop-agent', 'http://127.0.0.1:9/hook');
     const { code } = kudos.authorize({ clientID: 'shop', user: 'alice' });
-    const tokens = await (
-      await fetch(kudos.tokenURL, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          client_id: 'shop',
-          client_secret: 'shop-secret',
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: 'https://shop.example/cb',
-        }),
-      })
-    ).json();
+    const tokens = await exchangeCode(kudos.tokenURL, { ...SHOP_CREDENTIALS, code });
     const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '2' });
     await tx.settled;
     kudos.advanceClock(30 * 60_000);
@@ -222,19 +215,10 @@ describe('--auto-login USER (option autoLogin)', () => {
       expect(res.status).toBe(302);
       const back = locationOf(res);
       expect(back.searchParams.get('state')).toBe('s1');
-      const tokens = await (
-        await fetch(kudos.tokenURL, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({
-            client_id: 'shop',
-            client_secret: 'shop-secret',
-            grant_type: 'authorization_code',
-            code: back.searchParams.get('code') ?? '',
-            redirect_uri: 'https://shop.example/cb',
-          }),
-        })
-      ).json();
+      const tokens = await exchangeCode(kudos.tokenURL, {
+        ...SHOP_CREDENTIALS,
+        code: back.searchParams.get('code') ?? '',
+      });
       expect(tokens.user).toBe('bobby');
       // A request the emulator would refuse is still refused: auto-login never skips the checks.
       const bad = await fetch(

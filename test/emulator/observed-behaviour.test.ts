@@ -6,7 +6,7 @@ import {
 } from '../../src/emulator/index.js';
 import { readJwtClaims } from '../../src/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
-import { formFields, PAYMENT_USERS, passAuthorization } from '../helpers/emulator-user.js';
+import { exchangeCode, formFields, PAYMENT_USERS, passAuthorization } from '../helpers/emulator-user.js';
 import { startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 
 // One test per observation of docs/kudos-service.md that the emulator follows by default, over
@@ -45,24 +45,12 @@ describe('the emulator does what the service was observed to do', () => {
   /** Signs in through the pages and exchanges the code; answers the token response. */
   async function signIn(params: Record<string, string>, browser = new CookieClient()) {
     const back = locationOf(await passAuthorization(browser, authorizeURL(params)));
-    const res = await fetch(`${kudos.baseURL}/oauth/access_token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        client_id: 'shop',
-        client_secret: 'shop-secret',
-        grant_type: 'authorization_code',
-        code: back.searchParams.get('code') ?? '',
-        redirect_uri: CLIENT.redirectURIs[0] as string,
-      }),
+    return exchangeCode(kudos.tokenURL, {
+      clientID: 'shop',
+      clientSecret: 'shop-secret',
+      code: back.searchParams.get('code') ?? '',
+      redirectURI: CLIENT.redirectURIs[0] as string,
     });
-    expect(res.status).toBe(200);
-    return (await res.json()) as {
-      access_token: string;
-      refresh_token: string;
-      user: string;
-      avatar: string;
-    };
   }
 
   describe('authorization page', () => {

@@ -3,7 +3,7 @@ import { isRecord } from '../../guards.js';
 import { parseDuration } from '../duration.js';
 import { type Ctx, readBody, sendJson } from '../http.js';
 import { walletAddress } from '../ids.js';
-import type { EmulatorOperations } from '../operations.js';
+import type { EmulatorOperations, PaymentArguments } from '../operations.js';
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
 import type { EmulatorState } from '../state.js';
@@ -160,6 +160,106 @@ export function stateJson(state: EmulatorState, webhooks: WebhookSender): Record
 
 const OUTCOMES: readonly PaymentOutcome[] = ['success', 'fail', 'timeout'];
 
+/** What the admin handlers work with. */
+interface Admin {
+  state: EmulatorState;
+  ops: EmulatorOperations;
+  webhooks: WebhookSender;
+}
+
+/** An admin answer: a status (default 200) and a JSON body. */
+type AdminAnswer = { status?: number; body: unknown };
+
+/** `POST /_emulator/payments`: a payment exactly as the widget makes it; answers once it settled. */
+async function pay({ state, ops }: Admin, ctx: Ctx): Promise<AdminAnswer> {
+  const body = await readJsonObject(ctx);
+  const to = textOrList(body, 'to');
+  const amount = textOrList(body, 'amount');
+  const receivers = [to].flat();
+  const from = text(body, 'from') ?? [...state.users.keys()].find((id) => !receivers.includes(id));
+  if (!from) throw bad('from', 'is needed: no other user to pay from');
+  const status = text(body, 'status') ?? 'success';
+  if (!OUTCOMES.includes(status as PaymentOutcome)) throw bad('status', 'must be success, fail or timeout');
+  const args: PaymentArguments = { from, to, amount, outcome: status as PaymentOutcome };
+  for (const field of ['via', 'fee', 'remarks', 'state'] as const) {
+    const value = text(body, field);
+    if (value !== undefined) args[field] = value;
+  }
+  let tx: EmulatorTransaction;
+  try {
+    tx = ops.pay(args);
+  } catch (error) {
+    throw new AdminError(400, 'invalid_payment', (error as Error).message);
+  }
+  await tx.settled;
+  return { status: 201, body: transactionJson(tx) };
+}
+
+/** `POST /_emulator/deliveries/{id}/resend`: JSON for the CLI, a redirect home for the page's button. */
+async function resend({ state, webhooks }: Admin, ctx: Ctx): Promise<AdminAnswer> {
+  checkOrigin(state, ctx);
+  const id = Number(ctx.params[0]);
+  if (!Number.isSafeInteger(id) || !webhooks.resend(id)) {
+    throw new AdminError(
+      404,
+      'unknown_delivery',
+      `no delivery ${ctx.params[0]} (or its agent has no webhook now)`,
+    );
+  }
+  if (ctx.req.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
+    ctx.res.writeHead(303, { location: '/' });
+    ctx.res.end();
+    return { body: null };
+  }
+  return { status: 202, body: { resent: id } };
+}
+
+/** `POST /_emulator/clock/advance`. */
+async function advanceClock({ state, ops }: Admin, ctx: Ctx): Promise<AdminAnswer> {
+  const given = text(await readJsonObject(ctx), 'advance', true) as string;
+  const ms = parseDuration(given);
+  if (ms === undefined) throw bad('advance', 'must be a duration such as 90s, 61m or 1h');
+  ops.advanceClock(ms);
+  return { body: { now: new Date(state.clock.now()).toISOString(), clockOffsetMs: state.clock.offset } };
+}
+
+/** `POST /_emulator/users`. */
+async function addUser({ ops }: Admin, ctx: Ctx): Promise<AdminAnswer> {
+  const body = await readJsonObject(ctx);
+  const user = { id: text(body, 'id', true) as string, password: text(body, 'password', true) as string };
+  const displayName = text(body, 'displayName');
+  try {
+    const added = ops.addUser(displayName ? { ...user, displayName } : user);
+    return {
+      status: 201,
+      body: { id: added.id, displayName: added.displayName ?? added.id, wallet: walletAddress(added.id) },
+    };
+  } catch (error) {
+    throw new AdminError(
+      400,
+      'invalid_field',
+      (error as Error).message.replace('startKudosEmulator: users[0].', ''),
+      'id',
+    );
+  }
+}
+
+/** `POST /_emulator/clients`. */
+async function addClient({ ops }: Admin, ctx: Ctx): Promise<AdminAnswer> {
+  const body = await readJsonObject(ctx);
+  const clientID = text(body, 'clientID', true) as string;
+  const clientSecret = text(body, 'clientSecret', true) as string;
+  const redirectURI = text(body, 'redirectURI', true) as string;
+  if (!URL.canParse(redirectURI)) throw bad('redirectURI', 'must be an absolute URL');
+  const added = ops.addClient({
+    clientID,
+    clientSecret,
+    name: text(body, 'name') ?? clientID,
+    redirectURIs: [redirectURI],
+  });
+  return { status: 201, body: { clientID: added.clientID, redirectURIs: added.redirectURIs } };
+}
+
 /** The admin API under `/_emulator/`: JSON in, JSON out; bad input is 400 naming the field. */
 export function adminRoutes(
   router: Router,
@@ -167,11 +267,12 @@ export function adminRoutes(
   ops: EmulatorOperations,
   webhooks: WebhookSender,
 ): void {
-  const admin = (handle: (ctx: Ctx) => Promise<{ status?: number; body: unknown }>) => async (ctx: Ctx) => {
+  const deps: Admin = { state, ops, webhooks };
+  const admin = (handle: (deps: Admin, ctx: Ctx) => Promise<AdminAnswer>) => async (ctx: Ctx) => {
     try {
       checkAccess(state, ctx);
-      const { status = 200, body } = await handle(ctx);
-      sendJson(ctx.res, status, body);
+      const { status = 200, body } = await handle(deps, ctx);
+      if (!ctx.res.headersSent) sendJson(ctx.res, status, body);
     } catch (error) {
       if (!(error instanceof AdminError)) throw error;
       sendJson(ctx.res, error.status, {
@@ -181,7 +282,6 @@ export function adminRoutes(
       });
     }
   };
-
   router.on(
     ROUTES.adminState,
     admin(async () => ({ body: stateJson(state, webhooks) })),
@@ -190,103 +290,9 @@ export function adminRoutes(
     ROUTES.adminDeliveries,
     admin(async () => ({ body: webhooks.deliveries.map(deliveryJson) })),
   );
-  router.on(
-    ROUTES.adminPay,
-    admin(async (ctx) => {
-      const body = await readJsonObject(ctx);
-      const to = textOrList(body, 'to');
-      const amount = textOrList(body, 'amount');
-      const receivers = [to].flat();
-      const from = text(body, 'from') ?? [...state.users.keys()].find((id) => !receivers.includes(id));
-      if (!from) throw bad('from', 'is needed: no other user to pay from');
-      const status = text(body, 'status') ?? 'success';
-      if (!OUTCOMES.includes(status as PaymentOutcome))
-        throw bad('status', 'must be success, fail or timeout');
-      const args = { from, to, amount, outcome: status as PaymentOutcome } as Parameters<
-        EmulatorOperations['pay']
-      >[0];
-      for (const field of ['via', 'fee', 'remarks', 'state'] as const) {
-        const value = text(body, field);
-        if (value !== undefined) args[field] = value;
-      }
-      let tx: EmulatorTransaction;
-      try {
-        tx = ops.pay(args);
-      } catch (error) {
-        throw new AdminError(400, 'invalid_payment', (error as Error).message);
-      }
-      await tx.settled;
-      return { status: 201, body: transactionJson(tx) };
-    }),
-  );
-  router.on(
-    ROUTES.adminResend,
-    admin(async (ctx) => {
-      checkOrigin(state, ctx);
-      const id = Number(ctx.params[0]);
-      if (!Number.isSafeInteger(id) || !webhooks.resend(id)) {
-        throw new AdminError(
-          404,
-          'unknown_delivery',
-          `no delivery ${ctx.params[0]} (or its agent has no webhook now)`,
-        );
-      }
-      if (ctx.req.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
-        ctx.res.writeHead(303, { location: '/' }); // the home page's Resend button
-        ctx.res.end();
-        return { body: null };
-      }
-      return { status: 202, body: { resent: id } };
-    }),
-  );
-  router.on(
-    ROUTES.adminClock,
-    admin(async (ctx) => {
-      const body = await readJsonObject(ctx);
-      const given = text(body, 'advance', true) as string;
-      const ms = parseDuration(given);
-      if (ms === undefined) throw bad('advance', 'must be a duration such as 90s, 61m or 1h');
-      ops.advanceClock(ms);
-      return { body: { now: new Date(state.clock.now()).toISOString(), clockOffsetMs: state.clock.offset } };
-    }),
-  );
-  router.on(
-    ROUTES.adminUsers,
-    admin(async (ctx) => {
-      const body = await readJsonObject(ctx);
-      const user = { id: text(body, 'id', true) as string, password: text(body, 'password', true) as string };
-      const displayName = text(body, 'displayName');
-      try {
-        const added = ops.addUser(displayName ? { ...user, displayName } : user);
-        return {
-          status: 201,
-          body: { id: added.id, displayName: added.displayName ?? added.id, wallet: walletAddress(added.id) },
-        };
-      } catch (error) {
-        throw new AdminError(
-          400,
-          'invalid_field',
-          (error as Error).message.replace('startKudosEmulator: users[0].', ''),
-          'id',
-        );
-      }
-    }),
-  );
-  router.on(
-    ROUTES.adminClients,
-    admin(async (ctx) => {
-      const body = await readJsonObject(ctx);
-      const clientID = text(body, 'clientID', true) as string;
-      const clientSecret = text(body, 'clientSecret', true) as string;
-      const redirectURI = text(body, 'redirectURI', true) as string;
-      if (!URL.canParse(redirectURI)) throw bad('redirectURI', 'must be an absolute URL');
-      const added = ops.addClient({
-        clientID,
-        clientSecret,
-        name: text(body, 'name') ?? clientID,
-        redirectURIs: [redirectURI],
-      });
-      return { status: 201, body: { clientID: added.clientID, redirectURIs: added.redirectURIs } };
-    }),
-  );
+  router.on(ROUTES.adminPay, admin(pay));
+  router.on(ROUTES.adminResend, admin(resend));
+  router.on(ROUTES.adminClock, admin(advanceClock));
+  router.on(ROUTES.adminUsers, admin(addUser));
+  router.on(ROUTES.adminClients, admin(addClient));
 }

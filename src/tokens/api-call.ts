@@ -1,0 +1,102 @@
+import { KudosApiError } from '../errors.js';
+import { readCapped } from '../read-capped.js';
+import { readServiceError } from '../service-error.js';
+
+/** Largest error body read from the API (the service's error bodies are one word). */
+const MAX_ERROR_BODY_BYTES = 1024 * 1024;
+
+/** One authenticated API request. `what` (method and path, no query) names it in errors. */
+export interface ApiRequest {
+  base: string;
+  timeout: number;
+  accessToken: string;
+  path: string;
+  init: RequestInit;
+  what: string;
+}
+
+function bodyTimeout(what: string, timeout: number, status: number, cause: unknown): KudosApiError {
+  return new KudosApiError('timeout', status, what, {
+    status: 504,
+    cause,
+    message: `Kudos API did not finish its answer to ${what} within ${timeout} ms`,
+  });
+}
+
+/** What a failed fetch becomes: the caller's own abort as is, else a KudosApiError. */
+function failure(
+  cause: unknown,
+  deadline: AbortSignal,
+  own: AbortSignal | null | undefined,
+  request: ApiRequest,
+): unknown {
+  const { what, timeout } = request;
+  if (own?.aborted) return cause;
+  if (deadline.aborted) {
+    return new KudosApiError('timeout', undefined, what, {
+      status: 504,
+      cause,
+      message: `Kudos API did not answer ${what} within ${timeout} ms`,
+    });
+  }
+  const reason = cause instanceof Error && cause.cause instanceof Error ? cause.cause : cause;
+  const name =
+    reason instanceof Error
+      ? 'code' in reason && typeof reason.code === 'string'
+        ? reason.code
+        : reason.name
+      : 'failed';
+  return new KudosApiError('network_error', undefined, what, {
+    status: 502,
+    cause,
+    message: `Kudos API could not be reached for ${what} (${name})`,
+  });
+}
+
+/** Sends one request with the bearer token and a deadline that covers the answer and its body. */
+export async function apiRequest(request: ApiRequest): Promise<Response> {
+  const { base, timeout, accessToken, path, init } = request;
+  const headers = new Headers(init.headers);
+  headers.set('authorization', `Bearer ${accessToken}`);
+  const deadline = AbortSignal.timeout(timeout);
+  const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+  try {
+    return await fetch(`${base}${path.startsWith('/') ? path : `/${path}`}`, { ...init, headers, signal });
+  } catch (cause) {
+    throw failure(cause, deadline, init.signal, request);
+  }
+}
+
+/** The service's error code of an error answer (docs/kudos-service.md#errors), from at most 1 MiB, or `api_error`. */
+export async function apiErrorCode(res: Response, what: string, timeout: number): Promise<string> {
+  try {
+    const text = res.body
+      ? (await readCapped(res.body, MAX_ERROR_BODY_BYTES, 'truncate')).toString('utf8')
+      : '';
+    return readServiceError(text)?.code ?? 'api_error';
+  } catch (cause) {
+    if (cause instanceof DOMException && (cause.name === 'TimeoutError' || cause.name === 'AbortError')) {
+      throw bodyTimeout(what, timeout, res.status, cause);
+    }
+    return 'api_error';
+  }
+}
+
+/** The JSON of a 2xx answer: `timeout` when its body stalls, `invalid_response` when it is not JSON. */
+export async function readApiJson(res: Response, what: string, timeout: number): Promise<unknown> {
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (cause) {
+    throw bodyTimeout(what, timeout, res.status, cause);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new KudosApiError('invalid_response', res.status, what, {
+      status: 502,
+      cause,
+      message: `Kudos API answered ${what} with HTTP ${res.status} but not with JSON`,
+    });
+  }
+}
