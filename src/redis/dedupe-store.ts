@@ -32,16 +32,16 @@ export class RedisDedupeStore implements KudosDedupeStore {
     this.redis = new RedisKeys(client, options, 'kudos:webhook:', 'RedisDedupeStore');
   }
 
+  /** Runs one of the scripts on the key with the claim's token and a duration in milliseconds. */
+  private script(script: string, key: string, token: string, ms?: number): Promise<unknown> {
+    const args = ['EVAL', script, '1', this.redis.key(key), token];
+    if (ms !== undefined) args.push(String(Math.ceil(ms)));
+    return this.redis.run(...args);
+  }
+
   async claim(key: string, leaseMs: number): Promise<KudosClaimResult> {
     const token = randomBytes(12).toString('base64url');
-    const reply = await this.redis.run(
-      'EVAL',
-      CLAIM,
-      '1',
-      this.redis.key(key),
-      token,
-      String(Math.ceil(leaseMs)),
-    );
+    const reply = await this.script(CLAIM, key, token, leaseMs);
     if (reply === 'claimed') this.tokens.set(key, token);
     if (reply === 'claimed' || reply === 'processing' || reply === 'done') return reply;
     throw new TypeError('RedisDedupeStore: unexpected answer to the claim script');
@@ -49,34 +49,18 @@ export class RedisDedupeStore implements KudosDedupeStore {
 
   async extend(key: string, leaseMs: number): Promise<void> {
     const token = this.tokens.get(key);
-    if (token) {
-      await this.redis.run(
-        'EVAL',
-        EXTEND_IF_OWNER,
-        '1',
-        this.redis.key(key),
-        token,
-        String(Math.ceil(leaseMs)),
-      );
-    }
+    if (token) await this.script(EXTEND_IF_OWNER, key, token, leaseMs);
   }
 
   async complete(key: string, ttlMs: number): Promise<void> {
     const token = this.tokens.get(key) ?? '';
     this.tokens.delete(key);
-    await this.redis.run(
-      'EVAL',
-      COMPLETE_IF_OWNER,
-      '1',
-      this.redis.key(key),
-      token,
-      String(Math.ceil(ttlMs)),
-    );
+    await this.script(COMPLETE_IF_OWNER, key, token, ttlMs);
   }
 
   async release(key: string): Promise<void> {
     const token = this.tokens.get(key);
     this.tokens.delete(key);
-    if (token) await this.redis.run('EVAL', DELETE_IF_OWNER, '1', this.redis.key(key), token);
+    if (token) await this.script(DELETE_IF_OWNER, key, token);
   }
 }
