@@ -125,9 +125,17 @@ const SECURITY_HEADERS = {
 };
 
 /** Answers a plain-text error code, as the original service does (docs/kudos-service.md#errors). */
-export function sendCode(res: ServerResponse, status: number, code: string): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
+export function sendCode(res: ServerResponse, status: number, code: string, type = 'text/plain'): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': `${type}; charset=utf-8` });
   res.end(code);
+}
+
+/**
+ * Answers an error code of the authenticated API: the same one-word body, but sent as
+ * `text/html`, the framework's default for a plain string (observed, docs/kudos-service.md#errors).
+ */
+export function sendApiCode(res: ServerResponse, status: number, code: string): void {
+  sendCode(res, status, code, 'text/html');
 }
 
 /** Answers JSON. */

@@ -167,6 +167,27 @@ describe('the emulator does what the service was observed to do', () => {
   });
 
   describe('authenticated API', () => {
+    it('answers API errors as one upper-case word sent as text/html (the token endpoint: text/plain)', async () => {
+      await start();
+      const noToken = await fetch(`${kudos.baseURL}/users/profile`);
+      expect([noToken.status, noToken.headers.get('content-type'), await noToken.text()]).toEqual([
+        401,
+        'text/html; charset=utf-8',
+        'LOGIN_NEEDED',
+      ]);
+      const tokens = await signIn({ scope: 'profile' });
+      const forbidden = await fetch(`${kudos.baseURL}/v1/kudos/info`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
+      expect([forbidden.status, forbidden.headers.get('content-type'), await forbidden.text()]).toEqual([
+        403,
+        'text/html; charset=utf-8',
+        'INSUFFICIENT_PERMISSION',
+      ]);
+      const tokenError = await fetch(kudos.tokenURL, { method: 'POST' });
+      expect(tokenError.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    });
+
     it('takes the access token from an access_token query parameter too', async () => {
       await start();
       const tokens = await signIn({ scope: 'profile' });

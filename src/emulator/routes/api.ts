@@ -1,6 +1,6 @@
 import { hasScope } from '../../scopes.js';
 import { avatarURL, checkBearer } from '../grants.js';
-import { type Ctx, sendCode, sendJson } from '../http.js';
+import { type Ctx, sendApiCode, sendJson } from '../http.js';
 import type { AccessTokenClaims } from '../jwt.js';
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
@@ -13,8 +13,8 @@ function protectedOperation(state: EmulatorState, scope: string, operation: Oper
   return (ctx: Ctx): void => {
     state.counters.apiCalls++;
     const check = checkBearer(state, ctx.req.headers.authorization, ctx.url.searchParams);
-    if (!check.ok) return sendCode(ctx.res, check.status, check.code);
-    if (!hasScope(check.claims.scope, scope)) return sendCode(ctx.res, 403, 'INSUFFICIENT_PERMISSION');
+    if (!check.ok) return sendApiCode(ctx.res, check.status, check.code);
+    if (!hasScope(check.claims.scope, scope)) return sendApiCode(ctx.res, 403, 'INSUFFICIENT_PERMISSION');
     sendJson(ctx.res, 200, operation(check.claims));
   };
 }
