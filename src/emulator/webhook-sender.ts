@@ -142,8 +142,9 @@ export class WebhookSender {
     const ok =
       result.responseStatus !== undefined && result.responseStatus >= 200 && result.responseStatus < 300;
     const { attempts, retryDelayMs } = this.state.options.webhook;
-    const tries = this.deliveries.filter((d) => d.notificationId === notificationId).length + 1;
-    const retryInMs = ok || tries >= attempts ? undefined : retryDelayMs * 2 ** (tries - 1);
+    // `attempt` counts this notification's attempts (a resend continues the count): no scan of
+    // every delivery so far, whose number only grows.
+    const retryInMs = ok || attempt >= attempts ? undefined : retryDelayMs * 2 ** (attempt - 1);
     const at = Date.now();
     this.deliveries.push({
       id: this.nextDeliveryId++,
