@@ -1,47 +1,52 @@
+import { KeyIndex } from './key-index.js';
+
 /**
  * Keys with an expiry, oldest first, where every operation is O(1) amortized and a key costs no
  * object of its own. A `Map` alone is not enough: deleting from the front of a V8 `Map` leaves holes
  * that each later walk from the front passes again (measured: 36x slower per operation at a million
- * keys), and a record object per key makes every garbage collection longer as the store grows.
- * Here two plain arrays are the queue (keys, and expiries as unboxed doubles; a moving head index,
- * compacted now and then), a replaced or deleted record is marked with a NaN expiry, and the map
- * says where each live key stands.
+ * keys), a record object per key makes every garbage collection longer as the store grows, and a
+ * lookup in a `Map` of a million strings costs several cache misses (see {@link KeyIndex}). Here
+ * plain arrays are the queue (keys, their hashes, and expiries as unboxed doubles; a moving head
+ * index, compacted now and then), a replaced or deleted record is marked with a NaN expiry, and the
+ * index says where each live key stands.
+ *
+ * Every method takes the key's hash (`hashKey` with the seed of the queue's owner), so that a
+ * caller that looks a key up in several queues hashes it once.
  */
 export class ExpiryQueue {
-  /** Live key -> its position in `keys` and `untils`. */
-  private readonly live = new Map<string, number>();
+  private readonly index = new KeyIndex();
   private keys: string[] = [];
+  private hashes: number[] = [];
   /** Expiry of each record, epoch milliseconds; NaN once replaced or deleted. */
   private untils: number[] = [];
   private head = 0;
 
   /** Number of live keys. */
   get size(): number {
-    return this.live.size;
+    return this.index.size;
   }
 
   /** The expiry of `key`, or undefined when it is not held. */
-  get(key: string): number | undefined {
-    const at = this.live.get(key);
-    return at === undefined ? undefined : this.untils[at];
+  get(key: string, hash: number): number | undefined {
+    const at = this.index.get(key, hash, this.keys);
+    return at < 0 ? undefined : this.untils[at];
   }
 
   /** Holds `key` until `until`, as the newest entry. */
-  set(key: string, until: number): void {
-    const at = this.live.get(key);
-    if (at !== undefined) this.untils[at] = Number.NaN;
-    this.live.set(key, this.keys.length);
+  set(key: string, hash: number, until: number): void {
+    const before = this.index.put(key, hash, this.keys, this.keys.length);
+    if (before >= 0) this.untils[before] = Number.NaN;
     this.keys.push(key);
+    this.hashes.push(hash);
     this.untils.push(until);
     this.compact();
   }
 
   /** Forgets `key`; true when it was held. */
-  delete(key: string): boolean {
-    const at = this.live.get(key);
-    if (at === undefined) return false;
+  delete(key: string, hash: number): boolean {
+    const at = this.index.remove(key, hash, this.keys);
+    if (at < 0) return false;
     this.untils[at] = Number.NaN;
-    this.live.delete(key);
     return true;
   }
 
@@ -51,7 +56,7 @@ export class ExpiryQueue {
       const until = this.untils[this.head] as number;
       if (!Number.isNaN(until)) {
         if (until > now) return;
-        this.live.delete(this.keys[this.head] as string);
+        this.index.removeAt(this.hashes[this.head] as number, this.head);
       }
       this.consume();
     }
@@ -61,12 +66,10 @@ export class ExpiryQueue {
   shift(): string | undefined {
     while (this.head < this.keys.length) {
       const key = this.keys[this.head] as string;
-      const dead = Number.isNaN(this.untils[this.head]);
+      const live = !Number.isNaN(this.untils[this.head]);
+      if (live) this.index.removeAt(this.hashes[this.head] as number, this.head);
       this.consume();
-      if (!dead) {
-        this.live.delete(key);
-        return key;
-      }
+      if (live) return key;
     }
     return undefined;
   }
@@ -80,18 +83,22 @@ export class ExpiryQueue {
   /** Drops consumed and dead records once they outnumber the live ones (amortized O(1)). */
   private compact(): void {
     const held = this.keys.length - this.head;
-    if (held < 1024 || held < 2 * this.live.size) return;
+    if (held < 1024 || held < 2 * this.index.size) return;
     const keys: string[] = [];
+    const hashes: number[] = [];
     const untils: number[] = [];
+    this.index.clear(this.index.size);
     for (let at = this.head; at < this.keys.length; at++) {
       const until = this.untils[at] as number;
       if (Number.isNaN(until)) continue;
-      const key = this.keys[at] as string;
-      this.live.set(key, keys.length);
-      keys.push(key);
+      const hash = this.hashes[at] as number;
+      this.index.add(hash, keys.length);
+      keys.push(this.keys[at] as string);
+      hashes.push(hash);
       untils.push(until);
     }
     this.keys = keys;
+    this.hashes = hashes;
     this.untils = untils;
     this.head = 0;
   }
