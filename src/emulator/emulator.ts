@@ -107,7 +107,7 @@ function restore(state: EmulatorState, snapshot: EmulatorSnapshot): void {
       height: done || saved.outcome === 'timeout' ? saved.height : 1_000_000 + state.transactions.size,
       settled: Promise.resolve(),
     };
-    state.transactions.set(tx.txHash, tx);
+    state.addTransaction(tx);
   }
 }
 

@@ -48,7 +48,7 @@ export class EmulatorOperations {
       this.webhooks.onTransaction(t, event);
       this.state.changed();
     });
-    this.state.transactions.set(tx.txHash, tx);
+    this.state.addTransaction(tx);
     this.state.changed();
     return tx;
   }

@@ -77,7 +77,10 @@ export class EmulatorState {
     revocations: 0,
     apiCalls: 0,
   };
+  /** Transactions by hash; add them with {@link EmulatorState.addTransaction}. */
   readonly transactions = new Map<string, EmulatorTransaction>();
+  /** Transaction hashes in the order they were added, so that the newest are read without a walk. */
+  private readonly transactionOrder: string[] = [];
   readonly jwtSecret: string;
   /** Set by close(): nothing new is started after it. */
   closed = false;
@@ -117,6 +120,22 @@ export class EmulatorState {
   onChange: () => void = () => undefined;
 
   /** Tells that something worth keeping changed. */
+  /** Records a transaction (a new payment, or one restored from a state file). */
+  addTransaction(tx: EmulatorTransaction): void {
+    if (!this.transactions.has(tx.txHash)) this.transactionOrder.push(tx.txHash);
+    this.transactions.set(tx.txHash, tx);
+  }
+
+  /** The newest `count` transactions, newest first: a cost of `count`, whatever the history. */
+  recentTransactions(count: number): EmulatorTransaction[] {
+    const recent: EmulatorTransaction[] = [];
+    for (let at = this.transactionOrder.length - 1; at >= 0 && recent.length < count; at--) {
+      const tx = this.transactions.get(this.transactionOrder[at] as string);
+      if (tx) recent.push(tx);
+    }
+    return recent;
+  }
+
   changed(): void {
     this.onChange();
   }

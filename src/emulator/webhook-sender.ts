@@ -66,6 +66,8 @@ export class WebhookSender {
   readonly mode: WebhookMode = { duplicate: false, pendingFirst: false, outOfOrder: false };
   private nextId = 1;
   private nextDeliveryId = 1;
+  /** The highest attempt number recorded for each notification, for a resend's next attempt. */
+  private readonly lastAttempt = new Map<number, number>();
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -100,11 +102,11 @@ export class WebhookSender {
    * there is no such delivery or the agent has no webhook any more.
    */
   resend(id: number): boolean {
-    const delivery = this.deliveries.find((d) => d.id === id);
+    // Delivery ids are 1, 2, 3... in the order of `deliveries`, which only grows: no search.
+    const delivery = Number.isSafeInteger(id) ? this.deliveries[id - 1] : undefined;
     const url = delivery ? this.state.agents.get(delivery.agentId)?.webhookURL : undefined;
     if (!delivery || !url) return false;
-    const attempts = this.deliveries.filter((d) => d.notificationId === delivery.notificationId);
-    const attempt = Math.max(...attempts.map((d) => d.attempt)) + 1;
+    const attempt = (this.lastAttempt.get(delivery.notificationId) ?? delivery.attempt) + 1;
     this.track(
       this.deliver(
         delivery.agentId,
@@ -159,6 +161,7 @@ export class WebhookSender {
       body,
       retryInMs,
     });
+    this.lastAttempt.set(notificationId, Math.max(this.lastAttempt.get(notificationId) ?? 0, attempt));
     // Only the agent and the outcome are logged: the webhook URL may carry the agent's secret.
     this.state.log(
       `webhook to ${agentId} (${txStatus}) attempt ${attempt}: ${result.responseStatus ?? result.error ?? 'failed'}`,

@@ -52,7 +52,19 @@ describe('the admin API (/_emulator/)', () => {
     kudos = await startKudosEmulator({ users: PAYMENT_USERS });
     expect((await post('/_emulator/users', '{"id":')).json).toMatchObject({ code: 'invalid_json' });
     expect((await post('/_emulator/users', '[1]')).json).toMatchObject({ code: 'invalid_json' });
-    expect((await post('/_emulator/deliveries/7/resend', {})).status).toBe(404);
+    for (const id of ['7', '0', '9007199254740993']) {
+      expect((await post(`/_emulator/deliveries/${id}/resend`, {})).status).toBe(404);
+    }
+  });
+
+  it('shows the 50 newest transactions, newest first, however many there are', async () => {
+    kudos = await startKudosEmulator({ users: PAYMENT_USERS });
+    const hashes: string[] = [];
+    for (let i = 0; i < 60; i++) hashes.push(kudos.pay({ from: 'alice', to: 'bobby', amount: '1' }).txHash);
+    const state = (await (await fetch(`${kudos.authURL}/_emulator/state`)).json()) as {
+      transactions: Array<{ txHash: string }>;
+    };
+    expect(state.transactions.map((t) => t.txHash)).toEqual(hashes.slice(-50).reverse());
   });
 
   it('refuses a browser form from another site (Origin) for resend', async () => {

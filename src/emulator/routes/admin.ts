@@ -153,7 +153,7 @@ export function stateJson(state: EmulatorState, webhooks: WebhookSender): Record
       webhookURL: a.webhookURL ? displayWebhookURL(a.webhookURL) : null,
       paymentRedirectURIs: a.paymentRedirectURIs ?? [],
     })),
-    transactions: [...state.transactions.values()].slice(-50).reverse().map(transactionJson),
+    transactions: state.recentTransactions(50).map(transactionJson),
     deliveries: webhooks.deliveries.slice(-50).reverse().map(deliveryJson),
   };
 }
