@@ -35,44 +35,47 @@ async function startLogins(port, count) {
   return pairs;
 }
 
-async function measure(app, tokenPort, amount, warmup) {
-  const server = await startApp(app.script, { ...app.env, TOKEN_PORT: String(tokenPort) });
-  try {
-    const pairs = await startLogins(server.port, amount + warmup);
-    const callback = (offset) => (req, i) => {
-      const pair = pairs[offset + i];
-      return {
-        ...req,
-        path: `/callback?code=code-${offset + i}&state=${pair.state}`,
-        headers: { cookie: pair.cookie },
-      };
-    };
-    const url = `http://127.0.0.1:${server.port}`;
-    await load({ url, amount: warmup, setupRequest: callback(0), expectStatus: 302 });
-    return await load({ url, amount, setupRequest: callback(warmup), expectStatus: 302 });
-  } finally {
-    await server.stop();
-  }
+/** Runs `amount` callbacks against a running app, each with a login started just before. */
+async function measure(server, amount) {
+  const pairs = await startLogins(server.port, amount);
+  return load({
+    url: `http://127.0.0.1:${server.port}`,
+    amount,
+    setupRequest: (req, i) => ({
+      ...req,
+      path: `/callback?code=code-${i}&state=${pairs[i].state}`,
+      headers: { cookie: pairs[i].cookie },
+    }),
+    expectStatus: 302,
+  });
 }
 
-/** @param {{ runs: number, amount: number, warmup: number }} options */
+/**
+ * Every app runs for the whole section, warmed up alike, and the runs take turns (the order rotated
+ * each run): all apps see the same machine as it drifts, and no figure includes one process's JIT
+ * warm-up more than another's.
+ * @param {{ runs: number, amount: number, warmup: number }} options
+ */
 export async function benchLogin({ runs, amount, warmup }) {
   const token = await startApp('token-server');
+  const servers = [];
   const samples = APPS.map(() => ({ rps: [], p50: [], p99: [] }));
   try {
+    for (const app of APPS) {
+      servers.push(await startApp(app.script, { ...app.env, TOKEN_PORT: String(token.port) }));
+    }
+    for (const server of servers) await measure(server, warmup);
     for (let run = 0; run < runs; run++) {
-      // Rotate the order each run, so that no app always runs first or last.
       for (let k = 0; k < APPS.length; k++) {
         const i = (run + k) % APPS.length;
-        const app = APPS[i];
-        const r = await measure(app, token.port, amount, warmup);
+        const r = await measure(servers[i], amount);
         samples[i].rps.push(r.rps);
         samples[i].p50.push(r.p50);
         samples[i].p99.push(r.p99);
       }
     }
   } finally {
-    await token.stop();
+    await Promise.all([...servers, token].map((server) => server.stop()));
   }
   return APPS.map((app, i) => ({
     name: app.name,

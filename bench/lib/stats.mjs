@@ -12,3 +12,8 @@ export function summarize(values) {
 export function ratio(value, baseline) {
   return Math.round((value / baseline) * 1000) / 1000;
 }
+
+/** Median of the ratios of paired measurements (run i of each), rounded to 3 decimals. */
+export function pairedRatio(values, baselines) {
+  return ratio(summarize(values.map((v, i) => v / baselines[i])).median, 1);
+}
