@@ -47,11 +47,12 @@ export interface MemoryDedupeStoreOptions {
 
 /**
  * The default dedupe store: in memory, for one process, bounded in size and time. Every operation
- * is O(1) amortized and costs about the same with a million keys as with a thousand: leases and
- * completed keys are kept in two queues ({@link ExpiryQueue}), each with one lifetime, so the oldest
- * entry of each is also the first to expire and expiry only ever looks at the front; a key is found
- * through a hash index that touches one cache line on a miss. Several instances need a shared store
- * instead (see "Running several instances").
+ * is O(1) amortized, and a notification costs within 1.5x with a million keys what it costs with a
+ * thousand (BENCHMARKS.md, section 6): leases and completed keys are kept in two queues
+ * ({@link ExpiryQueue}), each with one lifetime, so the oldest entry of each is also the first to
+ * expire and expiry only ever looks at the front; a key is found through a hash index that touches
+ * one cache line on a miss. Several instances need a shared store instead (see "Running several
+ * instances").
  */
 export class MemoryDedupeStore implements KudosDedupeStore {
   private readonly leases = new ExpiryQueue();

@@ -2,8 +2,14 @@
 const EMPTY = 0;
 /** Table value of a slot whose key was removed; a probe goes on past it. */
 const GONE = -1;
-/** Fewest slots of a table. */
-const MIN_SLOTS = 16;
+/** Fewest slots of a table (a queue of a few leases reuses one small table, see `clear`). */
+const MIN_SLOTS = 64;
+
+/** What the index asks of the records its positions point into. */
+export interface KeyRecords {
+  /** Whether the record at `position` holds `key`. */
+  holds(position: number, key: string): boolean;
+}
 
 /** Smallest power of two that is at least `n` and at least {@link MIN_SLOTS}. */
 function slotsFor(n: number): number {
@@ -17,8 +23,8 @@ function slotsFor(n: number): number {
  * table (linear probing) in one `Int32Array` of (hash, position + 1) pairs. Unlike a `Map` of a
  * million strings, a lookup that misses touches one cache line and no string (the 32-bit hashes
  * are compared first), and the table is one object the garbage collector never walks. The keys
- * themselves stay in the caller's array, passed to each call, and are compared only when the
- * hashes match.
+ * themselves stay with the caller ({@link KeyRecords}, passed to each call; positions are the
+ * caller's) and are compared only when the hashes match. Positions must stay below 2^31 - 1.
  *
  * At most half of the slots are in use (live or removed); past that the table is rebuilt with
  * four slots per live key at least, so that a rebuild comes only after as many operations as it
@@ -36,15 +42,15 @@ export class KeyIndex {
     return this.live;
   }
 
-  /** Position of `key` (of hash `hash`, among `keys`), or -1 when it is not held. */
-  get(key: string, hash: number, keys: readonly string[]): number {
-    const slot = this.find(key, hash, keys);
+  /** Position of `key` (of hash `hash`, among `records`), or -1 when it is not held. */
+  get(key: string, hash: number, records: KeyRecords): number {
+    const slot = this.find(key, hash, records);
     return slot < 0 ? -1 : (this.table[2 * slot + 1] as number) - 1;
   }
 
   /** Points `key` at `position`; returns the position it had, or -1 when it was not held. */
-  put(key: string, hash: number, keys: readonly string[], position: number): number {
-    const slot = this.find(key, hash, keys);
+  put(key: string, hash: number, records: KeyRecords, position: number): number {
+    const slot = this.find(key, hash, records);
     if (slot >= 0) {
       const before = (this.table[2 * slot + 1] as number) - 1;
       this.table[2 * slot + 1] = position + 1;
@@ -55,8 +61,8 @@ export class KeyIndex {
   }
 
   /** Forgets `key`; returns the position it had, or -1 when it was not held. */
-  remove(key: string, hash: number, keys: readonly string[]): number {
-    const slot = this.find(key, hash, keys);
+  remove(key: string, hash: number, records: KeyRecords): number {
+    const slot = this.find(key, hash, records);
     if (slot < 0) return -1;
     const before = (this.table[2 * slot + 1] as number) - 1;
     this.table[2 * slot + 1] = GONE;
@@ -81,7 +87,9 @@ export class KeyIndex {
   /** Forgets every key and makes room for `expected` of them (positions change, e.g. on compaction). */
   clear(expected: number): void {
     const slots = slotsFor(4 * expected);
-    this.table = new Int32Array(2 * slots);
+    // The same size again (a queue of a few short leases, cleared often): reuse the table.
+    if (slots === this.mask + 1) this.table.fill(EMPTY);
+    else this.table = new Int32Array(2 * slots);
     this.mask = slots - 1;
     this.used = 0;
     this.live = 0;
@@ -100,18 +108,19 @@ export class KeyIndex {
   }
 
   /** Slot of `key`, or -1. A probe always ends: at least half of the slots are EMPTY. */
-  private find(key: string, hash: number, keys: readonly string[]): number {
+  private find(key: string, hash: number, records: KeyRecords): number {
     const table = this.table;
     for (let slot = hash & this.mask; ; slot = (slot + 1) & this.mask) {
       const value = table[2 * slot + 1] as number;
       if (value === EMPTY) return -1;
-      if (value > EMPTY && table[2 * slot] === hash && keys[value - 1] === key) return slot;
+      if (value > EMPTY && table[2 * slot] === hash && records.holds(value - 1, key)) return slot;
     }
   }
 
   /** Re-adds the live keys into a table without GONE slots, sized for them. */
   private rebuild(): void {
-    const old = this.table;
+    let old = this.table;
+    if (slotsFor(4 * this.live) === this.mask + 1) old = old.slice(); // clear() will reuse the table
     this.clear(this.live);
     for (let slot = 0; 2 * slot < old.length; slot++) {
       const value = old[2 * slot + 1] as number;

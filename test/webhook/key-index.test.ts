@@ -11,6 +11,8 @@ const HASHES: Record<string, (key: string) => number> = {
   'the seeded hash': (key) => hashKey(key, 12345),
 };
 const key = fc.stringMatching(/^[a-f]{1,6}$/);
+/** Position of the first key of the caller's array: positions are the caller's, not array indexes. */
+const BASE = 1000;
 
 describe('KeyIndex', () => {
   for (const [name, hash] of Object.entries(HASHES)) {
@@ -25,13 +27,14 @@ describe('KeyIndex', () => {
           const index = new KeyIndex();
           const model = new Map<string, number>();
           const keys: string[] = [];
+          const records = { holds: (at: number, key: string) => keys[at - BASE] === key };
           for (const { kind, key } of ops) {
             if (kind === 'put') {
-              expect(index.put(key, hash(key), keys, keys.length)).toBe(model.get(key) ?? -1);
-              model.set(key, keys.length);
+              expect(index.put(key, hash(key), records, BASE + keys.length)).toBe(model.get(key) ?? -1);
+              model.set(key, BASE + keys.length);
               keys.push(key);
             } else if (kind === 'remove') {
-              expect(index.remove(key, hash(key), keys)).toBe(model.get(key) ?? -1);
+              expect(index.remove(key, hash(key), records)).toBe(model.get(key) ?? -1);
               model.delete(key);
             } else {
               const at = model.get(key);
@@ -40,9 +43,9 @@ describe('KeyIndex', () => {
             }
             expect(index.size).toBe(model.size);
           }
-          for (const [key, at] of model) expect(index.get(key, hash(key), keys)).toBe(at);
+          for (const [key, at] of model) expect(index.get(key, hash(key), records)).toBe(at);
           for (const key of ['', 'zz', ...keys]) {
-            if (!model.has(key)) expect(index.get(key, hash(key), keys)).toBe(-1);
+            if (!model.has(key)) expect(index.get(key, hash(key), records)).toBe(-1);
           }
         }),
         { numRuns: 300 },
@@ -53,18 +56,20 @@ describe('KeyIndex', () => {
   it('compares the keys, not only their hashes', () => {
     const index = new KeyIndex();
     const keys = ['a'];
-    index.put('a', 1, keys, 0);
-    expect(index.get('b', 1, keys)).toBe(-1);
-    expect(index.remove('b', 1, keys)).toBe(-1);
-    expect(index.get('a', 1, keys)).toBe(0);
+    const records = { holds: (at: number, key: string) => keys[at] === key };
+    index.put('a', 1, records, 0);
+    expect(index.get('b', 1, records)).toBe(-1);
+    expect(index.remove('b', 1, records)).toBe(-1);
+    expect(index.get('a', 1, records)).toBe(0);
   });
 
   it('keeps its table in proportion to the live keys as keys come and go', () => {
     const index = new KeyIndex();
     const keys: string[] = [];
+    const records = { holds: (at: number, key: string) => keys[at] === key };
     for (let i = 0; i < 100_000; i++) {
       const key = `k${i}`;
-      index.put(key, hashKey(key, 1), keys, keys.length);
+      index.put(key, hashKey(key, 1), records, keys.length);
       keys.push(key);
       if (i >= 100) index.removeAt(hashKey(keys[i - 100] as string, 1), i - 100);
     }
@@ -144,4 +149,21 @@ describe('ExpiryQueue', () => {
       );
     });
   }
+
+  it('keeps its arrays in proportion to the live keys when one key leaves for each that comes', () => {
+    // A full store: every new key shifts the oldest out. Its records must be compacted away, not kept
+    // as a consumed prefix that grows with every notification ever seen.
+    const queue = new ExpiryQueue();
+    for (let i = 0; i < 200_000; i++) {
+      const key = `k${i}`;
+      queue.set(key, hashKey(key, 3), i);
+      if (queue.size > 100) queue.shift();
+    }
+    expect(queue.size).toBe(100);
+    for (let i = 199_900; i < 200_000; i++) expect(queue.get(`k${i}`, hashKey(`k${i}`, 3))).toBe(i);
+    expect(queue.get('k199899', hashKey('k199899', 3))).toBeUndefined();
+    const inside = queue as unknown as Record<'keys' | 'hashes' | 'untils', unknown[]>;
+    for (const array of [inside.keys, inside.hashes, inside.untils])
+      expect(array.length).toBeLessThanOrEqual(1024);
+  });
 });
