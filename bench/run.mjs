@@ -34,7 +34,7 @@ const size = smoke
       // The login apps differ by a few percent, less than one run's noise on a small machine: more,
       // shorter runs, all apps running side by side (see bench/login.mjs).
       loginRuns: 9,
-      dedupeRuns: 7,
+      dedupeRuns: 9,
       login: 2500,
       webhook: 6000,
       warmup: 1000,
