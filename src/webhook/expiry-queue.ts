@@ -97,10 +97,10 @@ export class ExpiryQueue implements KeyRecords {
   }
 
   /**
-   * Keeps the arrays in proportion to the live keys, in O(1) amortized: each copy follows at least
-   * as many pushes, sweeps or shifts as it moves records. A consumed front as long as the rest is
-   * cut off (a sequential copy; positions and index unchanged); dead records outnumbering live
-   * ones inside the queue are dropped (records renumbered from 0, index rebuilt).
+   * Keeps the arrays within twice the live keys (and 1,024 records), in O(1) amortized: a copy of
+   * n records follows about n pushes, sweeps or shifts. When dead records (replaced or deleted)
+   * are what fills the queue, they are dropped: records renumbered from 0, index rebuilt. Otherwise
+   * only the consumed front is cut off, a sequential copy that leaves positions and index as they are.
    */
   private compact(): void {
     const length = this.keys.length;
