@@ -6,7 +6,7 @@ import { parseDuration } from '../../src/emulator/duration.js';
 import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
 import { AdminError, checkAccess } from '../../src/emulator/routes/admin.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
-import { exchangeCode, PAYMENT_USERS } from '../helpers/emulator-user.js';
+import { exchangeCode, PAYMENT_USERS, postTokenForm } from '../helpers/emulator-user.js';
 
 const CLIENT = { clientID: 'shop', clientSecret: 'shop-secret', redirectURIs: ['https://shop.example/cb'] };
 const SHOP_CREDENTIALS = {
@@ -156,15 +156,11 @@ describe('--state FILE (option state)', () => {
     expect(state.clients?.map((c) => c.clientID)).toContain('later');
     expect(state.agents?.find((a) => a.id === 'shop-agent')?.webhookURL).toBe('http://127.0.0.1:9/hook');
     expect((await fetch(`${kudos.baseURL}/cosmos/lcd/cosmos/tx/v1beta1/txs/${tx.txHash}`)).status).toBe(200);
-    const refreshed = await fetch(kudos.tokenURL, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        client_id: 'shop',
-        client_secret: 'shop-secret',
-        grant_type: 'refresh_token',
-        refresh_token: tokens.refresh_token,
-      }),
+    const refreshed = await postTokenForm(kudos.tokenURL, {
+      client_id: 'shop',
+      client_secret: 'shop-secret',
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
     });
     expect(refreshed.status).toBe(200);
     const me = await fetch(`${kudos.baseURL}/users/profile`, {

@@ -76,21 +76,26 @@ export const PAYMENT_USERS = [
   { id: 'shop-agent', password: 'agent-pass' },
 ];
 
+/** POSTs a form to a token endpoint, as an app does. */
+export function postTokenForm(tokenURL: string, fields: Record<string, string>): Promise<Response> {
+  return fetch(tokenURL, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields),
+  });
+}
+
 /** Exchanges an authorization code at an emulator's token endpoint, as an app's callback does; answers the JSON. */
 export async function exchangeCode(
   tokenURL: string,
   args: { clientID: string; clientSecret: string; code: string; redirectURI: string },
 ): Promise<{ access_token: string; refresh_token: string; user: string; avatar: string }> {
-  const res = await fetch(tokenURL, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      client_id: args.clientID,
-      client_secret: args.clientSecret,
-      grant_type: 'authorization_code',
-      code: args.code,
-      redirect_uri: args.redirectURI,
-    }),
+  const res = await postTokenForm(tokenURL, {
+    client_id: args.clientID,
+    client_secret: args.clientSecret,
+    grant_type: 'authorization_code',
+    code: args.code,
+    redirect_uri: args.redirectURI,
   });
   expect(res.status).toBe(200);
   return res.json();

@@ -16,7 +16,7 @@ import {
   validateTokenResponse,
 } from '../../src/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
-import { passAuthorization } from '../helpers/emulator-user.js';
+import { exchangeCode, passAuthorization } from '../helpers/emulator-user.js';
 import { startApp, type TestApp } from '../helpers/express-app.js';
 import { rejectionOf } from '../helpers/rejection.js';
 
@@ -53,18 +53,13 @@ describe.each(['reuse', 'rotate'] as const)(
     /** A device signing in: an authorization code exchanged at the token endpoint. */
     async function signIn(user = 'alice', scope = 'profile read:kudos.info'): Promise<KudosTokenSet> {
       const { code } = kudos.authorize({ clientID: 'app', user, scope });
-      const res = await fetch(kudos.tokenURL, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          client_id: 'app',
-          client_secret: 'app-secret',
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: 'http://127.0.0.1/callback',
-        }),
+      const tokens = await exchangeCode(kudos.tokenURL, {
+        clientID: 'app',
+        clientSecret: 'app-secret',
+        code,
+        redirectURI: 'http://127.0.0.1/callback',
       });
-      return toTokenSet(validateTokenResponse(await res.json()));
+      return toTokenSet(validateTokenResponse(tokens));
     }
 
     beforeEach(async () => {
