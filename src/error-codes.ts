@@ -26,6 +26,13 @@ export interface KudosErrorCodeInfo {
 export const KUDOS_ERROR_CODES = [
   // Sign-in (strategy)
   {
+    code: 'invalid_request',
+    status: 400,
+    error: 'KudosError',
+    meaning:
+      'a malformed callback: a callback parameter (`code` or an alias, `state`, `error`, `error_description`, `error_uri`) given twice, as an array or object, empty or too long, or a callback without a code; the message names the parameter. Nothing is sent to the token endpoint',
+  },
+  {
     code: 'invalid_callback_url',
     status: 400,
     error: 'KudosError',
@@ -96,6 +103,12 @@ export const KUDOS_ERROR_CODES = [
     error: 'KudosTokenError',
     meaning:
       'no usable refresh token (refused, revoked, replaced by a newer one, or none stored): the user must sign in again',
+  },
+  {
+    code: 'profile_url_missing',
+    status: 500,
+    error: 'KudosError',
+    meaning: 'userProfile() was called outside a login by a strategy without `baseURL` or `profileURL`',
   },
   {
     code: 'revoke_url_missing',

@@ -12,3 +12,13 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 export function isObjectLike(value: unknown): value is object {
   return typeof value === 'object' && value !== null;
 }
+
+/** A promise or anything that behaves like one (a value with a `then` method). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    'then' in value &&
+    typeof value.then === 'function'
+  );
+}

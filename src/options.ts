@@ -1,9 +1,11 @@
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { Request } from 'express';
 import type OAuth2Strategy from 'passport-oauth2';
 import { isObjectLike } from './guards.js';
 import type { KudosProfile } from './profile.js';
 import type { KudosScope } from './scopes.js';
 import type { KudosTokenParams } from './token-params.js';
+import type { TokenEndpointRequest } from './tokens/post-form.js';
 import { withoutTrailingSlashes } from './url-path.js';
 
 /** Default time limit of a token request, in milliseconds. */
@@ -44,9 +46,31 @@ export interface KudosStrategyOptionsBase {
   sessionKey?: string;
   /** Trust `X-Forwarded-Proto`/`X-Forwarded-Host` when resolving a relative `callbackURL`. */
   proxy?: boolean;
-  /** Time limit of each token request in milliseconds. Default 10000. */
+  /** Time limit of each token request (and profile request) in milliseconds. Default 10000. */
   timeout?: number;
+  /** Headers sent with every token request, as passport-oauth2's `customHeaders`. */
+  customHeaders?: Readonly<Record<string, string | number | readonly string[]>>;
+  /**
+   * Skip `userProfile()`, as in passport-oauth2: a boolean, `(accessToken) => boolean` (or a promise
+   * of one), or `(accessToken, done) => void`. Skipped, verify still gets the profile of the token
+   * response (passport-oauth2 would pass none). Default `false`.
+   */
+  skipUserProfile?: KudosSkipUserProfile;
+  /**
+   * Make the default `userProfile()` ask `GET {base_url}/users/profile` for the full profile (the
+   * wallet addresses, and `email` with the `email` scope). Default `false`: the token response's
+   * profile, with no request.
+   */
+  fetchProfile?: boolean;
+  /** Full URL of the profile operation; overrides `{baseURL}/users/profile`. */
+  profileURL?: string;
 }
+
+/** `skipUserProfile`, in each form passport-oauth2 accepts (and a promise-returning one). */
+export type KudosSkipUserProfile =
+  | boolean
+  | ((accessToken: string) => boolean | Promise<boolean>)
+  | ((accessToken: string, done: (err: unknown, skip?: boolean) => void) => void);
 
 /** Options of a strategy whose verify function does not receive the request. */
 export interface KudosStrategyOptions extends KudosStrategyOptionsBase {
@@ -111,8 +135,13 @@ export interface ResolvedEndpoints {
   tokenURL: string;
   refreshURL: string;
   revokeURL: string | undefined;
-  timeout: number;
+  /** `{base_url}/users/profile` or the `profileURL` option; undefined when neither was given. */
+  profileURL: string | undefined;
   scope: string;
+  /** Time limit and headers of every request to the token endpoint. */
+  request: TokenEndpointRequest;
+  skipUserProfile: KudosSkipUserProfile;
+  fetchProfile: boolean;
 }
 
 function requireString(options: Record<string, unknown>, name: string): string {
@@ -154,6 +183,41 @@ export function joinScope(scope: unknown): string {
   throw new TypeError('KudosStrategy option "scope" must be a string or an array of strings');
 }
 
+function checkTimeout(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new TypeError('KudosStrategy option "timeout" must be a positive number of milliseconds');
+  }
+  return value;
+}
+
+/** `customHeaders` checked as node:http would check them when sending, so a bad one fails early. */
+function checkHeaders(value: unknown): Record<string, string> | undefined {
+  if (value === undefined) return undefined;
+  if (!isObjectLike(value) || Array.isArray(value)) {
+    throw new TypeError('KudosStrategy option "customHeaders" must be an object of header names and values');
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(value)) {
+    const text = Array.isArray(raw) ? raw.join(', ') : typeof raw === 'number' ? String(raw) : raw;
+    try {
+      if (typeof text !== 'string') throw new TypeError('not a string');
+      validateHeaderName(name);
+      validateHeaderValue(name, text);
+    } catch {
+      // The value is not repeated: a header may carry a credential.
+      throw new TypeError(`KudosStrategy option "customHeaders" has an invalid header "${name}"`);
+    }
+    headers[name] = text;
+  }
+  return headers;
+}
+
+function checkSkip(value: unknown): KudosSkipUserProfile {
+  if (value === undefined) return false;
+  if (typeof value === 'boolean' || typeof value === 'function') return value as KudosSkipUserProfile;
+  throw new TypeError('KudosStrategy option "skipUserProfile" must be a boolean or a function');
+}
+
 /**
  * Checks the options given to `new KudosStrategy()` and applies the defaults.
  * Throws `TypeError` naming the first missing or malformed option.
@@ -165,18 +229,30 @@ export function resolveOptions(input: unknown): ResolvedEndpoints {
   const options = input as Record<string, unknown>;
   for (const name of ['clientID', 'clientSecret', 'callbackURL']) requireString(options, name);
   const tokenURL = deriveURL(options, 'tokenURL', 'baseURL', '/oauth/access_token');
-  const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
-  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
-    throw new TypeError('KudosStrategy option "timeout" must be a positive number of milliseconds');
+  const given = optionalURL(options, 'baseURL');
+  const baseURL = given === undefined ? undefined : withoutTrailingSlashes(given);
+  const profileURL =
+    optionalURL(options, 'profileURL') ?? (baseURL === undefined ? undefined : `${baseURL}/users/profile`);
+  const fetchProfile = options.fetchProfile ?? false;
+  if (typeof fetchProfile !== 'boolean')
+    throw new TypeError('KudosStrategy option "fetchProfile" must be a boolean');
+  if (fetchProfile && profileURL === undefined) {
+    throw new TypeError('KudosStrategy option "fetchProfile" needs the "baseURL" option (or "profileURL")');
   }
-  const baseURL = optionalURL(options, 'baseURL');
+  const headers = checkHeaders(options.customHeaders);
   return {
-    baseURL: baseURL === undefined ? undefined : withoutTrailingSlashes(baseURL),
+    baseURL,
     authorizationURL: deriveURL(options, 'authorizationURL', 'authURL', '/in/oauth/'),
     tokenURL,
     refreshURL: optionalURL(options, 'refreshURL') ?? tokenURL,
     revokeURL: optionalURL(options, 'revokeURL'),
-    timeout,
+    profileURL,
     scope: joinScope(options.scope ?? DEFAULT_SCOPE),
+    request: {
+      timeout: checkTimeout(options.timeout ?? DEFAULT_TIMEOUT_MS),
+      ...(headers === undefined ? {} : { headers }),
+    },
+    skipUserProfile: checkSkip(options.skipUserProfile),
+    fetchProfile,
   };
 }

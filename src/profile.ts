@@ -1,10 +1,22 @@
+import { isRecord } from './guards.js';
 import { type KudosTokenResponse, validateTokenResponse } from './token-response.js';
 
-/** The profile fields of the token response: the part that describes the user, without tokens. */
+/**
+ * The profile fields: those of the token response (`user`, `displayName`, `avatar`), without tokens,
+ * and, when the profile came from `GET {base_url}/users/profile` (`fetchProfile`), its wallet
+ * addresses and `email` (with the `email` scope) and any other field it sent.
+ */
 export interface KudosProfileJson {
   user: string;
   displayName?: string;
   avatar?: string;
+  /** Wallet address (profile operation only). */
+  wallet?: string;
+  /** Cosmos wallet address, `cosmos1...` (profile operation only). */
+  cosmosWallet?: string;
+  /** E-mail address (profile operation only, with the `email` scope). */
+  email?: string;
+  [field: string]: unknown;
 }
 
 /**
@@ -19,12 +31,29 @@ export interface KudosProfile {
   username: string;
   /** `displayName` of the token response, or the user ID when the service sent none. */
   displayName: string;
-  /** The avatar, when there is one. A signed URL that expires: refresh it at each login. */
+  /** The avatar, when there is one (a signed storage URL). */
   photos?: [{ value: string }];
+  /** The e-mail address, when the profile operation sent one (`fetchProfile` and the `email` scope). */
+  emails?: [{ value: string }];
   /** The profile fields as JSON text. Tokens are never included. */
   _raw: string;
-  /** The profile fields (`user`, `displayName`, `avatar`). Tokens are never included. */
+  /** The profile fields. Tokens are never included. */
   _json: KudosProfileJson;
+}
+
+/** The Passport profile of checked profile fields. */
+function toProfile(profileJson: KudosProfileJson, raw: string): KudosProfile {
+  const profile: KudosProfile = {
+    provider: 'kudos',
+    id: profileJson.user,
+    username: profileJson.user,
+    displayName: profileJson.displayName || profileJson.user,
+    _raw: raw,
+    _json: profileJson,
+  };
+  if (profileJson.avatar) profile.photos = [{ value: profileJson.avatar }];
+  if (profileJson.email) profile.emails = [{ value: profileJson.email }];
+  return profile;
 }
 
 /** Builds the Passport profile from a token response that was already validated. */
@@ -32,16 +61,30 @@ export function profileFromResponse(response: KudosTokenResponse): KudosProfile 
   const profileJson: KudosProfileJson = { user: response.user };
   if (response.displayName !== undefined) profileJson.displayName = response.displayName;
   if (response.avatar !== undefined && response.avatar !== '') profileJson.avatar = response.avatar;
-  const profile: KudosProfile = {
-    provider: 'kudos',
-    id: response.user,
-    username: response.user,
-    displayName: response.displayName || response.user,
-    _raw: JSON.stringify(profileJson),
-    _json: profileJson,
-  };
-  if (profileJson.avatar !== undefined) profile.photos = [{ value: profileJson.avatar }];
-  return profile;
+  return toProfile(profileJson, JSON.stringify(profileJson));
+}
+
+/** Fields of the profile operation's answer that must be strings when present. */
+const OPTIONAL_STRINGS = ['displayName', 'avatar', 'wallet', 'cosmosWallet', 'email'] as const;
+
+/**
+ * Builds the Passport profile from the answer of `GET {base_url}/users/profile`
+ * (docs/kudos-service.md#authenticated-api). Returns a message naming the field when the answer is
+ * not a profile: `user` must be a non-empty string, the other known fields strings when present.
+ */
+export function profileFromApi(json: unknown, raw: string): KudosProfile | string {
+  if (!isRecord(json)) return 'profile answer must be a JSON object';
+  if (typeof json.user !== 'string' || json.user === '')
+    return 'profile answer "user" must be a non-empty string';
+  const fields: Record<string, unknown> = { ...json };
+  for (const field of OPTIONAL_STRINGS) {
+    if (fields[field] === null)
+      delete fields[field]; // null: not set, for the service as for us
+    else if (fields[field] !== undefined && typeof fields[field] !== 'string') {
+      return `profile answer "${field}" must be a string when present`;
+    }
+  }
+  return toProfile(fields as KudosProfileJson, raw);
 }
 
 /**

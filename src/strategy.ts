@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import OAuth2Strategy from 'passport-oauth2';
 import { resolveCallbackURL } from './callback/callback-url.js';
 import { finishCallback, type KudosStrategyConfig } from './callback/exchange.js';
+import { defaultUserProfile, type ProfileCallback } from './callback/load-profile.js';
 import { readCallbackParams } from './callback/params.js';
 import { KudosAuthorizationError, KudosError } from './errors.js';
 import {
@@ -98,7 +99,8 @@ export class KudosStrategy extends OAuth2Strategy {
         sessionKey: options.sessionKey,
         proxy: options.proxy,
         passReqToCallback: options.passReqToCallback === true,
-        skipUserProfile: true,
+        skipUserProfile: endpoints.skipUserProfile,
+        customHeaders: endpoints.request.headers,
       } as OAuth2Strategy.StrategyOptions,
       verify as OAuth2Strategy.VerifyFunction,
     );
@@ -111,6 +113,7 @@ export class KudosStrategy extends OAuth2Strategy {
       proxy: options.proxy === true,
       passReqToCallback: options.passReqToCallback === true,
       verify: verify as (...args: unknown[]) => unknown,
+      pending: new Map(),
     };
     // Read by passport-oauth2-refresh, so that it refreshes where refresh() does.
     this._refreshURL = endpoints.refreshURL;
@@ -149,6 +152,28 @@ export class KudosStrategy extends OAuth2Strategy {
   }
 
   /**
+   * passport-oauth2's hook for the profile verify gets. This one answers the Kudos profile of the
+   * login's token response without a request; with the `fetchProfile` option (or when called outside
+   * a login) it asks `GET {base_url}/users/profile`, which adds `emails` and the wallet addresses.
+   * Override it to load more (call `super.userProfile()` for the Kudos profile); `skipUserProfile`
+   * skips it.
+   *
+   * @see docs/kudos-service.md#authenticated-api
+   */
+  override userProfile(accessToken: string, done: ProfileCallback): void {
+    defaultUserProfile(this._kudos, accessToken, done);
+  }
+
+  /**
+   * passport-oauth2's hook for an error answer of the token endpoint (`body` with the request's
+   * secrets redacted, `status` as answered). Return an `Error` to pass that to Passport instead of
+   * the typed `KudosTokenError`; this one returns `null`, so the `KudosTokenError` is used.
+   */
+  override parseErrorResponse(_body: string, _status: number): Error | null {
+    return null;
+  }
+
+  /**
    * Starts the login (redirect to the authorization page) or finishes it (callback).
    * Called by Passport; apps call `passport.authenticate('kudos', options)`.
    */
@@ -174,7 +199,8 @@ export class KudosStrategy extends OAuth2Strategy {
       );
       super.authenticate(req, { ...options, callbackURL });
     } else if (params.kind === 'invalid') {
-      this.fail({ message: params.message }, 400);
+      // Nothing of a malformed callback reaches passport-oauth2's callback or the token endpoint.
+      this.error(new KudosError(params.message, { code: 'invalid_request', status: 400 }));
     } else if (params.kind === 'error') {
       // The user's refusal is a normal outcome: fail(), so failureRedirect and failureMessage work.
       if (REFUSALS.has(params.error)) this.fail({ message: DENIED_MESSAGE }, 403);

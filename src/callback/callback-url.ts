@@ -40,7 +40,9 @@ export function resolveCallbackURL(callbackURL: string, req: UrlRequest, proxy: 
   if (URL.canParse(callbackURL)) return callbackURL;
   const trust = proxy || Boolean(req.app?.get?.('trust proxy'));
   const encrypted = Boolean((req.socket as TLSSocket | undefined)?.encrypted);
-  const tls = encrypted || (trust && firstHeader(req.headers['x-forwarded-proto']) === 'https');
+  // Compared without case, as passport-oauth2 does: proxies send `HTTPS` as well as `https`.
+  const tls =
+    encrypted || (trust && firstHeader(req.headers['x-forwarded-proto'])?.toLowerCase() === 'https');
   const host = (trust && firstHeader(req.headers['x-forwarded-host'])) || req.headers.host;
   if (!host) throw invalidCallbackURL(undefined);
   try {

@@ -2,7 +2,6 @@ import type { Request } from 'express';
 import type OAuth2Strategy from 'passport-oauth2';
 import { isObjectLike } from '../guards.js';
 import type { ResolvedEndpoints } from '../options.js';
-import { profileFromResponse } from '../profile.js';
 import type { KudosScope } from '../scopes.js';
 import { toTokenParams } from '../token-params.js';
 import type { KudosTokenResponse } from '../token-response.js';
@@ -10,6 +9,7 @@ import { requestTokens } from '../tokens/token-request.js';
 import { toTokenSet } from '../tokens/token-set.js';
 import { resolveCallbackURL } from './callback-url.js';
 import { invokeVerify, type VerifiedCallback } from './invoke-verify.js';
+import { loadProfile, type ProfileCallback, type ProfileConfig } from './load-profile.js';
 
 // The callback half of the login: check the state, exchange the code, build the profile, call the
 // app's verify function. passport-oauth2's own callback code cannot be reused as it is (it asks the
@@ -21,10 +21,15 @@ import { invokeVerify, type VerifiedCallback } from './invoke-verify.js';
 //     clientID, callbackURL };
 //  2. a state the store rejects is `fail(info, 403)`; a store error is `error(err)`;
 //  3. PKCE: a string the store hands back as `ok` is the code verifier, sent as `code_verifier`;
-//  4. `tokenParams(options)` of the strategy are added to the token request;
+//  4. `tokenParams(options)` of the strategy are added to the token request, encoded as node-oauth
+//     encodes them (numbers and booleans as text, arrays as repeated keys), with `customHeaders`;
 //  5. verify arity: 4 or 5 arguments, 5 or 6 with passReqToCallback (see invoke-verify.ts);
 //  6. `done(err)` is `error()`, `done(null, false, info)` is `fail(info)`, `done(null, user, info)`
-//     is `success(user, info)` with `info.state` set to what the state store returned.
+//     is `success(user, info || {})` with `state` set on an object `info` to what the state store
+//     returned (any other `info` is passed on as it is);
+//  7. an error answer of the token endpoint goes through `parseErrorResponse(body, status)`: an
+//     `Error` it returns is the error (else, or when it throws, the typed KudosTokenError);
+//  8. the profile: `skipUserProfile` decides, else `userProfile(accessToken, done)` (load-profile.ts).
 //
 // test/callback/exchange.test.ts has a test per item, so a passport-oauth2 upgrade can be checked.
 
@@ -36,7 +41,7 @@ export interface CallbackOptions {
 }
 
 /** What the strategy keeps besides what passport-oauth2 keeps. */
-export interface KudosStrategyConfig extends ResolvedEndpoints {
+export interface KudosStrategyConfig extends ResolvedEndpoints, ProfileConfig {
   clientID: string;
   clientSecret: string;
   callbackURL: string;
@@ -51,6 +56,8 @@ export interface CallbackStrategy {
   fail(challenge?: object, status?: number): void;
   error(err: Error): void;
   tokenParams(options: object): object;
+  parseErrorResponse(body: string, status: number): unknown;
+  userProfile(accessToken: string, done: ProfileCallback): void;
   readonly _kudos: KudosStrategyConfig;
 }
 
@@ -66,15 +73,12 @@ function stateStoreOf(strategy: object): OAuth2Strategy.StateStore {
   throw new TypeError('passport-oauth2 set up no state store for KudosStrategy');
 }
 
-function stringFields(params: object): Record<string, string> {
-  return Object.fromEntries(Object.entries(params).filter((entry) => typeof entry[1] === 'string'));
-}
-
 /** Hands a valid token response to the app's verify function (items 5 and 6). */
 function verifyResponse(
   strategy: CallbackStrategy,
   req: Request,
   response: KudosTokenResponse,
+  profile: unknown,
   stateInfo: unknown,
   requestedScope: CallbackOptions['scope'],
 ): void {
@@ -83,9 +87,10 @@ function verifyResponse(
     try {
       if (err) return strategy.error(err as Error);
       if (!user) return strategy.fail(info as object);
-      const details = isObjectLike(info) ? { ...info } : {};
-      if (stateInfo) Object.assign(details, { state: stateInfo });
-      strategy.success(user as Express.User, details);
+      const details = info || {};
+      // passport-oauth2 sets `state` on the app's own info object, and on nothing else.
+      if (stateInfo && isObjectLike(details)) Reflect.set(details, 'state', stateInfo);
+      strategy.success(user as Express.User, details as object);
     } catch (error) {
       // Thrown further down the middleware chain (after a promise, it would be a lost rejection).
       strategy.error(error as Error);
@@ -100,7 +105,7 @@ function verifyResponse(
         accessToken: response.access_token,
         refreshToken: response.refresh_token,
         params: toTokenParams(response, toTokenSet(response, requestedScope ?? config.scope)),
-        profile: profileFromResponse(response), // validated by requestTokens already
+        profile,
       },
       done,
     );
@@ -133,8 +138,8 @@ export function finishCallback(
   const loaded = (err: Error | null, ok: unknown, stateInfo: unknown): void => {
     if (err) return strategy.error(err);
     if (!ok) return strategy.fail(stateInfo as object, 403);
-    const form: Record<string, string> = {
-      ...stringFields(strategy.tokenParams(options)),
+    const form: Record<string, unknown> = {
+      ...strategy.tokenParams(options),
       grant_type: 'authorization_code',
       code,
       redirect_uri: callbackURL,
@@ -144,8 +149,16 @@ export function finishCallback(
     if (typeof ok === 'string') form.code_verifier = ok; // PKCE verifier from the state store
     // Leave the promise before calling back into Passport, so that an exception thrown further
     // down the middleware chain behaves as it does under passport-oauth2 (not a lost rejection).
-    requestTokens(config.tokenURL, form, config.timeout).then(
-      (response) => process.nextTick(() => verifyResponse(strategy, req, response, stateInfo, options.scope)),
+    const profiled = (response: KudosTokenResponse) =>
+      loadProfile(strategy, config, response, (err, profile) => {
+        if (err) return strategy.error(err as Error);
+        verifyResponse(strategy, req, response, profile, stateInfo, options.scope);
+      });
+    requestTokens(config.tokenURL, form, {
+      ...config.request,
+      parseErrorResponse: (body, status) => strategy.parseErrorResponse(body, status),
+    }).then(
+      (response) => process.nextTick(profiled, response),
       (error: unknown) => process.nextTick(() => strategy.error(error as Error)),
     );
   };

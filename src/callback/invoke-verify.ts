@@ -1,4 +1,4 @@
-import type { KudosProfile } from '../profile.js';
+import { isThenable } from '../guards.js';
 import type { KudosTokenParams } from '../token-params.js';
 
 /** The verify callback Passport expects: `done(err, user, info)`. */
@@ -10,19 +10,11 @@ export interface VerifyArguments {
   accessToken: string;
   refreshToken: string | undefined;
   params: KudosTokenParams;
-  profile: KudosProfile;
+  /** What `userProfile()` gave (the Kudos profile unless an override gave something else). */
+  profile: unknown;
 }
 
 type AnyVerify = (...args: unknown[]) => unknown;
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    'then' in value &&
-    typeof value.then === 'function'
-  );
-}
 
 function callByArity(
   verify: AnyVerify,

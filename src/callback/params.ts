@@ -8,6 +8,13 @@ import { isObjectLike } from '../guards.js';
  */
 export const CODE_PARAMS = ['code', 'auth_code', 'authorization_code'] as const;
 
+/**
+ * Every parameter that makes a request a callback rather than the start of a login. A request
+ * carrying any of them, in any form, is read here and never handed to passport-oauth2's callback.
+ */
+const CALLBACK_PARAMS = [...CODE_PARAMS, 'state', 'error', 'error_description', 'error_uri'] as const;
+type CallbackParamName = (typeof CALLBACK_PARAMS)[number];
+
 /** Longest authorization code or state accepted (codes are short random strings). */
 const MAX_PARAM_LENGTH = 4096;
 
@@ -19,75 +26,135 @@ export type CallbackParams =
   | { kind: 'code'; code: string; state: string | undefined };
 
 /** The parts of a request the strategy reads; any framework's request has them. */
-export interface CallbackRequest extends Pick<IncomingMessage, 'url'> {
+export interface CallbackRequest extends Partial<Pick<IncomingMessage, 'url'>> {
   originalUrl?: string;
+  /** The framework's parsed query string (Express, Fastify, or a test setting only `req.query`). */
+  query?: unknown;
   body?: unknown;
 }
 
-/** The values of one parameter, or undefined when the body holds something other than strings. */
-type Values = string[] | undefined;
+/** One parameter as found: absent, one string, or something that is not one string. */
+type Found = { kind: 'absent' } | { kind: 'one'; value: string } | { kind: 'bad'; problem: string };
 
-function bodyValues(body: unknown, name: string): Values {
-  if (!isObjectLike(body) || !Object.hasOwn(body, name)) return [];
-  const value: unknown = (body as Record<string, unknown>)[name];
-  if (typeof value === 'string') return [value];
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value;
+const ABSENT: Found = { kind: 'absent' };
+const REPEATED: Found = { kind: 'bad', problem: 'was given more than once' };
+const NOT_A_STRING: Found = { kind: 'bad', problem: 'must be a single string' };
+
+/** A parsed value (framework query or body): only a plain string is one parameter. */
+function fromParsed(value: unknown): Found {
+  if (typeof value === 'string') return { kind: 'one', value };
+  // An array is a repeated parameter (`?code=a&code=b`) or bracket syntax (`?code[]=a`).
+  if (Array.isArray(value) && value.length > 1) return REPEATED;
+  return NOT_A_STRING;
+}
+
+function fromObject(source: unknown, name: string): Found {
+  if (!isObjectLike(source) || !Object.hasOwn(source, name)) return ABSENT;
+  return fromParsed((source as Record<string, unknown>)[name]);
+}
+
+function fromURL(query: URLSearchParams, name: string): Found {
+  const values = query.getAll(name);
+  if (values.length === 0) return ABSENT;
+  return values.length > 1 ? REPEATED : { kind: 'one', value: values[0] as string };
+}
+
+/** Query and body together: a parameter given in both is given twice. */
+function merge(a: Found, b: Found): Found {
+  if (a.kind === 'absent') return b;
+  if (b.kind === 'absent') return a;
+  return a.kind === 'bad' ? a : b.kind === 'bad' ? b : REPEATED;
+}
+
+/** Keys such as `code[]`, `code[x]` or `state.x`: a callback parameter in a structured form. */
+function structuredKey(key: string): CallbackParamName | undefined {
+  for (const name of CALLBACK_PARAMS) {
+    if (key.length > name.length && key.startsWith(name) && '[.'.includes(key[name.length] as string)) {
+      return name;
+    }
+  }
   return undefined;
 }
 
-// Express 5's req.query is a getter that re-parses the URL on each read, and other frameworks
-// parse differently: read the query string ourselves, so repeated parameters are always visible.
-function queryOf(req: CallbackRequest): URLSearchParams {
-  const raw = req.originalUrl ?? req.url ?? '';
-  const mark = raw.indexOf('?');
-  return new URLSearchParams(mark === -1 ? '' : raw.slice(mark + 1));
+/**
+ * The query string as the framework parsed it when it did (Express 4 `qs`, Express 5's simple
+ * parser, Fastify, or a unit test that sets only `req.query`), else as the URL has it. Parsers
+ * disagree (Express 4 turns `code[]=x` into an array, Express 5 keeps the key `code[]`), so both
+ * views are read, and both must agree that a parameter is a single string.
+ */
+class Sources {
+  private readonly url: URLSearchParams;
+  private readonly parsed: unknown;
+  private readonly body: unknown;
+
+  constructor(req: CallbackRequest) {
+    const raw = req.originalUrl ?? req.url ?? '';
+    const mark = raw.indexOf('?');
+    this.url = new URLSearchParams(mark === -1 ? '' : raw.slice(mark + 1));
+    this.parsed = req.query;
+    this.body = req.body;
+  }
+
+  get(name: CallbackParamName): Found {
+    const parsed = fromObject(this.parsed, name);
+    const fromQuery = parsed.kind === 'absent' ? fromURL(this.url, name) : parsed;
+    return merge(fromQuery, fromObject(this.body, name));
+  }
+
+  /** The first callback parameter given in a structured form (`code[]=x`), in any source. */
+  structured(): CallbackParamName | undefined {
+    const keys = [...this.url.keys()];
+    for (const source of [this.parsed, this.body])
+      if (isObjectLike(source)) keys.push(...Object.keys(source));
+    for (const key of keys) {
+      const name = structuredKey(key);
+      if (name) return name;
+    }
+    return undefined;
+  }
 }
 
-function collect(req: CallbackRequest, query: URLSearchParams, name: string): Values {
-  const fromBody = bodyValues(req.body, name);
-  return fromBody && [...query.getAll(name), ...fromBody];
+function describe(name: CallbackParamName): string {
+  return (CODE_PARAMS as readonly string[]).includes(name)
+    ? `Authorization code "${name}"`
+    : `Parameter "${name}"`;
 }
 
-function single(values: Values): { value: string | undefined; problem?: string } {
-  if (values === undefined) return { value: undefined, problem: 'must be a single string' };
-  if (values.length > 1) return { value: undefined, problem: 'was given more than once' };
-  return { value: values[0] };
+function invalid(message: string): CallbackParams {
+  return { kind: 'invalid', message };
 }
 
 /**
- * Reads the callback parameters (`code` or an alias, `state`, `error`, `error_description`)
- * from the query string and the form body. Returns `invalid` when the code is ambiguous:
- * given twice, as an array, or under two names with different values.
+ * Reads the callback parameters (`code` or an alias, `state`, `error`, `error_description`,
+ * `error_uri`) from the query string and the form body. A request with none of them, in any form,
+ * is the start of a login. Any other request is a callback, and a malformed one (a parameter given
+ * twice, as an array or object, empty, too long, or the code under two names with different values)
+ * is `invalid`; messages name the parameter, never its value.
  */
 export function readCallbackParams(req: CallbackRequest): CallbackParams {
-  const query = queryOf(req);
-  const error = single(collect(req, query, 'error'));
-  if (error.value) {
-    const description = single(collect(req, query, 'error_description')).value;
-    return { kind: 'error', error: error.value, description };
+  const sources = new Sources(req);
+  const structured = sources.structured();
+  if (structured) return invalid(`${describe(structured)} must be a single string`);
+  const found = new Map<CallbackParamName, string>();
+  for (const name of CALLBACK_PARAMS) {
+    const value = sources.get(name);
+    if (value.kind === 'bad') return invalid(`${describe(name)} ${value.problem}`);
+    if (value.kind === 'one') found.set(name, value.value);
   }
-  const codes = new Set<string>();
-  for (const name of CODE_PARAMS) {
-    const found = single(collect(req, query, name));
-    if (found.problem) return { kind: 'invalid', message: `Authorization code "${name}" ${found.problem}` };
-    if (found.value !== undefined) codes.add(found.value);
+  if (found.size === 0) return { kind: 'start' };
+  const error = found.get('error');
+  if (error !== undefined) {
+    if (error === '') return invalid('Parameter "error" is empty');
+    return { kind: 'error', error, description: found.get('error_description') };
   }
-  const state = single(collect(req, query, 'state'));
-  if (state.problem) return { kind: 'invalid', message: `Parameter "state" ${state.problem}` };
-  if (codes.size > 1) {
-    return { kind: 'invalid', message: 'Authorization code given under two names with different values' };
-  }
+  const codes = new Set(CODE_PARAMS.flatMap((name) => (found.has(name) ? [found.get(name) as string] : [])));
+  if (codes.size > 1) return invalid('Authorization code given under two names with different values');
   const [code] = codes;
-  if (code === undefined) {
-    // A callback with a state but no code is broken; redirecting back to Kudos would loop.
-    if (state.value !== undefined) return { kind: 'invalid', message: 'Callback has no authorization code' };
-    return { kind: 'start' };
-  }
-  if (code === '' || code.length > MAX_PARAM_LENGTH) {
-    return { kind: 'invalid', message: 'Authorization code is empty or too long' };
-  }
-  if (state.value !== undefined && state.value.length > MAX_PARAM_LENGTH) {
-    return { kind: 'invalid', message: 'Parameter "state" is too long' };
-  }
-  return { kind: 'code', code, state: state.value };
+  // A callback without a code is broken; starting a new login from it could loop.
+  if (code === undefined) return invalid('Callback has no authorization code');
+  if (code === '' || code.length > MAX_PARAM_LENGTH)
+    return invalid('Authorization code is empty or too long');
+  const state = found.get('state');
+  if (state !== undefined && state.length > MAX_PARAM_LENGTH) return invalid('Parameter "state" is too long');
+  return { kind: 'code', code, state };
 }

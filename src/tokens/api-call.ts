@@ -7,10 +7,9 @@ const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 
 /** One authenticated API request. `what` (method and path, no query) names it in errors. */
 export interface ApiRequest {
-  base: string;
+  url: string;
   timeout: number;
   accessToken: string;
-  path: string;
   init: RequestInit;
   what: string;
 }
@@ -55,13 +54,13 @@ function failure(
 
 /** Sends one request with the bearer token and a deadline that covers the answer and its body. */
 export async function apiRequest(request: ApiRequest): Promise<Response> {
-  const { base, timeout, accessToken, path, init } = request;
+  const { url, timeout, accessToken, init } = request;
   const headers = new Headers(init.headers);
   headers.set('authorization', `Bearer ${accessToken}`);
   const deadline = AbortSignal.timeout(timeout);
   const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
   try {
-    return await fetch(`${base}${path.startsWith('/') ? path : `/${path}`}`, { ...init, headers, signal });
+    return await fetch(url, { ...init, headers, signal });
   } catch (cause) {
     throw failure(cause, deadline, init.signal, request);
   }

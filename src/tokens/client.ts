@@ -125,8 +125,9 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
   async function authorizedFetch(userId: string, path: string, init: RequestInit = {}): Promise<Response> {
     if (URL.canParse(path)) throw new TypeError('client.fetch() takes a path relative to baseURL, not a URL');
     const what = `${init.method ?? 'GET'} ${path.split('?')[0]}`;
+    const url = `${base}${path.startsWith('/') ? path : `/${path}`}`;
     const call = (set: KudosTokenSet) =>
-      apiRequest({ base, timeout, accessToken: set.accessToken, path, init, what });
+      apiRequest({ url, timeout, accessToken: set.accessToken, init, what });
     let set = await tokenSet(userId);
     let res = await call(set);
     if (res.ok) return res;

@@ -1,6 +1,7 @@
 // Named imports: the CommonJS build then reads two properties instead of wrapping each module.
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { stringify } from 'node:querystring';
 import { KudosTokenError } from '../errors.js';
 import { BodyTooLargeError, readCapped } from '../read-capped.js';
 
@@ -9,6 +10,21 @@ export interface FormResponse {
   status: number;
   contentType: string;
   body: string;
+}
+
+/**
+ * Form fields of a token request. Values that are not strings are encoded as passport-oauth2 (through
+ * node-oauth and `querystring.stringify`) encodes them: numbers, booleans and bigints as text, arrays
+ * as repeated keys, anything else as an empty value.
+ */
+export type FormFields = Readonly<Record<string, unknown>>;
+
+/** What every request to the token endpoint takes besides its form. */
+export interface TokenEndpointRequest {
+  /** Time limit in milliseconds for the answer and its body. */
+  timeout: number;
+  /** Headers sent with the request (the strategy's `customHeaders`); the form's own headers win. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Largest response body read from a token endpoint (token responses are a few kB). */
@@ -22,18 +38,18 @@ const agents = {
 };
 
 /**
- * POSTs an `application/x-www-form-urlencoded` body and reads the whole answer, within `timeoutMs`.
+ * POSTs an `application/x-www-form-urlencoded` body and reads the whole answer, within `timeout`.
  * When the deadline passes, the socket is destroyed and the promise rejects with `KudosTokenError`
  * code `timeout` (status 504); a connection failure rejects with `network_error` (502).
  * Messages name the endpoint's origin only, never the form's values.
  */
 export function postForm(
   endpoint: string,
-  form: Record<string, string>,
-  timeoutMs: number,
+  form: FormFields,
+  { timeout: timeoutMs, headers }: TokenEndpointRequest,
 ): Promise<FormResponse> {
   const url = new URL(endpoint);
-  const payload = Buffer.from(new URLSearchParams(form).toString());
+  const payload = Buffer.from(stringify(form as Record<string, never>));
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const agent = url.protocol === 'https:' ? agents['https:'] : agents['http:'];
   return new Promise((resolve, reject) => {
@@ -51,6 +67,7 @@ export function postForm(
         method: 'POST',
         agent,
         headers: {
+          ...headers,
           'Content-Type': 'application/x-www-form-urlencoded',
           'Content-Length': payload.length,
           Accept: 'application/json, text/plain',

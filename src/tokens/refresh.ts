@@ -1,6 +1,6 @@
 import { KudosError, KudosTokenError } from '../errors.js';
 import { validateRefreshResponse } from '../token-response.js';
-import { postForm } from './post-form.js';
+import { postForm, type TokenEndpointRequest } from './post-form.js';
 import { errorAnswer, requestTokens, secretsOf } from './token-request.js';
 import { type KudosTokenSet, readJwtClaims, toTokenSet } from './token-set.js';
 
@@ -10,8 +10,9 @@ export interface TokenEndpointConfig {
   clientSecret: string;
   refreshURL: string;
   revokeURL: string | undefined;
-  timeout: number;
   scope: string;
+  /** Time limit and headers (`customHeaders`) of every request to the token endpoint. */
+  request: TokenEndpointRequest;
 }
 
 /** Codes that mean the client's own credentials or request are wrong: signing in again would not help. */
@@ -60,12 +61,10 @@ export async function refreshTokenSet(
     client_id: config.clientID,
     client_secret: config.clientSecret,
   };
-  const response = await requestTokens(
-    config.refreshURL,
-    form,
-    config.timeout,
-    validateRefreshResponse,
-  ).catch((error: unknown) => {
+  const response = await requestTokens(config.refreshURL, form, {
+    ...config.request,
+    validate: validateRefreshResponse,
+  }).catch((error: unknown) => {
     throw asReauth(error);
   });
   const user = response.user ?? readJwtClaims(response.access_token).user ?? previous?.user;
@@ -102,6 +101,6 @@ export async function revokeAtEndpoint(
     client_secret: config.clientSecret,
   };
   if (hint) form.token_type_hint = hint;
-  const response = await postForm(config.revokeURL, form, config.timeout);
+  const response = await postForm(config.revokeURL, form, config.request);
   if (response.status < 200 || response.status >= 300) throw errorAnswer(response, secretsOf(form));
 }

@@ -3,7 +3,7 @@ import { isObjectLike } from '../guards.js';
 import { redactSecrets } from '../redact.js';
 import { readServiceError, type ServiceError } from '../service-error.js';
 import { type KudosTokenResponse, validateTokenResponse } from '../token-response.js';
-import { type FormResponse, postForm } from './post-form.js';
+import { type FormFields, type FormResponse, postForm, type TokenEndpointRequest } from './post-form.js';
 
 /** Code used when the token endpoint answered an error without a readable code of its own. */
 export const UNREADABLE_ERROR_CODE = 'token_endpoint_error';
@@ -12,7 +12,7 @@ export const UNREADABLE_ERROR_CODE = 'token_endpoint_error';
 const SECRET_FIELDS = ['client_secret', 'code', 'refresh_token', 'token', 'code_verifier'];
 
 /** The secret values of a form: the client secret, codes and tokens. */
-export function secretsOf(form: Record<string, string>): string[] {
+export function secretsOf(form: FormFields): string[] {
   return SECRET_FIELDS.map((field) => form[field]).filter(
     (v): v is string => typeof v === 'string' && v !== '',
   );
@@ -30,17 +30,12 @@ function readJson(body: string): unknown {
   }
 }
 
-/** Reads the service's error code from an error answer; undefined when there is none. */
-export function readErrorCode(response: FormResponse): ServiceError | undefined {
-  return readServiceError(response.body);
-}
-
 /**
  * The typed error of a non-2xx token endpoint answer. `secrets` never appear in it, in any encoding
  * (raw, URL-encoded, JSON-escaped): not in the code, the message, nor the non-enumerable raw body.
  */
 export function errorAnswer(response: FormResponse, secrets: readonly string[]): KudosTokenError {
-  const read = readErrorCode(response);
+  const read: ServiceError | undefined = readServiceError(response.body);
   const code = read && !mentionsSecret(read.code, secrets) ? read.code : UNREADABLE_ERROR_CODE;
   const description = read?.description ? `: ${redactSecrets(read.description, secrets).slice(0, 200)}` : '';
   return new KudosTokenError(`Kudos token endpoint answered HTTP ${response.status} ${code}${description}`, {
@@ -52,15 +47,49 @@ export function errorAnswer(response: FormResponse, secrets: readonly string[]):
 }
 
 /**
- * Interprets a token endpoint answer: a 2xx JSON token response is validated and returned;
- * anything else becomes a `KudosTokenError`. Values of `secrets` never appear in the error.
+ * The strategy's `parseErrorResponse(body, status)` hook, as passport-oauth2 calls it: an `Error` it
+ * returns is the error; when it returns nothing (or throws), the `KudosTokenError` is.
  */
-export function interpretTokenAnswer<T = KudosTokenResponse>(
+export type ParseErrorResponse = (body: string, status: number) => unknown;
+
+/** How {@link requestTokens} reads the answer, beyond the time limit and headers of the request. */
+export interface TokenRequestOptions<T> extends TokenEndpointRequest {
+  /** Validates a 2xx JSON answer; default: a sign-in token response. */
+  validate?: (json: unknown) => T;
+  /** Called for an error answer (the body with the request's secrets redacted, and the HTTP status). */
+  parseErrorResponse?: ParseErrorResponse;
+}
+
+function errorOf(
   response: FormResponse,
   secrets: readonly string[],
-  validate: (json: unknown) => T = validateTokenResponse as (json: unknown) => T,
+  parse: ParseErrorResponse | undefined,
+): Error {
+  const typed = errorAnswer(response, secrets);
+  if (!parse) return typed;
+  try {
+    const custom = parse(typed.body ?? '', response.status);
+    return custom instanceof Error ? custom : typed;
+  } catch {
+    // passport-oauth2 ignores a parser that throws, and so does this: the typed error stands.
+    return typed;
+  }
+}
+
+/**
+ * Interprets a token endpoint answer: a 2xx JSON token response is validated and returned;
+ * anything else becomes a `KudosTokenError` (or what `parseErrorResponse` makes of an error
+ * answer). Values of `secrets` never appear in a `KudosTokenError`.
+ */
+function interpretTokenAnswer<T = KudosTokenResponse>(
+  response: FormResponse,
+  secrets: readonly string[],
+  options: Pick<TokenRequestOptions<T>, 'validate' | 'parseErrorResponse'> = {},
 ): T {
-  if (response.status < 200 || response.status >= 300) throw errorAnswer(response, secrets);
+  const validate = options.validate ?? (validateTokenResponse as (json: unknown) => T);
+  if (response.status < 200 || response.status >= 300) {
+    throw errorOf(response, secrets, options.parseErrorResponse);
+  }
   const json = readJson(response.body);
   if (json === undefined) {
     throw new KudosTokenError('token response is not JSON', {
@@ -72,7 +101,7 @@ export function interpretTokenAnswer<T = KudosTokenResponse>(
   }
   // Some OAuth servers answer 200 with an error object; treat it as the error it is.
   if (isObjectLike(json) && 'error' in json && !('access_token' in json)) {
-    throw errorAnswer(response, secrets);
+    throw errorOf(response, secrets, options.parseErrorResponse);
   }
   return validate(json);
 }
@@ -80,14 +109,13 @@ export function interpretTokenAnswer<T = KudosTokenResponse>(
 /**
  * POSTs a token request (authorization code or refresh) and returns the validated answer.
  * Rejects with `KudosTokenError`: the service's code, `timeout`, `network_error` or
- * `invalid_token_response`.
+ * `invalid_token_response` (or with the error `parseErrorResponse` returns for an error answer).
  */
 export async function requestTokens<T = KudosTokenResponse>(
   endpoint: string,
-  form: Record<string, string>,
-  timeoutMs: number,
-  validate?: (json: unknown) => T,
+  form: FormFields,
+  options: TokenRequestOptions<T>,
 ): Promise<T> {
-  const response = await postForm(endpoint, form, timeoutMs);
-  return interpretTokenAnswer(response, secretsOf(form), validate);
+  const response = await postForm(endpoint, form, options);
+  return interpretTokenAnswer(response, secretsOf(form), options);
 }

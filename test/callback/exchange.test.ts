@@ -103,16 +103,17 @@ describe('the callback reproduces passport-oauth2, item by item', () => {
     expect(tokens.requests[1]?.form.code_verifier).toBeUndefined();
   });
 
-  it('4. adds the string fields of tokenParams(options) to the token request', async () => {
+  it('4. adds tokenParams(options) to the token request, encoded as node-oauth encodes them', async () => {
     const s = strategy(storeOk());
-    s.tokenParams = () => ({ audience: 'shop', skipped: 42 });
+    s.tokenParams = () => ({ audience: 'shop', max_age: 42, list: ['a', 'b'] });
     await runStrategy(s, callback);
     expect(tokens.requests[0]?.form).toMatchObject({
       audience: 'shop',
+      max_age: '42',
       grant_type: 'authorization_code',
       redirect_uri: 'http://app.test/cb',
     });
-    expect(tokens.requests[0]?.form.skipped).toBeUndefined();
+    expect(new URLSearchParams(tokens.requests[0]?.raw).getAll('list')).toEqual(['a', 'b']);
   });
 
   it.each([

@@ -42,6 +42,29 @@ describe('readCallbackParams', () => {
     expect(readCallbackParams({ url: `/?code=${'x'.repeat(5000)}` })).toMatchObject({ kind: 'invalid' });
   });
 
+  it('reads the framework-parsed req.query when there is one (a unit test may set only that)', () => {
+    expect(readCallbackParams({ url: '/', query: { code: 'c', state: 's' } })).toEqual({
+      kind: 'code',
+      code: 'c',
+      state: 's',
+    });
+    expect(readCallbackParams({ url: '/', query: { code: ['c'] } })).toEqual({
+      kind: 'invalid',
+      message: 'Authorization code "code" must be a single string',
+    });
+    // Express 5's simple parser keeps the key `code[]`: still a callback parameter, still malformed.
+    expect(readCallbackParams({ url: '/?code[]=c', query: { 'code[]': 'c' } })).toMatchObject({
+      kind: 'invalid',
+    });
+  });
+
+  it('treats any callback parameter as a callback: only a request with none is a start', () => {
+    for (const url of ['/?state=s', '/?error_description=x', '/?error_uri=x', '/?error=']) {
+      expect(readCallbackParams({ url })).toMatchObject({ kind: 'invalid' });
+    }
+    expect(readCallbackParams({ url: '/?codes=1&stated=2&errors=3' })).toEqual({ kind: 'start' });
+  });
+
   it('reads error and error_description, even when a code is present', () => {
     expect(readCallbackParams({ url: '/?error=denied&state=s&code=c' })).toEqual({
       kind: 'error',

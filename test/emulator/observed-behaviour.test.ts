@@ -196,14 +196,21 @@ describe('the emulator does what the service was observed to do', () => {
       expect((await fetch(`${kudos.baseURL}/users/profile?access_token=nope`)).status).toBe(401);
     });
 
-    it('answers GET /users/profile with the fields of the token response (scope profile)', async () => {
+    it('answers GET /users/profile with the short public profile and wallets, email only with the email scope', async () => {
       await start();
       const tokens = await signIn({ scope: 'profile' });
       const res = await fetch(`${kudos.baseURL}/users/profile`, {
         headers: { authorization: `Bearer ${tokens.access_token}` },
       });
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ user: 'alice', displayName: 'alice', avatar: tokens.avatar });
+      const wallet = expect.stringMatching(/^cosmos1[a-z0-9]{38}$/);
+      expect(await res.json()).toEqual({
+        user: 'alice',
+        displayName: 'alice',
+        avatar: tokens.avatar,
+        wallet,
+        cosmosWallet: wallet,
+      });
       expect((await fetch(`${kudos.baseURL}/users/profile`)).status).toBe(401);
     });
 

@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import session from 'express-session';
 import passport from 'passport';
@@ -10,6 +9,7 @@ import {
   type KudosVerifyFunctionWithRequest,
   type KudosVerifyWithParams,
 } from '../../src/index.js';
+import { listenLocal } from './listen.js';
 
 /** The two Express majors installed side by side. */
 export const EXPRESS_FLAVORS = ['express4', 'express5'] as const;
@@ -102,15 +102,6 @@ export async function startApp(flavor: ExpressFlavor, options: AppOptions): Prom
   };
   app.use(onError);
 
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    calls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const listening = await listenLocal(app);
+  return { url: listening.url, calls, close: listening.close };
 }

@@ -1,4 +1,4 @@
-import http from 'node:http';
+import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** How the fake token endpoint answers the next requests. */
@@ -13,6 +13,9 @@ export interface RecordedRequest {
   path: string;
   contentType: string;
   form: Record<string, string>;
+  /** The body as sent (repeated keys and the encoding are visible here). */
+  raw: string;
+  headers: IncomingHttpHeaders;
 }
 
 /** A real HTTP token endpoint on 127.0.0.1 with a free port, scripted by the test. */
@@ -50,11 +53,14 @@ export async function startTokenServer(answer: TokenAnswer = { kind: 'json', bod
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString();
       state.requests.push({
         method: req.method ?? '',
         path: req.url ?? '',
         contentType: String(req.headers['content-type']),
-        form: Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString())),
+        form: Object.fromEntries(new URLSearchParams(raw)),
+        raw,
+        headers: req.headers,
       });
       const a = state.answer;
       if (a.kind === 'stall') return;

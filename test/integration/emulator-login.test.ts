@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type CodeParam, type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { passAuthorization } from '../helpers/emulator-user.js';
-import { EXPRESS_FLAVORS, startApp, type TestApp } from '../helpers/express-app.js';
+import { type AppOptions, EXPRESS_FLAVORS, startApp, type TestApp } from '../helpers/express-app.js';
 
 const CLIENT = {
   clientID: 'app',
@@ -19,7 +19,7 @@ describe.each(EXPRESS_FLAVORS)('KudosStrategy against the emulator under %s (no 
     await kudos.close();
   });
 
-  async function setUp(codeParam: CodeParam): Promise<void> {
+  async function setUp(codeParam: CodeParam, strategy: AppOptions['strategy'] = {}): Promise<void> {
     kudos = await startKudosEmulator({ clients: [CLIENT], codeParam });
     app = await startApp(flavor, {
       strategy: {
@@ -28,6 +28,7 @@ describe.each(EXPRESS_FLAVORS)('KudosStrategy against the emulator under %s (no 
         authURL: kudos.authURL,
         baseURL: kudos.baseURL,
         scope: ['profile', 'email'],
+        ...strategy,
       },
     });
   }
@@ -89,4 +90,24 @@ describe.each(EXPRESS_FLAVORS)('KudosStrategy against the emulator under %s (no 
       name: 'KudosTokenError',
     });
   });
+
+  it.each([
+    [['profile', 'email'], true],
+    [['profile'], false],
+  ])(
+    'with fetchProfile and scope %j, verify gets the full profile (emails: %s)',
+    async (scope, withEmail) => {
+      await setUp('code', { scope, fetchProfile: true });
+      const browser = new CookieClient();
+      const back = await passAuthorization(browser, locationOf(await browser.get(`${app.url}/login`)));
+      expect(locationOf(await browser.get(locationOf(back))).pathname).toBe('/me');
+      const profile = app.calls[0]?.args[3] as Record<string, unknown> & { _json: Record<string, unknown> };
+      expect(profile).toMatchObject({ provider: 'kudos', id: 'alice', displayName: 'Alice Liddell' });
+      expect(profile._json.cosmosWallet).toMatch(/^cosmos1[a-z0-9]{38}$/);
+      expect(profile._json.wallet).toBe(profile._json.cosmosWallet);
+      if (withEmail) expect(profile.emails).toEqual([{ value: 'alice@kudos.example' }]);
+      else expect(profile).not.toHaveProperty('emails');
+      expect(kudos.counters.apiCalls).toBe(1);
+    },
+  );
 });

@@ -199,22 +199,43 @@ describe.each(EXPRESS_FLAVORS)('KudosStrategy login flow under %s', (flavor) => 
     ['auth_code=a&auth_code=a', 'Authorization code "auth_code" was given more than once'],
     ['code=a&auth_code=b', 'Authorization code given under two names with different values'],
     ['code=', 'Authorization code is empty or too long'],
-  ])('6. fails %s with 400 and sends nothing to the token endpoint', async (query, message) => {
-    await start();
-    const state = await begin();
-    const raw = await client.get(`${app.url}/callback-raw?${query}&state=${state}`);
-    expect(raw.status).toBe(400);
-    const res = await client.get(`${app.url}/callback?${query}&state=${state}`);
-    expect(locationOf(res).pathname).toBe('/failed');
-    expect(await (await client.get(`${app.url}/failed`)).json()).toEqual({ messages: [message] });
-    expect(tokens.requests).toHaveLength(0);
-  });
+    ['code[]=x', 'Authorization code "code" must be a single string'],
+    ['code[a]=x', 'Authorization code "code" must be a single string'],
+    ['code=x&state[]=y', 'Parameter "state" must be a single string'],
+    ['error=access_denied&error=access_denied', 'Parameter "error" was given more than once'],
+    ['error=server_error&error=x', 'Parameter "error" was given more than once'],
+    ['error=', 'Parameter "error" is empty'],
+    ['error_description=x', 'Callback has no authorization code'],
+  ])(
+    '6. answers %s with KudosError invalid_request (400) and sends nothing to the token endpoint',
+    async (query, message) => {
+      await start();
+      const state = await begin();
+      for (const path of ['/callback-raw', '/callback']) {
+        const res = await client.get(`${app.url}${path}?${query}&state=${state}`);
+        expect(res.status).toBe(400);
+        expect(await res.json()).toMatchObject({
+          name: 'KudosError',
+          code: 'invalid_request',
+          status: 400,
+          message,
+        });
+      }
+      expect(tokens.requests).toHaveLength(0);
+    },
+  );
 
-  it('6. fails a code sent both in the query and the form body with different values', async () => {
+  it('6. answers invalid_request for a code sent both in the query and the form body', async () => {
     await start();
     const state = await begin();
     const res = await client.postForm(`${app.url}/callback?code=a`, { auth_code: 'b', state });
-    expect(locationOf(res).pathname).toBe('/failed');
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'invalid_request' });
+    const same = await client.postForm(`${app.url}/callback?code=a`, { code: 'a', state });
+    expect(await same.json()).toMatchObject({
+      code: 'invalid_request',
+      message: 'Authorization code "code" was given more than once',
+    });
     expect(tokens.requests).toHaveLength(0);
   });
 

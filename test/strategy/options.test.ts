@@ -50,7 +50,7 @@ describe('KudosStrategy options', () => {
     expect(strategy._kudos.authorizationURL).toBe('https://auth.kudos.example/in/oauth/');
     expect(strategy._kudos.tokenURL).toBe('https://api.kudos.example/oauth/access_token');
     expect(strategy._kudos.refreshURL).toBe('https://api.kudos.example/oauth/access_token');
-    expect(strategy._kudos.timeout).toBe(10_000);
+    expect(strategy._kudos.request.timeout).toBe(10_000);
     expect(strategy.name).toBe('kudos');
   });
 

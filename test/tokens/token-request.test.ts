@@ -42,7 +42,10 @@ describe('requestTokens', () => {
       })
       .matchHeader('content-type', 'application/x-www-form-urlencoded')
       .reply(200, { user: 'alice', access_token: 'at' });
-    await expect(requestTokens(ENDPOINT, FORM, 1000)).resolves.toEqual({ user: 'alice', access_token: 'at' });
+    await expect(requestTokens(ENDPOINT, FORM, { timeout: 1000 })).resolves.toEqual({
+      user: 'alice',
+      access_token: 'at',
+    });
     expect(Object.fromEntries(new URLSearchParams(seen))).toEqual(FORM);
   });
 
@@ -53,32 +56,34 @@ describe('requestTokens', () => {
     [401, 'LOGIN_NEEDED'],
   ])('reads the plain-text code of an HTTP %i answer: %s', async (status, code) => {
     nock(ORIGIN).post('/oauth/access_token').reply(status, `${code}\n`, { 'content-type': 'text/plain' });
-    const error = await rejectionOf(requestTokens(ENDPOINT, FORM, 1000));
+    const error = await rejectionOf(requestTokens(ENDPOINT, FORM, { timeout: 1000 }));
     expect(error).toMatchObject({ code, status: 502, httpStatus: status, name: 'KudosTokenError' });
     expect(error.message).toBe(`Kudos token endpoint answered HTTP ${status} ${code}`);
   });
 
   it('uses token_endpoint_error when the error body has no readable code', async () => {
     nock(ORIGIN).post('/oauth/access_token').reply(500, '<html>Internal Server Error</html>');
-    const error = await rejectionOf(requestTokens(ENDPOINT, FORM, 1000));
+    const error = await rejectionOf(requestTokens(ENDPOINT, FORM, { timeout: 1000 }));
     expect(error).toMatchObject({ code: 'token_endpoint_error', httpStatus: 500 });
   });
 
   it('treats a 200 answer that carries an OAuth error object as that error', async () => {
     nock(ORIGIN).post('/oauth/access_token').reply(200, { error: 'invalid_grant' });
-    expect(await rejectionOf(requestTokens(ENDPOINT, FORM, 1000))).toMatchObject({ code: 'invalid_grant' });
+    expect(await rejectionOf(requestTokens(ENDPOINT, FORM, { timeout: 1000 }))).toMatchObject({
+      code: 'invalid_grant',
+    });
   });
 
   it('never echoes the code or the secret when the service echoes them back', async () => {
     nock(ORIGIN).post('/oauth/access_token').reply(400, FORM.code, { 'content-type': 'text/plain' });
-    const echoedCode = await rejectionOf(requestTokens(ENDPOINT, FORM, 1000));
+    const echoedCode = await rejectionOf(requestTokens(ENDPOINT, FORM, { timeout: 1000 }));
     expect(echoedCode.code).toBe('token_endpoint_error');
     expectNoSecrets(echoedCode);
 
     nock(ORIGIN)
       .post('/oauth/access_token')
       .reply(400, { error: 'invalid_client', error_description: `bad secret ${FORM.client_secret}` });
-    const echoedSecret = await rejectionOf(requestTokens(ENDPOINT, FORM, 1000));
+    const echoedSecret = await rejectionOf(requestTokens(ENDPOINT, FORM, { timeout: 1000 }));
     expect(echoedSecret.message).toBe(
       'Kudos token endpoint answered HTTP 400 invalid_client: bad secret [REDACTED]',
     );
@@ -97,7 +102,7 @@ describe('requestTokens', () => {
       JSON.stringify({ error: 'invalid_client', error_description: `got ${form.client_secret}` }),
     ]) {
       nock(ORIGIN).post('/oauth/access_token').reply(400, echo);
-      const error = await rejectionOf(requestTokens(ENDPOINT, form, 1000));
+      const error = await rejectionOf(requestTokens(ENDPOINT, form, { timeout: 1000 }));
       const visible = `${error.message} ${JSON.stringify(error)} ${error.body ?? ''}`;
       expect(visible).not.toContain('cl!ent');
       expect(visible).not.toContain('cl%21ent');
@@ -115,17 +120,17 @@ describe('requestTokens', () => {
       client_secret: 's1',
     };
     nock(ORIGIN).post('/oauth/access_token').reply(400, 'REFRESH-SECRET');
-    expectNoSecrets(await rejectionOf(requestTokens(ENDPOINT, form, 1000)));
+    expectNoSecrets(await rejectionOf(requestTokens(ENDPOINT, form, { timeout: 1000 })));
   });
 
   it('rejects a 2xx body that is not JSON, or JSON that is not a token response', async () => {
     nock(ORIGIN).post('/oauth/access_token').reply(200, 'ok');
-    expect(await rejectionOf(requestTokens(ENDPOINT, FORM, 1000))).toMatchObject({
+    expect(await rejectionOf(requestTokens(ENDPOINT, FORM, { timeout: 1000 }))).toMatchObject({
       code: 'invalid_token_response',
       message: 'token response is not JSON',
     });
     nock(ORIGIN).post('/oauth/access_token').reply(200, 'null');
-    expect(await rejectionOf(requestTokens(ENDPOINT, FORM, 1000))).toMatchObject({
+    expect(await rejectionOf(requestTokens(ENDPOINT, FORM, { timeout: 1000 }))).toMatchObject({
       code: 'invalid_token_response',
     });
   });
@@ -134,14 +139,14 @@ describe('requestTokens', () => {
     nock(ORIGIN)
       .post('/oauth/access_token')
       .reply(200, 'x'.repeat(1024 * 1024 + 10));
-    expect(await rejectionOf(requestTokens(ENDPOINT, FORM, 5000))).toMatchObject({
+    expect(await rejectionOf(requestTokens(ENDPOINT, FORM, { timeout: 5000 }))).toMatchObject({
       code: 'invalid_token_response',
     });
   });
 
   it('times out with code "timeout" and status 504 when the answer is delayed', async () => {
     nock(ORIGIN).post('/oauth/access_token').delay(2000).reply(200, { user: 'a', access_token: 'b' });
-    const error = await rejectionOf(requestTokens(ENDPOINT, FORM, 100));
+    const error = await rejectionOf(requestTokens(ENDPOINT, FORM, { timeout: 100 }));
     expect(error).toMatchObject({ code: 'timeout', status: 504 });
     expect(error.message).toBe(`Kudos token endpoint ${ORIGIN} did not answer within 100 ms`);
   });
@@ -155,7 +160,7 @@ describe('requestTokens', () => {
     nock.enableNetConnect('127.0.0.1');
     try {
       const error = await rejectionOf(
-        requestTokens(`http://127.0.0.1:${port}/oauth/access_token`, FORM, 1000),
+        requestTokens(`http://127.0.0.1:${port}/oauth/access_token`, FORM, { timeout: 1000 }),
       );
       expect(error).toMatchObject({ code: 'network_error', status: 502 });
       expect(error.message).toBe(

@@ -1,6 +1,7 @@
 import { hasScope } from '../../scopes.js';
 import { avatarURL, checkBearer } from '../grants.js';
 import { type Ctx, sendApiCode, sendJson } from '../http.js';
+import { walletAddress } from '../ids.js';
 import type { AccessTokenClaims } from '../jwt.js';
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
@@ -26,11 +27,20 @@ function protectedOperation(state: EmulatorState, scope: string, operation: Oper
 export function apiRoutes(router: Router, state: EmulatorState): void {
   router.on(
     ROUTES.profile,
-    protectedOperation(state, 'profile', (claims) => ({
-      user: claims.user,
-      displayName: state.users.get(claims.user)?.displayName ?? claims.user,
-      avatar: avatarURL(state, claims.user),
-    })),
+    protectedOperation(state, 'profile', (claims) => {
+      const user = state.users.get(claims.user);
+      // The short public profile, with the user's wallet; email only with the email scope.
+      const wallet = walletAddress(claims.user);
+      const profile: Record<string, unknown> = {
+        user: claims.user,
+        displayName: user?.displayName ?? claims.user,
+        avatar: avatarURL(state, claims.user),
+        wallet,
+        cosmosWallet: wallet,
+      };
+      if (hasScope(claims.scope, 'email') && user?.email) profile.email = user.email;
+      return profile;
+    }),
   );
   router.on(
     ROUTES.me,
