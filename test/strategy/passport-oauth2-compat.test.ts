@@ -661,3 +661,58 @@ describe('a login in a browser-like client keeps working (sessions, state on)', 
     }
   });
 });
+
+describe.each(EXPRESS_FLAVORS)('2-5, 8 through a real app (%s)', (flavor) => {
+  class Hooked extends KudosStrategy {
+    override userProfile(accessToken: string, done: (err?: unknown, profile?: unknown) => void): void {
+      super.userProfile(accessToken, (err, profile) =>
+        done(err, { ...(profile as KudosProfile), hooked: true }),
+      );
+    }
+    override tokenParams(): object {
+      return { max_age: 60, resource: ['a', 'b'] };
+    }
+    override parseErrorResponse(body: string, status: number): Error | null {
+      return Object.assign(new Error(`mapped ${status} ${body}`), { status: 418 });
+    }
+  }
+
+  async function login(extra: Partial<KudosStrategyOptions>): Promise<unknown> {
+    const strategy = new Hooked(
+      options({ callbackURL: '/cb', customHeaders: { 'X-App': 'shop' }, ...extra }),
+      recordProfile,
+    );
+    const app = await startExpress(flavor, strategy);
+    try {
+      const res = await fetch(`${app.url}/cb?code=c0de`);
+      return { status: res.status, body: await res.json() };
+    } finally {
+      await app.close();
+    }
+  }
+
+  it('userProfile override, tokenParams and customHeaders all reach the login', async () => {
+    expect(await login({})).toMatchObject({
+      status: 200,
+      body: { user: { profile: { id: 'alice-example', hooked: true } } },
+    });
+    const sent = tokens.requests[0];
+    expect(sent?.headers['x-app']).toBe('shop');
+    expect(new URLSearchParams(sent?.raw).getAll('resource')).toEqual(['a', 'b']);
+    expect(sent?.form.max_age).toBe('60');
+  });
+
+  it('skipUserProfile skips the override; verify gets the Kudos profile', async () => {
+    const result = (await login({ skipUserProfile: true })) as { body: { user: { profile: object } } };
+    expect(result.body.user.profile).toMatchObject({ provider: 'kudos', id: 'alice-example' });
+    expect(result.body.user.profile).not.toHaveProperty('hooked');
+  });
+
+  it("parseErrorResponse's error is what the app's error handler gets", async () => {
+    tokens.answer = { kind: 'text', status: 400, body: 'INVALID_CLIENT_CRED' };
+    expect(await login({})).toMatchObject({
+      status: 418,
+      body: { message: 'mapped 400 INVALID_CLIENT_CRED' },
+    });
+  });
+});
