@@ -208,19 +208,15 @@ export const KUDOS_ERROR_CODES = [
     code: 'missing_field',
     status: 422,
     error: 'KudosWebhookError',
-    meaning: 'a required field is missing (`path` names it)',
-  },
-  {
-    code: 'invalid_field',
-    status: 422,
-    error: 'KudosWebhookError',
-    meaning: 'a field has the wrong type or form (`path` names it)',
+    meaning:
+      'the body has no `tx` object, or `tx` lacks `txHash`, `status` or `amount` (`path` names it); no other field is required',
   },
   {
     code: 'invalid_amount',
     status: 422,
     error: 'KudosWebhookError',
-    meaning: 'an amount is not a positive whole number of the smallest unit',
+    meaning:
+      '`tx.amount` is not a coin (or list of coins of one denom) with a positive whole number of the smallest unit (`path` names it)',
   },
   {
     code: 'invalid_tx_hash',
@@ -233,12 +229,6 @@ export const KUDOS_ERROR_CODES = [
     status: 422,
     error: 'KudosWebhookError',
     meaning: '`tx.status` is not pending, success, fail or timeout',
-  },
-  {
-    code: 'invalid_timestamp',
-    status: 422,
-    error: 'KudosWebhookError',
-    meaning: '`tx.ts` or `tx.completeTs` is not epoch milliseconds',
   },
   {
     code: 'unexpected_denom',

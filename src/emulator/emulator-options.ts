@@ -1,5 +1,3 @@
-import { KNOWN_KUDOS_SCOPES } from '../scopes.js';
-
 /** An OAuth client registered with the emulator (setup that the real service does by hand). */
 export interface EmulatorClient {
   clientID: string;
@@ -8,9 +6,12 @@ export interface EmulatorClient {
   name?: string;
   /** Whitelisted redirect URIs: exact match, except that a loopback host matches on any port (RFC 8252 section 7.3). */
   redirectURIs: string[];
-  /** Whitelisted scopes. Default: every documented scope, plus `read`, `write` and `kudos`. */
-  scopes?: string[];
-  /** Scopes granted when a request names none (`profile` is always added). Default `['profile']`. */
+  /**
+   * Scope words this client may request. Default `null`: any word, as the service's authorization
+   * page refuses none for being unknown (the API then judges the token by what was granted).
+   */
+  scopes?: string[] | null;
+  /** Exactly the scopes granted when a request names none. Default `['profile']`. */
   defaultScopes?: string[];
 }
 
@@ -44,6 +45,9 @@ export interface EmulatorAgent {
 
 /** How refresh answers treat the refresh token (the interface is silent; see the README). */
 export type RefreshTokenMode = 'reuse' | 'rotate';
+
+/** How a `MsgMultiSend` record gives its amount: one summed coin (observed), or one coin per output. */
+export type MultiSendAmounts = 'total' | 'per-output';
 
 /** Name of the code parameter on the redirect back to the app (docs/kudos-service.md#authorization-page item 3). */
 export type CodeParam = 'code' | 'auth_code' | 'authorization_code';
@@ -81,6 +85,12 @@ export interface KudosEmulatorOptions {
   revokeEndsAccessTokens?: boolean;
   /** Milliseconds from payment confirmation to `success`; default 200. */
   paymentDelayMs?: number;
+  /**
+   * How the record of a `MsgMultiSend` payment (several receivers, or an agent fee) gives its amount
+   * in notifications and lookups: `total` (default, observed: one coin, the sum of every output) or
+   * `per-output` (one coin per output, as some records have).
+   */
+  multiSendAmounts?: MultiSendAmounts;
   /** Webhook delivery: attempts in all (default 5), first retry delay (default 500 ms, doubling), per-attempt timeout (default 5000 ms). */
   webhook?: { attempts?: number; retryDelayMs?: number; timeoutMs?: number };
   /** HS256 key of the access tokens; default a random one per emulator. */
@@ -105,16 +115,12 @@ export interface KudosEmulatorOptions {
   adminToken?: string;
 }
 
-/** Scopes a client may request unless configured otherwise: the documented ones and the umbrellas of the hierarchy. */
-export const DEFAULT_CLIENT_SCOPES: readonly string[] = [...KNOWN_KUDOS_SCOPES, 'read', 'write', 'kudos'];
-
 /** The demo client used when no clients are configured. */
 export const DEMO_CLIENT: EmulatorClient = {
   clientID: 'kudos-demo-client',
   clientSecret: 'kudos-demo-secret',
   name: 'Kudos Demo App',
   redirectURIs: ['http://localhost:3000/auth/kudos/callback', 'http://127.0.0.1:3000/auth/kudos/callback'],
-  scopes: [...DEFAULT_CLIENT_SCOPES],
 };
 
 /** The demo users used when no users are configured. */
@@ -143,6 +149,7 @@ export interface ResolvedEmulatorOptions {
   skipConsentWhenAuthorized: boolean;
   revokeEndsAccessTokens: boolean;
   paymentDelayMs: number;
+  multiSendAmounts: MultiSendAmounts;
   webhook: { attempts: number; retryDelayMs: number; timeoutMs: number };
   jwtSecret: string | undefined;
   log: (line: string) => void;
@@ -204,13 +211,17 @@ export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): Reso
     }
     for (const name of ['scopes', 'defaultScopes'] as const) {
       const list = c[name];
-      if (list !== undefined && (!Array.isArray(list) || !list.every((x) => typeof x === 'string' && x))) {
+      if (
+        list !== undefined &&
+        list !== null &&
+        (!Array.isArray(list) || !list.every((x) => typeof x === 'string' && x))
+      ) {
         fail(`clients[${i}].${name} must be an array of scope names`);
       }
     }
     return {
       name: c.clientID,
-      scopes: [...DEFAULT_CLIENT_SCOPES],
+      scopes: null,
       defaultScopes: ['profile'],
       ...c,
     } as Required<EmulatorClient>;
@@ -250,6 +261,12 @@ export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): Reso
     skipConsentWhenAuthorized: flag(options.skipConsentWhenAuthorized, 'skipConsentWhenAuthorized', true),
     revokeEndsAccessTokens: flag(options.revokeEndsAccessTokens, 'revokeEndsAccessTokens', false),
     paymentDelayMs: positive(options.paymentDelayMs, 'paymentDelayMs', 200, true),
+    multiSendAmounts: oneOf(
+      options.multiSendAmounts,
+      'multiSendAmounts',
+      ['total', 'per-output'] as const,
+      'total',
+    ),
     webhook: {
       attempts: positive(options.webhook?.attempts, 'webhook.attempts', 5),
       retryDelayMs: positive(options.webhook?.retryDelayMs, 'webhook.retryDelayMs', 500, true),

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { applyApiHeaders } from './api-headers.js';
 import { EmulatorClock } from './clock.js';
 import type { EmulatorClient, EmulatorUser, KudosEmulatorOptions } from './emulator-options.js';
 import { resolveEmulatorOptions } from './emulator-options.js';
@@ -172,6 +173,7 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
   adminRoutes(router, state, ops, webhooks);
 
   const server = http.createServer((req, res) => {
+    if (applyApiHeaders(req, res)) return; // a CORS preflight, answered
     router
       .handle(req, res, (error) =>
         state.log(`internal error: ${error instanceof Error ? error.name : 'unknown'}`),

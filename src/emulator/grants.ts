@@ -39,10 +39,12 @@ export function issueCode(
     used: false,
   });
   const key = grantKey(grant.clientID, grant.userId);
+  // The grant is everything the user consented to so far: a narrower request later needs no consent.
+  const earlier = state.grants.get(key)?.scope ?? [];
   state.grants.set(key, {
     clientID: grant.clientID,
     userId: grant.userId,
-    scope: grant.scope,
+    scope: [...new Set([...earlier, ...grant.scope])],
     grantedAt: state.clock.now(),
   });
   return code;
@@ -137,17 +139,22 @@ export type BearerCheck =
 
 /**
  * Checks the access token of an API call: `Authorization: Bearer <token>` (exact casing) or, as
- * observed, an `access_token` query parameter (docs/kudos-service.md#authenticated-api). Answers
- * 401 `LOGIN_NEEDED` or `TOKEN_EXPIRED` (docs/kudos-service.md#errors).
+ * observed, an `access_token` query parameter (docs/kudos-service.md#authenticated-api). A `Bearer`
+ * header wins: an empty or garbage one is refused whatever the query holds (observed). Answers 401
+ * `LOGIN_NEEDED` or `TOKEN_EXPIRED` (docs/kudos-service.md#errors).
  */
 export function checkBearer(
   state: EmulatorState,
   header: string | undefined,
   query: URLSearchParams,
 ): BearerCheck {
-  const match = /^Bearer ([\w-]+\.[\w-]+\.[\w-]+)$/.exec(header ?? '');
-  const queried = query.getAll('access_token');
-  const token = match?.[1] ?? (queried.length === 1 ? queried[0] : undefined);
+  let token: string | undefined;
+  if (header?.startsWith('Bearer')) {
+    token = /^Bearer ([\w-]+\.[\w-]+\.[\w-]+)$/.exec(header)?.[1];
+  } else {
+    const queried = query.getAll('access_token');
+    token = queried.length === 1 ? queried[0] : undefined;
+  }
   const claims = token ? verifyJwt(token, state.jwtSecret) : undefined;
   if (!claims || state.revokedAccessTokenIds.has(claims.jti))
     return { ok: false, status: 401, code: 'LOGIN_NEEDED' };

@@ -119,14 +119,16 @@ export function parseCookies(header: string | undefined): Map<string, string> {
   return cookies;
 }
 
-const SECURITY_HEADERS = {
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-};
+/** Headers of every answer; an answer that set its own caching (the API's) keeps it. */
+function securityHeaders(res: ServerResponse): Record<string, string> {
+  return res.hasHeader('cache-control')
+    ? { 'x-content-type-options': 'nosniff' }
+    : { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+}
 
 /** Answers a plain-text error code, as the original service does (docs/kudos-service.md#errors). */
 export function sendCode(res: ServerResponse, status: number, code: string, type = 'text/plain'): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': `${type}; charset=utf-8` });
+  res.writeHead(status, { ...securityHeaders(res), 'content-type': `${type}; charset=utf-8` });
   res.end(code);
 }
 
@@ -140,18 +142,21 @@ export function sendApiCode(res: ServerResponse, status: number, code: string): 
 
 /** Answers JSON. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8' });
+  res.writeHead(status, { ...securityHeaders(res), 'content-type': 'application/json; charset=utf-8' });
   res.end(JSON.stringify(body));
 }
 
-/** Answers an HTML page; framing is refused, as a consent page must (clickjacking). */
-export function sendHtml(res: ServerResponse, status: number, html: string): void {
+/**
+ * Answers an HTML page; framing is refused, as a consent page must (clickjacking). Scripts run only
+ * with `scriptNonce` (the one page that needs one carries it).
+ */
+export function sendHtml(res: ServerResponse, status: number, html: string, scriptNonce?: string): void {
+  const scripts = scriptNonce === undefined ? '' : `; script-src 'nonce-${scriptNonce}'`;
   res.writeHead(status, {
-    ...SECURITY_HEADERS,
+    ...securityHeaders(res),
     'content-type': 'text/html; charset=utf-8',
     'x-frame-options': 'DENY',
-    'content-security-policy':
-      "default-src 'self'; img-src 'self' data:; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    'content-security-policy': `default-src 'self'; img-src 'self' data:; style-src 'unsafe-inline'; frame-ancestors 'none'${scripts}`,
   });
   res.end(html);
 }
@@ -166,7 +171,7 @@ export function withQuery(url: string, values: Record<string, string | undefined
 
 /** Redirects with 302. */
 export function redirect(res: ServerResponse, location: string): void {
-  res.writeHead(302, { ...SECURITY_HEADERS, location });
+  res.writeHead(302, { ...securityHeaders(res), location });
   res.end();
 }
 

@@ -1,6 +1,6 @@
 import { txHash, walletAddress } from './ids.js';
 import type { EmulatorState } from './state.js';
-import type { EmulatorTransaction, PaymentOutcome, PaymentRequest, TxStatus } from './transaction.js';
+import type { EmulatorTransaction, PaymentOutcome, PaymentRequest } from './transaction.js';
 
 export type { EmulatorTransaction, PaymentOutcome, PaymentRequest, TxStatus } from './transaction.js';
 
@@ -8,7 +8,22 @@ export type { EmulatorTransaction, PaymentOutcome, PaymentRequest, TxStatus } fr
 export const DENOM = 'nanokudos';
 const UNITS_PER_TOKEN = 1_000_000_000n;
 
-type Checked = { ok: true; request: PaymentRequest } | { ok: false; message: string };
+/**
+ * A refusal of the widget: the service's code where the reading observed one
+ * (docs/kudos-service.md#payment-widget), else the emulator's own (marked in `checkPayment`), and
+ * a message naming the parameter.
+ */
+export interface PaymentRefusal {
+  ok: false;
+  code: string;
+  message: string;
+}
+
+type Checked = { ok: true; request: PaymentRequest } | PaymentRefusal;
+
+function refuse(code: string, message: string): PaymentRefusal {
+  return { ok: false, code, message };
+}
 
 /** Query parameters of the payment widget (docs/kudos-service.md#payment-widget). */
 export const WIDGET_PARAMS = [
@@ -20,6 +35,7 @@ export const WIDGET_PARAMS = [
   'state',
   'redirect_uri',
   'blocking',
+  'opener',
 ] as const;
 
 /** Whole tokens as a decimal string: up to 12 digits, up to 9 decimals (the smallest unit is 10^-9). */
@@ -55,63 +71,70 @@ function list(value: string): string[] | undefined {
 
 /**
  * The payment redirect whitelist check (observed): with `via` the agent's whitelist applies, else
- * every receiver's. Exact match. Answers the page's error code, or undefined when allowed.
+ * the receiver's (several receivers without `via` cannot be redirected to). Exact match. Answers the
+ * page's error code, or undefined when allowed.
  */
 function redirectProblem(state: EmulatorState, redirectURI: string, via: string | undefined, to: string[]) {
-  const owners =
-    via !== undefined ? [state.agents.get(via) ?? state.users.get(via)] : to.map((id) => state.users.get(id));
-  for (const owner of owners) {
-    const allowed = owner?.paymentRedirectURIs;
-    if (!allowed || allowed.length === 0) return 'AGENT_NOT_SETUP_PAYMENT_REDIRECT';
-    if (!allowed.includes(redirectURI)) return 'REDIRECT_URI_NOT_WHITELIST';
+  if (via === undefined && to.length > 1) return 'CANNOT_REDIRECT_MULTIPLE_RECEIPIENTS'; // sic
+  const owner =
+    via !== undefined ? (state.agents.get(via) ?? state.users.get(via)) : state.users.get(to[0] ?? '');
+  const allowed = owner?.paymentRedirectURIs;
+  if (!allowed || allowed.length === 0) {
+    return via !== undefined ? 'AGENT_NOT_SETUP_PAYMENT_REDIRECT' : 'USER_NOT_SETUP_PAYMENT_REDIRECT';
   }
-  return undefined;
+  return allowed.includes(redirectURI) ? undefined : 'REDIRECT_URI_NOT_WHITELIST';
 }
 
 /**
- * Checks the widget's query parameters for a logged-in payer. Every problem names the parameter
- * or is the service's own error code; nothing is paid and nothing redirects on a problem.
+ * Checks the widget's query parameters for a logged-in payer. Nothing is paid and nothing
+ * redirects on a problem. Codes in upper case are the service's (observed); those the reading did
+ * not establish are the emulator's own, named after the parameter: `INVALID_VIA`, `INVALID_FEE`,
+ * `INVALID_STATE`, `INVALID_REDIRECT_URI`, `DUPLICATE_PARAMETER`.
  */
 export function checkPayment(state: EmulatorState, params: URLSearchParams, payer: string): Checked {
   const values: Record<string, string | undefined> = {};
   const given: Record<string, string> = {};
   for (const name of WIDGET_PARAMS) {
     const value = single(params, name);
-    if (value === null) return { ok: false, message: `"${name}" was given more than once.` };
+    if (value === null) return refuse('DUPLICATE_PARAMETER', `"${name}" was given more than once.`);
     values[name] = value;
     if (value !== undefined) given[name] = value;
   }
   const { via, fee, redirect_uri: redirectURI, blocking } = values;
   const to = values.to === undefined ? undefined : list(values.to);
   if (!to || to.length > MAX_RECEIVERS || !to.every((id) => state.users.has(id))) {
-    return { ok: false, message: `"to" must name existing users (up to ${MAX_RECEIVERS}, comma-separated).` };
+    return refuse(
+      'INVALID_RECIPIENT',
+      `"to" must name existing users (up to ${MAX_RECEIVERS}, comma-separated).`,
+    );
   }
-  if (to.includes(payer)) return { ok: false, message: '"to" must name other users than the payer.' };
+  if (to.includes(payer)) return refuse('INVALID_RECIPIENT', '"to" must name other users than the payer.');
   const amounts = values.amount === undefined ? undefined : list(values.amount);
-  if (!amounts || !amounts.every((a) => TOKENS.test(a) && toUnits(a) > 0n)) {
-    return {
-      ok: false,
-      message: '"amount" must be a positive number of tokens (up to 9 decimals), or one per receiver.',
-    };
+  if (!amounts?.every((a) => TOKENS.test(a) && toUnits(a) > 0n)) {
+    return refuse('INVALID_AMOUNT', '"amount" must be a positive number of tokens (up to 9 decimals).');
   }
-  if (amounts.length !== 1 && amounts.length !== to.length) {
-    return { ok: false, message: '"amount" must be one amount, or one per receiver of "to".' };
+  if (amounts.length !== to.length) {
+    return refuse(
+      'RECIPIENT_AND_AMOUNT_SIZE_MISMATCH',
+      '"amount" must give one amount per receiver of "to".',
+    );
   }
   if (via !== undefined && !state.users.has(via) && !state.agents.has(via)) {
-    return { ok: false, message: '"via" must name an existing user.' };
+    return refuse('INVALID_VIA', '"via" must name an existing user.');
   }
-  if (fee !== undefined && via === undefined) return { ok: false, message: 'MISSING_VIA' };
+  if (fee !== undefined && via === undefined) return refuse('MISSING_VIA', '"fee" needs "via".');
   if (fee !== undefined && !TOKENS.test(fee))
-    return { ok: false, message: '"fee" must be a number of tokens.' };
+    return refuse('INVALID_FEE', '"fee" must be a number of tokens.');
   if (values.state !== undefined && values.state.length > 512) {
-    return { ok: false, message: '"state" is longer than 512.' };
+    return refuse('INVALID_STATE', '"state" is longer than 512.');
   }
   if (redirectURI !== undefined) {
     // Checked before any payment is made: a URL that does not parse would fail only at the redirect.
-    if (!isHttpURL(redirectURI))
-      return { ok: false, message: '"redirect_uri" must be an absolute http(s) URL.' };
+    if (!isHttpURL(redirectURI)) {
+      return refuse('INVALID_REDIRECT_URI', '"redirect_uri" must be an absolute http(s) URL.');
+    }
     const problem = redirectProblem(state, redirectURI, via, to);
-    if (problem) return { ok: false, message: problem };
+    if (problem) return refuse(problem, `"redirect_uri" may not be used here (${problem}).`);
   }
   const remarks = (values.remarks ?? (via === undefined ? 'kudos pay' : `kudos pay via ${via}`)).slice(
     0,
@@ -120,9 +143,10 @@ export function checkPayment(state: EmulatorState, params: URLSearchParams, paye
   const request: PaymentRequest = {
     from: payer,
     to,
-    amounts: amounts.length === 1 ? to.map(() => amounts[0] as string) : amounts,
+    amounts,
     remarks,
     blocking: blocking !== undefined, // any non-empty value (observed)
+    opener: values.opener === '1',
     given,
   };
   if (via !== undefined) request.via = via;
@@ -137,43 +161,34 @@ export function coin(tokens: string): { amount: string; denom: string } {
   return { amount: toUnits(tokens).toString(), denom: DENOM };
 }
 
-/**
- * The notification body, shaped like the sample of docs/kudos-service.md#notifications: one
- * receiver as strings and an object, several as arrays (observed); `metadata.kudosPay` as in the
- * sample, and the widget's other values as given (strings: `blocking` is `"true"`, observed).
- */
-export function notificationBody(tx: EmulatorTransaction, status: TxStatus = tx.status): unknown {
-  const { request } = tx;
-  const several = request.to.length > 1;
-  const kudosPay: Record<string, unknown> = {
-    agentId: request.via,
-    amounts: [...request.amounts],
-    remarks: request.remarks,
-    agentFee: request.fee ?? '0',
-    toIds: [...request.to],
-  };
-  const metadata: Record<string, unknown> = { kudosPay };
-  if (request.given.state !== undefined) metadata.state = request.given.state;
-  if (request.given.redirect_uri !== undefined) metadata.redirectUri = request.given.redirect_uri;
-  if (request.given.blocking !== undefined) metadata.blocking = request.given.blocking;
-  const addresses = request.to.map(walletAddress);
-  const coins = request.amounts.map(coin);
-  return {
-    tx: {
-      from: walletAddress(request.from),
-      ts: tx.ts,
-      to: several ? addresses : addresses[0],
-      amount: several ? coins : coins[0],
-      completeTs: tx.completeTs,
-      txHash: tx.txHash,
-      toId: several ? [...request.to] : request.to[0],
-      fromId: request.from,
-      remarks: request.remarks,
-      status,
-      type: 'cosmosTransfer',
-    },
-    metadata,
-  };
+/** One output of a payment on chain: each receiver, then the agent's fee when there is one. */
+export interface PaymentOutput {
+  userId: string;
+  address: string;
+  coin: { amount: string; denom: string };
+  /** The agent's fee output (`via` with a fee above 0). */
+  agent: boolean;
+}
+
+/** The outputs of a payment, in the order of the chain's `MsgMultiSend` (receivers, then the agent). */
+export function paymentOutputs(request: PaymentRequest): PaymentOutput[] {
+  const outputs = request.to.map((userId, i) => ({
+    userId,
+    address: walletAddress(userId),
+    coin: coin(request.amounts[i] as string),
+    agent: false,
+  }));
+  const fee = request.fee !== undefined && toUnits(request.fee) > 0n ? request.fee : undefined;
+  if (fee !== undefined && request.via !== undefined) {
+    outputs.push({ userId: request.via, address: walletAddress(request.via), coin: coin(fee), agent: true });
+  }
+  return outputs;
+}
+
+/** The sum of the outputs, as one coin. */
+export function totalCoin(outputs: readonly PaymentOutput[]): { amount: string; denom: string } {
+  const total = outputs.reduce((sum, output) => sum + BigInt(output.coin.amount), 0n);
+  return { amount: total.toString(), denom: DENOM };
 }
 
 /**
@@ -181,30 +196,24 @@ export function notificationBody(tx: EmulatorTransaction, status: TxStatus = tx.
  * agent fee; otherwise one `MsgMultiSend` whose outputs pay each receiver and the agent.
  */
 export function chainMessages(request: PaymentRequest): unknown[] {
-  const fee = request.fee !== undefined && toUnits(request.fee) > 0n ? request.fee : undefined;
   const from = walletAddress(request.from);
-  if (request.to.length === 1 && fee === undefined) {
+  const outputs = paymentOutputs(request);
+  const [only] = outputs;
+  if (outputs.length === 1 && only) {
     return [
       {
         '@type': '/cosmos.bank.v1beta1.MsgSend',
         from_address: from,
-        to_address: walletAddress(request.to[0] as string),
-        amount: [coin(request.amounts[0] as string)],
+        to_address: only.address,
+        amount: [only.coin],
       },
     ];
   }
-  const outputs = request.to.map((id, i) => ({
-    address: walletAddress(id),
-    coins: [coin(request.amounts[i] as string)],
-  }));
-  if (fee !== undefined && request.via !== undefined)
-    outputs.push({ address: walletAddress(request.via), coins: [coin(fee)] });
-  const total = outputs.reduce((sum, output) => sum + BigInt(output.coins[0]?.amount ?? '0'), 0n);
   return [
     {
       '@type': '/cosmos.bank.v1beta1.MsgMultiSend',
-      inputs: [{ address: from, coins: [{ amount: total.toString(), denom: DENOM }] }],
-      outputs,
+      inputs: [{ address: from, coins: [totalCoin(outputs)] }],
+      outputs: outputs.map((output) => ({ address: output.address, coins: [output.coin] })),
     },
   ];
 }

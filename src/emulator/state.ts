@@ -119,11 +119,35 @@ export class EmulatorState {
   /** Called after every change worth keeping (a state file saves on it). */
   onChange: () => void = () => undefined;
 
-  /** Tells that something worth keeping changed. */
   /** Records a transaction (a new payment, or one restored from a state file). */
   addTransaction(tx: EmulatorTransaction): void {
-    if (!this.transactions.has(tx.txHash)) this.transactionOrder.push(tx.txHash);
+    if (!this.transactions.has(tx.txHash)) {
+      this.transactionOrder.push(tx.txHash);
+      const { from, to, via } = tx.request;
+      for (const user of new Set([from, ...to, ...(via === undefined ? [] : [via])])) {
+        const list = this.byUser.get(user) ?? [];
+        list.push(tx.txHash);
+        this.byUser.set(user, list);
+      }
+    }
     this.transactions.set(tx.txHash, tx);
+  }
+
+  /** Each user's transactions (sent, received, or as the agent), in the order they were added. */
+  private readonly byUser = new Map<string, string[]>();
+
+  /**
+   * A user's transactions from `beforeOrAt` (epoch milliseconds) back, newest first, at most `count`:
+   * a cost of what is skipped and `count`, not of the whole history.
+   */
+  userTransactions(userId: string, beforeOrAt: number, count: number): EmulatorTransaction[] {
+    const hashes = this.byUser.get(userId) ?? [];
+    const found: EmulatorTransaction[] = [];
+    for (let at = hashes.length - 1; at >= 0 && found.length < count; at--) {
+      const tx = this.transactions.get(hashes[at] as string);
+      if (tx && tx.ts <= beforeOrAt) found.push(tx);
+    }
+    return found;
   }
 
   /** The newest `count` transactions, newest first: a cost of `count`, whatever the history. */

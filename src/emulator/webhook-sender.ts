@@ -1,7 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
-import { type EmulatorTransaction, notificationBody, type TxStatus } from './payments.js';
 import type { EmulatorState } from './state.js';
+import type { EmulatorTransaction, TxStatus } from './transaction.js';
+import { notificationBody } from './tx-record.js';
 
 /** One attempt to deliver one notification. */
 export interface WebhookDelivery {
@@ -89,7 +90,7 @@ export class WebhookSender {
           ? [tx.status, 'pending']
           : [tx.status];
     for (const status of statuses) {
-      const body = JSON.stringify(notificationBody(tx, status));
+      const body = JSON.stringify(notificationBody(tx, status, this.state.options.multiSendAmounts));
       const copies = this.mode.duplicate ? 2 : 1;
       for (let i = 0; i < copies; i++)
         this.track(this.deliver(agentId, url, tx.txHash, status, body, this.nextId++, 1));

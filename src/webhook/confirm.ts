@@ -39,44 +39,48 @@ function messagesOf(body: Json): Json[] {
   return Array.isArray(txBody.messages) ? txBody.messages.filter(isObject) : [];
 }
 
-function hasCoin(coins: unknown, amount: string, denom: string): boolean {
-  return (
-    Array.isArray(coins) &&
-    coins.filter(isObject).some((coin) => coin.denom === denom && coin.amount === amount)
-  );
-}
-
 function listOf(value: unknown): Json[] {
   return Array.isArray(value) ? value.filter(isObject) : [];
 }
 
-/**
- * Whether a bank message pays `address` the `amount` from `from`: a `MsgSend`, or a `MsgMultiSend`
- * (a payment with an agent fee or to several receivers, docs/kudos-service.md#payment-widget) whose
- * inputs include the payer and whose outputs give the receiver its own amount.
- */
-function pays(message: Json, from: string, address: string, amount: string, denom: string): boolean {
-  if (message['@type'] === MSG_SEND) {
-    return (
-      message.from_address === from &&
-      message.to_address === address &&
-      hasCoin(message.amount, amount, denom)
-    );
+/** The amount of `denom` in a list of coins, exact. */
+function coinsOf(coins: unknown, denom: string): bigint {
+  let sum = 0n;
+  for (const coin of listOf(coins)) {
+    if (coin.denom === denom && typeof coin.amount === 'string' && /^[0-9]{1,78}$/.test(coin.amount)) {
+      sum += BigInt(coin.amount);
+    }
   }
-  if (message['@type'] === MSG_MULTI_SEND) {
-    return (
-      listOf(message.inputs).some((input) => input.address === from) &&
-      listOf(message.outputs).some(
-        (output) => output.address === address && hasCoin(output.coins, amount, denom),
-      )
-    );
-  }
-  return false;
+  return sum;
 }
 
 /**
- * Checks a looked-up transaction against the notification; pure. Each of `receivers` must be a
- * receiver of the notification, paid its own amount on chain by the payer.
+ * What each address got of `denom` from the payer, by the bank messages: a `MsgSend`, or a
+ * `MsgMultiSend` (a payment with an agent fee or to several receivers, docs/kudos-service.md#payment-widget)
+ * whose inputs include the payer. With no payer address in the notification, any sender counts.
+ */
+function paidOnChain(messages: Json[], from: string | null, denom: string): Map<string, bigint> {
+  const paid = new Map<string, bigint>();
+  const add = (address: unknown, coins: unknown) => {
+    if (typeof address === 'string') paid.set(address, (paid.get(address) ?? 0n) + coinsOf(coins, denom));
+  };
+  for (const message of messages) {
+    if (message['@type'] === MSG_SEND && (from === null || message.from_address === from)) {
+      add(message.to_address, message.amount);
+    } else if (
+      message['@type'] === MSG_MULTI_SEND &&
+      (from === null || listOf(message.inputs).some((input) => input.address === from))
+    ) {
+      for (const output of listOf(message.outputs)) add(output.address, output.coins);
+    }
+  }
+  return paid;
+}
+
+/**
+ * Checks a looked-up transaction against the notification; pure. The payer's transfers to the
+ * notification's outputs (`tx.to`) must add up to its amount, and each of `receivers` must be one of
+ * them, paid its own amount when the notification gives one (else anything above 0).
  */
 export function checkChainTransaction(
   body: unknown,
@@ -93,16 +97,21 @@ export function checkChainTransaction(
     return { confirmed: false, reason: 'transaction hash differs' };
   }
   const { tx } = notification;
-  const total = tx.amounts.reduce((sum, a) => sum + a.value, 0n);
-  if (tx.amounts.length !== tx.to.length || total !== tx.amount.value) {
-    return { confirmed: false, reason: "the notification's amounts do not add up to its amount" };
+  if (tx.to.length === 0) return { confirmed: false, reason: 'the notification names no receiver' };
+  const paid = paidOnChain(messagesOf(body), tx.from, tx.amount.denom);
+  const total = [...new Set(tx.to)].reduce((sum, address) => sum + (paid.get(address) ?? 0n), 0n);
+  if (total !== tx.amount.value) {
+    return { confirmed: false, reason: 'the transfers on chain do not add up to the notified amount' };
   }
-  const messages = messagesOf(body);
   for (const address of receivers) {
-    const index = tx.to.indexOf(address);
-    const owed = tx.amounts[index];
-    if (!owed) return { confirmed: false, reason: 'the notification does not pay the expected receiver' };
-    if (!messages.some((m) => pays(m, tx.from, address, owed.amount, owed.denom))) {
+    const outputs = tx.outputs.filter((output) => output.address === address);
+    if (outputs.length === 0)
+      return { confirmed: false, reason: 'the notification does not pay the expected receiver' };
+    const owed = outputs.every((o) => o.amount !== null)
+      ? outputs.reduce((sum, o) => sum + (o.amount?.value ?? 0n), 0n)
+      : undefined;
+    const got = paid.get(address) ?? 0n;
+    if (owed === undefined ? got <= 0n : got !== owed) {
       return { confirmed: false, reason: 'no bank transfer of the notified amount to the receiver' };
     }
   }
@@ -111,9 +120,10 @@ export function checkChainTransaction(
 
 /**
  * A confirmer that looks the transaction up on the chain's REST interface and checks that it
- * succeeded (`code` 0) in a block (`height` > 0) with the same hash, and that a bank `MsgSend` or
- * `MsgMultiSend` from the payer pays the expected receiver (default: every receiver of the
- * notification) its notified amount and denom.
+ * succeeded (`code` 0) in a block (`height` > 0) with the same hash, that the payer's bank
+ * transfers (`MsgSend` or `MsgMultiSend`) to the notification's outputs add up to its amount, and
+ * that they pay the expected receiver (default: every output of the notification) its own amount
+ * when the notification gives one.
  *
  * Only `success` notifications are looked up; others are not confirmed (nothing is paid yet).
  * A transaction the chain does not know yet, or a lookup that fails, throws: the receiver then

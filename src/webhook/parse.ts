@@ -3,6 +3,7 @@ import { KudosWebhookError } from './errors.js';
 import type {
   KudosAmount,
   KudosNotification,
+  KudosOutput,
   KudosPaymentMetadata,
   KudosTransaction,
   KudosTxStatus,
@@ -58,53 +59,33 @@ function required(record: Json, key: string, path: string): unknown {
   return record[key];
 }
 
-function text(record: Json, key: string, path: string, allowEmpty = false): string {
-  const value = required(record, key, path);
-  if (typeof value !== 'string') {
-    throw new KudosWebhookError('invalid_field', `"${path}" must be a string, not ${typeName(value)}`, path);
-  }
-  if ((!allowEmpty && value === '') || value.length > MAX_TEXT * 4) {
-    throw new KudosWebhookError(
-      'invalid_field',
-      `"${path}" must be a non-empty string of at most ${MAX_TEXT * 4} characters`,
-      path,
-    );
-  }
-  return value;
+/** A string field, or `fallback` when it is absent or not a string: a shape never refuses money. */
+function textOr<T>(record: Json, key: string, fallback: T): string | T {
+  const value = record[key];
+  return typeof value === 'string' ? value : fallback;
 }
 
-function textOrList(record: Json, key: string, path: string): string[] {
-  const value = required(record, key, path);
-  const list = typeof value === 'string' ? [value] : value;
-  if (
-    !Array.isArray(list) ||
-    list.length === 0 ||
-    !list.every((v) => typeof v === 'string' && v !== '' && v.length <= MAX_TEXT)
-  ) {
-    throw new KudosWebhookError(
-      'invalid_field',
-      `"${path}" must be a non-empty string or array of strings`,
-      path,
-    );
-  }
-  return list as string[];
+/** A string or a list (several outputs); entries that are not strings become `fallback`. */
+function listOf<T>(record: Json, key: string, fallback: T): Array<string | T> {
+  const value = record[key];
+  if (typeof value === 'string') return [value];
+  if (!Array.isArray(value)) return [];
+  return value.map((v) => (typeof v === 'string' ? v : fallback));
 }
 
-function timestamp(record: Json, key: string, path: string): number {
-  const value = required(record, key, path);
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new KudosWebhookError(
-      'invalid_timestamp',
-      `"${path}" must be a finite non-negative number (epoch milliseconds), not ${typeName(value)}`,
-      path,
-    );
-  }
-  return value;
+/** Epoch milliseconds, or null when absent or not a finite non-negative number. */
+function timestampOrNull(record: Json, key: string): number | null {
+  const value = record[key];
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
 }
 
 function parseAmount(value: unknown, path: string): KudosAmount {
   if (!isObject(value)) {
-    throw new KudosWebhookError('invalid_field', `"${path}" must be an object, not ${typeName(value)}`, path);
+    throw new KudosWebhookError(
+      'invalid_amount',
+      `"${path}" must be an object, not ${typeName(value)}`,
+      path,
+    );
   }
   const amount = required(value, 'amount', `${path}.amount`);
   if (typeof amount !== 'string' || amount.length > MAX_AMOUNT_DIGITS || !AMOUNT.test(amount)) {
@@ -114,11 +95,11 @@ function parseAmount(value: unknown, path: string): KudosAmount {
       `${path}.amount`,
     );
   }
-  const denom = text(value, 'denom', `${path}.denom`);
-  if (denom.length > MAX_TEXT) {
+  const denom = value.denom;
+  if (typeof denom !== 'string' || denom === '' || denom.length > MAX_TEXT) {
     throw new KudosWebhookError(
-      'invalid_field',
-      `"${path}.denom" is longer than ${MAX_TEXT}`,
+      'invalid_amount',
+      `"${path}.denom" must be a non-empty string of at most ${MAX_TEXT} characters`,
       `${path}.denom`,
     );
   }
@@ -126,44 +107,45 @@ function parseAmount(value: unknown, path: string): KudosAmount {
 }
 
 /**
- * `tx.amount`: one amount, or (a payment to several receivers, observed) one per receiver of `to`,
- * all in one denom. Answers the amounts and their total.
+ * `tx.amount`, in every shape the service sends (docs/kudos-service.md#notifications): one coin
+ * (one output: its amount; several outputs of a `MsgMultiSend`: their sum, per-output amounts
+ * unknown), or a list of coins (their sum; per output when there is one per address of `to`).
+ * Coins of different denoms have no total, and are refused.
  */
-function parseAmounts(value: unknown, receivers: number): { amount: KudosAmount; amounts: KudosAmount[] } {
+function parseAmounts(
+  value: unknown,
+  outputs: number,
+): { amount: KudosAmount; amounts: KudosAmount[] | null } {
   if (!Array.isArray(value)) {
     const amount = parseAmount(value, 'tx.amount');
-    if (receivers !== 1) {
-      throw new KudosWebhookError(
-        'invalid_field',
-        '"tx.amount" must be an array with one amount per receiver of "tx.to"',
-        'tx.amount',
-      );
-    }
-    return { amount, amounts: [amount] };
+    return { amount, amounts: outputs === 1 ? [amount] : null };
   }
-  if (value.length !== receivers) {
+  if (value.length === 0) {
+    throw new KudosWebhookError('invalid_amount', '"tx.amount" must hold at least one coin', 'tx.amount');
+  }
+  const coins = value.map((item, i) => parseAmount(item, `tx.amount[${i}]`));
+  const denom = coins[0]?.denom ?? '';
+  if (!coins.every((a) => a.denom === denom)) {
     throw new KudosWebhookError(
-      'invalid_field',
-      '"tx.amount" must have one amount per receiver of "tx.to"',
+      'invalid_amount',
+      '"tx.amount" must use one denom for every coin',
       'tx.amount',
     );
   }
-  const amounts = value.map((item, i) => parseAmount(item, `tx.amount[${i}]`));
-  const denom = amounts[0]?.denom ?? '';
-  if (!amounts.every((a) => a.denom === denom)) {
-    throw new KudosWebhookError(
-      'invalid_field',
-      '"tx.amount" must use one denom for every receiver',
-      'tx.amount',
-    );
-  }
-  const total = amounts.reduce((sum, a) => sum + a.value, 0n);
-  return { amount: { amount: total.toString(), value: total, denom }, amounts };
+  const total = coins.reduce((sum, a) => sum + a.value, 0n);
+  const amount =
+    coins.length === 1 ? (coins[0] as KudosAmount) : { amount: total.toString(), value: total, denom };
+  return { amount, amounts: coins.length === outputs ? coins : null };
 }
 
-function parseTx(value: unknown): KudosTransaction {
+/**
+ * The transaction: a valid `txHash`, `status` and `amount` are required, and that is all. Every
+ * other field is read as it comes (absent or malformed: null, empty), so that no real payment is
+ * refused for its shape: the service retries a refusal a few times, then gives up.
+ */
+function parseTx(value: unknown): Omit<KudosTransaction, 'outputs'> {
   if (!isObject(value))
-    throw new KudosWebhookError('invalid_field', `"tx" must be an object, not ${typeName(value)}`, 'tx');
+    throw new KudosWebhookError('missing_field', `"tx" must be an object, not ${typeName(value)}`, 'tx');
   const txHash = required(value, 'txHash', 'tx.txHash');
   if (typeof txHash !== 'string' || !TX_HASH.test(txHash)) {
     throw new KudosWebhookError(
@@ -180,29 +162,38 @@ function parseTx(value: unknown): KudosTransaction {
       'tx.status',
     );
   }
-  const remarks = value.remarks === undefined ? '' : text(value, 'remarks', 'tx.remarks', true);
-  const to = textOrList(value, 'to', 'tx.to');
-  const toId = textOrList(value, 'toId', 'tx.toId');
-  if (toId.length !== to.length) {
-    throw new KudosWebhookError(
-      'invalid_field',
-      '"tx.toId" must name one user per address of "tx.to"',
-      'tx.toId',
-    );
-  }
+  const to = listOf(value, 'to', '');
+  const toId = listOf(value, 'toId', null);
   return {
-    from: text(value, 'from', 'tx.from'),
-    fromId: text(value, 'fromId', 'tx.fromId'),
+    from: textOr(value, 'from', null),
+    fromId: textOr(value, 'fromId', null),
     to,
     toId,
-    ts: timestamp(value, 'ts', 'tx.ts'),
-    completeTs: timestamp(value, 'completeTs', 'tx.completeTs'),
+    ts: timestampOrNull(value, 'ts'),
+    completeTs: timestampOrNull(value, 'completeTs'),
     txHash: txHash.toUpperCase(),
-    remarks,
+    remarks: textOr(value, 'remarks', ''),
     status: status as KudosTxStatus,
-    type: text(value, 'type', 'tx.type'),
-    ...parseAmounts(required(value, 'amount', 'tx.amount'), to.length),
+    type: textOr(value, 'type', ''),
+    ...parseAmounts(required(value, 'amount', 'tx.amount'), Math.max(to.length, 1)),
   };
+}
+
+/**
+ * Each output of the transaction, in the order of `to`: its address, its user (null for a wallet
+ * without an account), its amount (null when the record gives only the total) and whether it is the
+ * agent's fee output (the one whose user is the agent `metadata.kudosPay` names: a payer's hint).
+ */
+function outputsOf(tx: Omit<KudosTransaction, 'outputs'>, agentId: string | undefined): KudosOutput[] {
+  return tx.to.map((address, i) => {
+    const userId = tx.toId[i] ?? null;
+    return {
+      address,
+      userId,
+      amount: tx.amounts?.[i] ?? null,
+      agent: agentId !== undefined && userId === agentId,
+    };
+  });
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
@@ -213,14 +204,8 @@ const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every(
  * wins), kept only when it has the expected type. Unknown keys stay in `raw`.
  */
 function parseMetadata(value: unknown): KudosPaymentMetadata {
-  if (value === undefined || value === null) return { raw: {} };
-  if (!isObject(value)) {
-    throw new KudosWebhookError(
-      'invalid_field',
-      `"metadata" must be an object, not ${typeName(value)}`,
-      'metadata',
-    );
-  }
+  // The payer's hints: metadata of another shape is no metadata, never a refused payment.
+  if (!isObject(value)) return { raw: {} };
   const pay = isObject(value.kudosPay) ? value.kudosPay : {};
   const pick = (key: string): unknown => (value[key] !== undefined ? value[key] : pay[key]);
   const metadata: KudosPaymentMetadata = { raw: value };
@@ -243,8 +228,10 @@ function parseMetadata(value: unknown): KudosPaymentMetadata {
 }
 
 /**
- * Validates and normalizes a payment notification (docs/kudos-service.md#notifications). Throws `KudosWebhookError` with a
- * stable `code`, a `status` (400 or 422) and the `path` of the offending field.
+ * Validates and normalizes a payment notification (docs/kudos-service.md#notifications). Only what
+ * money needs is required: a JSON object with `tx.txHash` (64 hex), `tx.status` and `tx.amount`
+ * (coins of one denom); every shape the service sends passes. Otherwise throws `KudosWebhookError`
+ * with a stable `code`, a `status` (400 or 422) and the `path` of the offending field.
  *
  * The result is built from a sanitized copy: `__proto__`, `constructor` and `prototype` keys never
  * reach it, and no global prototype is touched. `confirmed` and `paid` are false until a
@@ -260,11 +247,13 @@ export function parseKudosNotification(body: unknown): KudosNotification {
       `notification must be a JSON object, not ${typeName(clean)}`,
     );
   }
-  const tx = parseTx(required(clean, 'tx', 'tx'));
+  const parsed = parseTx(required(clean, 'tx', 'tx'));
+  const metadata = parseMetadata(clean.metadata);
+  const tx: KudosTransaction = { ...parsed, outputs: outputsOf(parsed, metadata.agentId) };
   return {
     key: `${tx.txHash}:${tx.status}`,
     tx,
-    metadata: parseMetadata(clean.metadata),
+    metadata,
     confirmed: false,
     paid: false,
   };

@@ -14,16 +14,21 @@ export interface KudosRawAmount {
   denom: string;
 }
 
-/** `tx` as sent (docs/kudos-service.md#notifications). In multi-recipient payments `to`/`toId` were arrays. */
+/**
+ * `tx` as sent (docs/kudos-service.md#notifications). One output (a `MsgSend`): strings and one coin.
+ * A `MsgMultiSend` (several receivers, or an agent fee): `to`/`toId` list every output, the agent's
+ * too, and `amount` is one summed coin, or in some records one coin per output. `fromId` and `toId`
+ * entries are `null` for wallets without an account.
+ */
 export interface KudosRawTx {
   /** Sender wallet address (`cosmos1…`). */
   from: string;
-  /** Sender user ID. */
-  fromId: string;
-  /** Receiver wallet address(es). */
+  /** Sender user ID; `null` for a wallet without an account. */
+  fromId: string | null;
+  /** Output wallet address(es). */
   to: string | string[];
-  /** Receiver user ID(s). */
-  toId: string | string[];
+  /** Output user ID(s), in the order of `to`. */
+  toId: string | null | Array<string | null>;
   /** Originating time, epoch milliseconds. */
   ts: number;
   /** Completion time, epoch milliseconds; may be earlier than `ts` (different clocks). */
@@ -33,23 +38,29 @@ export interface KudosRawTx {
   /** Memo. */
   remarks: string;
   status: KudosTxStatus;
-  /** Only `cosmosTransfer` is shown; any non-empty string is accepted. */
+  /** Only `cosmosTransfer` is shown. */
   type: string;
-  /** One amount, or one per receiver when `to` is an array (observed). */
+  /** One coin (one output, or the sum of every output), or one per output. */
   amount: KudosRawAmount | KudosRawAmount[];
 }
 
-/** `metadata.kudosPay` as in the sample event (docs/kudos-service.md#notifications). */
+/** `metadata.kudosPay`: the widget's values, each only when not empty (docs/kudos-service.md#notifications). */
 export interface KudosPayParameters {
-  agentId?: string;
-  amounts?: string[];
-  remarks?: string;
-  agentFee?: string;
   toIds?: string[];
+  amounts?: string[];
+  agentId?: string;
+  agentFee?: string;
+  redirectUri?: string;
+  remarks?: string;
+  blocking?: string;
+  state?: string;
   [key: string]: unknown;
 }
 
-/** `metadata` as sent (docs/kudos-service.md#notifications): written by the payer, so only hints. */
+/**
+ * `metadata` as sent (docs/kudos-service.md#notifications): written by the payer, so only hints.
+ * The service puts the widget's values inside `kudosPay`; the top-level keys are read too.
+ */
 export interface KudosRawMetadata {
   kudosPay?: KudosPayParameters;
   toIds?: string[];
@@ -81,16 +92,51 @@ export interface KudosAmount {
   denom: string;
 }
 
-/** Normalized transaction: receivers always as arrays, the amount with its exact `bigint`. */
-export interface KudosTransaction extends Omit<KudosRawTx, 'to' | 'toId' | 'amount'> {
-  /** Receiver wallet addresses, one per receiver (a single one as a list of one). */
+/** One output of a transaction: a receiver, or the agent's fee. */
+export interface KudosOutput {
+  /** Wallet address. */
+  address: string;
+  /** User ID; null for a wallet without an account (or when the record names none). */
+  userId: string | null;
+  /** What this output got; null when the record gives only the total. */
+  amount: KudosAmount | null;
+  /**
+   * The agent's fee output: its user is the agent that `metadata.kudosPay.agentId` names. The
+   * metadata is the payer's, so this is a hint; `cosmosConfirmer` checks the chain.
+   */
+  agent: boolean;
+}
+
+/**
+ * Normalized transaction. Only `txHash`, `status` and `amount` are required of a notification; the
+ * rest is what the record had: `null` (or empty) when it was absent or malformed, never a refusal.
+ */
+export interface KudosTransaction {
+  /** Sender wallet address; null when the record had none. */
+  from: string | null;
+  /** Sender user ID; null for a wallet without an account. */
+  fromId: string | null;
+  /** Every output address, one per output (a single one as a list of one; empty when absent). */
   to: string[];
-  /** Receiver user IDs, in the order of `to`. */
-  toId: string[];
-  /** The total paid to the receivers (one receiver: its amount). */
+  /** Output user IDs, in the order of `to`; null for a wallet without an account. */
+  toId: Array<string | null>;
+  /** Originating time, epoch milliseconds; null when absent or not a number. */
+  ts: number | null;
+  /** Completion time, epoch milliseconds; null when absent or not a number. */
+  completeTs: number | null;
+  /** 64 hex characters, upper case. */
+  txHash: string;
+  /** Memo; empty when absent. */
+  remarks: string;
+  status: KudosTxStatus;
+  /** Transaction type (`cosmosTransfer`); empty when absent. */
+  type: string;
+  /** The total of the transaction, exact (`bigint`): every output, the agent's fee too when it is one. */
   amount: KudosAmount;
-  /** What each receiver gets, in the order of `to`. */
-  amounts: KudosAmount[];
+  /** What each output of `to` got, when the record says; null when it gives only the total. */
+  amounts: KudosAmount[] | null;
+  /** The outputs, with the agent's fee output told apart. */
+  outputs: KudosOutput[];
 }
 
 /**

@@ -1,12 +1,12 @@
 /// <reference lib="dom" />
-import { existsSync, mkdirSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = 'test-results/screenshots';
 
 describe('the emulator home page in a real browser (Chromium through playwright-core)', () => {
@@ -15,9 +15,6 @@ describe('the emulator home page in a real browser (Chromium through playwright-
   let browser: Browser;
 
   beforeAll(async () => {
-    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: run .ci/run, or apt-get install chromium`).toBe(
-      true,
-    );
     mkdirSync(SHOTS, { recursive: true });
     sink = await startWebhookSink();
     kudos = await startKudosEmulator({
@@ -27,11 +24,7 @@ describe('the emulator home page in a real browser (Chromium through playwright-
     });
     kudos.pay({ from: 'alice', to: 'bobby', amount: '3', via: 'shop-agent' });
     await kudos.idle();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,21 +1,12 @@
 /// <reference lib="dom" />
-import { existsSync, mkdirSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startExample } from '../../example/start.js';
+import { launchChromium } from '../helpers/chromium.js';
 
 // Debian's Chromium, installed by .ci/run with apt-get; never a browser download.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = 'test-results/screenshots';
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 describe('example app in a real browser (Chromium through playwright-core)', () => {
   let example: Awaited<ReturnType<typeof startExample>>;
@@ -58,12 +49,9 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
   }
 
   beforeAll(async () => {
-    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: run .ci/run, or apt-get install chromium`).toBe(
-      true,
-    );
     mkdirSync(SHOTS, { recursive: true });
     example = await startExample({ PORT: '0', SESSION_SECRET: 'browser-test-session-secret' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

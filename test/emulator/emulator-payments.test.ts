@@ -71,7 +71,8 @@ describe('emulator payment widget, webhooks and chain lookup (docs: payment widg
     [{ to: 'bobby', amount: '0' }, '"amount" must be a positive number of tokens'],
     [{ to: 'bobby', amount: '0.0000000001' }, '"amount" must be a positive number of tokens'],
     [{ to: 'bobby', amount: '-1' }, '"amount" must be a positive number of tokens'],
-    [{ to: 'bobby,shop-agent', amount: '1,2,3' }, '"amount" must be one amount, or one per receiver'],
+    [{ to: 'bobby,shop-agent', amount: '1,2,3' }, 'RECIPIENT_AND_AMOUNT_SIZE_MISMATCH'],
+    [{ to: 'bobby,shop-agent', amount: '1' }, 'RECIPIENT_AND_AMOUNT_SIZE_MISMATCH'],
     [{ to: 'bobby', amount: '1', via: 'ghost' }, '"via" must name an existing user.'],
     [{ to: 'bobby', amount: '1', fee: '1' }, 'MISSING_VIA'],
     [
@@ -166,15 +167,15 @@ describe('emulator payment widget, webhooks and chain lookup (docs: payment widg
       type: 'cosmosTransfer',
     });
     expect(body.tx.ts as number).toBeGreaterThan(1_600_000_000_000); // epoch milliseconds
+    // Every widget value inside kudosPay, only the non-empty ones (no agentFee without a fee).
     expect(body.metadata).toEqual({
       kudosPay: {
         agentId: 'shop-agent',
         amounts: ['1'],
         remarks: 'kudos pay via shop-agent',
-        agentFee: '0',
         toIds: ['bobby'],
+        redirectUri: SHOP,
       },
-      redirectUri: SHOP, // the widget's values as given
     });
   });
 

@@ -363,12 +363,15 @@ describe('emulator token endpoint, tokens and API (docs/kudos-service.md: token 
       status: 403,
       text: 'INSUFFICIENT_PERMISSION',
     });
-    for (const scope of ['read:kudos.info', 'read:kudos', 'read', 'kudos']) {
+    for (const scope of ['read:kudos.info', 'read:kudos', 'kudos', 'kudos.info']) {
       const tokens = await login('alice', scope);
       const res = await api('/v1/kudos/info', tokens.access_token);
       expect(res.status).toBe(200);
       expect(JSON.parse(res.text)).toMatchObject({ user: 'alice' });
     }
+    // A requested bare `read` is granted as `read:read write:read` (the page's rule): not read:kudos.info.
+    const read = await login('alice', 'read');
+    expect((await api('/v1/kudos/info', read.access_token)).status).toBe(403);
     const writeOnly = await login('alice', 'write:kudos');
     expect((await api('/v1/kudos/info', writeOnly.access_token)).status).toBe(403);
   });

@@ -6,18 +6,13 @@ import {
 } from '../../src/emulator/index.js';
 import { readJwtClaims } from '../../src/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
-import { exchangeCode, formFields, PAYMENT_USERS, passAuthorization } from '../helpers/emulator-user.js';
+import { formFields, PAYMENT_USERS, passAuthorization } from '../helpers/emulator-user.js';
+import { SHOP, SHOP_CLIENT, shopAuthorizeURL, shopSignIn } from '../helpers/shop-client.js';
 import { startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 
 // One test per observation of docs/kudos-service.md that the emulator follows by default, over
 // real HTTP, named after the behaviour. README "What it emulates faithfully" lists the same rows.
-const SHOP = 'https://shop.example/paid';
-const CLIENT = {
-  clientID: 'shop',
-  clientSecret: 'shop-secret',
-  name: 'The Shop',
-  redirectURIs: ['https://shop.example/cb'],
-};
+const CLIENT = SHOP_CLIENT;
 
 describe('the emulator does what the service was observed to do', () => {
   let kudos: KudosEmulator;
@@ -38,20 +33,10 @@ describe('the emulator does what the service was observed to do', () => {
     return kudos;
   }
 
-  function authorizeURL(params: Record<string, string>): string {
-    return `${kudos.authURL}/in/oauth/?${new URLSearchParams({ client_id: 'shop', redirect_uri: CLIENT.redirectURIs[0] as string, ...params })}`;
-  }
-
+  const authorizeURL = (params: Record<string, string>) => shopAuthorizeURL(kudos, params);
   /** Signs in through the pages and exchanges the code; answers the token response. */
-  async function signIn(params: Record<string, string>, browser = new CookieClient()) {
-    const back = locationOf(await passAuthorization(browser, authorizeURL(params)));
-    return exchangeCode(kudos.tokenURL, {
-      clientID: 'shop',
-      clientSecret: 'shop-secret',
-      code: back.searchParams.get('code') ?? '',
-      redirectURI: CLIENT.redirectURIs[0] as string,
-    });
-  }
+  const signIn = (params: Record<string, string>, browser?: CookieClient) =>
+    shopSignIn(kudos, params, browser);
 
   describe('authorization page', () => {
     it('ignores response_type: missing or another value is no error', async () => {
@@ -66,9 +51,9 @@ describe('the emulator does what the service was observed to do', () => {
       }
     });
 
-    it('grants the client default scopes, or profile, when no scope is named', async () => {
+    it('grants exactly the client default scopes (profile not added), or profile, when no scope is named', async () => {
       await start({ clients: [{ ...CLIENT, defaultScopes: ['email'] }] });
-      expect(readJwtClaims((await signIn({})).access_token).scope).toEqual(['profile', 'email']);
+      expect(readJwtClaims((await signIn({})).access_token).scope).toEqual(['email']);
       await kudos.close();
       await start();
       expect(readJwtClaims((await signIn({})).access_token).scope).toEqual(['profile']);
@@ -317,7 +302,7 @@ describe('the emulator does what the service was observed to do', () => {
         users: PAYMENT_USERS.map((u) => (u.id === 'bobby' ? { ...u, paymentRedirectURIs: [SHOP] } : u)),
       });
       expect((await widget({ to: 'shop-agent', amount: '1', redirect_uri: SHOP })).html).toContain(
-        'AGENT_NOT_SETUP_PAYMENT_REDIRECT',
+        'USER_NOT_SETUP_PAYMENT_REDIRECT',
       );
       expect((await widget({ to: 'bobby', amount: '1', redirect_uri: 'https://x.example/' })).html).toContain(
         'REDIRECT_URI_NOT_WHITELIST',
@@ -349,7 +334,7 @@ describe('the emulator does what the service was observed to do', () => {
       expect(back.searchParams.get('success')).toBe('true');
     });
 
-    it('takes several receivers and decimal amounts: one MsgMultiSend, and arrays in the notification', async () => {
+    it('takes several receivers and decimal amounts: one MsgMultiSend, every output listed, one summed amount', async () => {
       await startShop();
       const back = locationOf(
         await pay({
@@ -367,12 +352,9 @@ describe('the emulator does what the service was observed to do', () => {
         metadata: Record<string, unknown>;
       };
       expect(body.tx.toId).toEqual(['bobby', 'shop-agent']);
-      expect(body.tx.amount).toEqual([
-        { amount: '1500000000', denom: 'nanokudos' },
-        { amount: '250000000', denom: 'nanokudos' },
-      ]);
+      expect(body.tx.amount).toEqual({ amount: '1750000000', denom: 'nanokudos' });
       expect((body.tx.to as string[]).every((a) => a.startsWith('cosmos1'))).toBe(true);
-      expect(body.metadata.blocking).toBe('true'); // the widget's value as given
+      expect((body.metadata.kudosPay as Record<string, unknown>).blocking).toBe('true'); // as given
       const lookup = await (await fetch(`${kudos.baseURL}/cosmos/lcd/cosmos/tx/v1beta1/txs/${hash}`)).json();
       const [message] = lookup.tx.body.messages;
       expect(message['@type']).toBe('/cosmos.bank.v1beta1.MsgMultiSend');

@@ -14,7 +14,10 @@ describe('the emulator route table', () => {
 
   it('is what the server serves: no route of the table answers 404, and an unknown path does', async () => {
     for (const route of Object.values(ROUTES) as EmulatorRoute[]) {
-      const path = route.path.replace('{user}', 'alice').replace('{hash}', 'A'.repeat(64));
+      const path = route.path
+        .replace('{user}', 'alice')
+        .replace('{id}', 'alice')
+        .replace('{hash}', 'A'.repeat(64));
       const res = await fetch(`${kudos.authURL}${path}`, { method: route.method, redirect: 'manual' });
       // The route's own answer (a 404 for an unknown transaction is one), never the router's.
       expect(await res.text(), `${route.method} ${route.path}`).not.toMatch(

@@ -66,7 +66,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     const forged: KudosNotification = { ...real, tx: { ...real.tx, amount: more, amounts: [more] } };
     expect(await confirm(forged)).toEqual({
       confirmed: false,
-      reason: 'no bank transfer of the notified amount to the receiver',
+      reason: 'the transfers on chain do not add up to the notified amount',
     });
     const inconsistent: KudosNotification = { ...real, tx: { ...real.tx, amount: more } };
     expect(await confirm(inconsistent)).toMatchObject({
@@ -101,11 +101,26 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
       ...multi,
       tx: {
         ...multi.tx,
-        amounts: [claimsMore, multi.tx.amounts[1] ?? claimsMore],
+        amounts: [claimsMore, multi.tx.amounts?.[1] ?? claimsMore],
         amount: { ...claimsMore, amount: '2500000000', value: 2_500_000_000n },
       },
     };
     expect(await cosmosConfirmer({ baseURL: kudos.baseURL })(forged)).toMatchObject({ confirmed: false });
+    // The same total split otherwise: each receiver must get its own notified amount.
+    const half = { amount: '500000000', value: 500_000_000n, denom: 'nanokudos' };
+    const oneAndHalf = { amount: '1500000000', value: 1_500_000_000n, denom: 'nanokudos' };
+    const swapped: KudosNotification = {
+      ...multi,
+      tx: {
+        ...multi.tx,
+        amounts: [half, oneAndHalf],
+        outputs: multi.tx.outputs.map((o, i) => ({ ...o, amount: i === 0 ? half : oneAndHalf })),
+      },
+    };
+    expect(await cosmosConfirmer({ baseURL: kudos.baseURL })(swapped)).toEqual({
+      confirmed: false,
+      reason: 'no bank transfer of the notified amount to the receiver',
+    });
   });
 
   it('answers 503 for a success the chain does not know, so the sender retries', async () => {

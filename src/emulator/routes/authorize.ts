@@ -1,4 +1,4 @@
-import { KUDOS_SCOPE_DESCRIPTIONS } from '../../scopes.js';
+import { hasScope, KUDOS_SCOPE_DESCRIPTIONS } from '../../scopes.js';
 import { redirectURIAllowed } from '../clients.js';
 import type { EmulatorClient } from '../emulator-options.js';
 import { issueCode } from '../grants.js';
@@ -61,9 +61,11 @@ export function checkAuthorizationRequest(state: EmulatorState, params: URLSearc
       message: `redirect_uri is missing or not whitelisted for ${client.name}.`,
     };
   }
-  // Observed: response_type is not read at all (no error for a missing or other value).
+  // Observed: response_type is not read at all (no error for a missing or other value), and the
+  // page refuses no scope for being an unknown word: the API judges the token by what was granted.
+  // A client configured with a scope whitelist (`scopes`) is held to it.
   const requested = [...new Set((field(params, 'scope') ?? '').split(' ').filter(Boolean))];
-  const refused = requested.filter((s) => !client.scopes.includes(s));
+  const refused = client.scopes === null ? [] : requested.filter((s) => !client.scopes?.includes(s));
   if (refused.length > 0) {
     return {
       ok: false,
@@ -81,14 +83,20 @@ export function checkAuthorizationRequest(state: EmulatorState, params: URLSearc
   };
 }
 
+/** Scope words the authorization page grants as they are (docs/kudos-service.md#authorization-page). */
+const STANDALONE_SCOPES = new Set(['profile', 'email']);
+
 /**
  * What the service grants for the requested scopes (observed, docs/kudos-service.md#authorization-page):
- * the client's default scopes when none are named, `profile` always, and a bare area name (`kudos`)
- * as both `read:kudos` and `write:kudos`.
+ * every word without a `:` other than `profile` and `email` becomes `read:X write:X` (`kudos` ->
+ * `read:kudos write:kudos`, `read` -> `read:read write:read`), and `profile` is always added. With no
+ * scope at all, exactly the client's default scopes (as configured: `profile` unless set otherwise).
  */
 export function grantedScopes(client: Required<EmulatorClient>, requested: readonly string[]): string[] {
-  const named = requested.length > 0 ? requested : client.defaultScopes;
-  const expanded = named.flatMap((scope) => (scope === 'kudos' ? ['read:kudos', 'write:kudos'] : [scope]));
+  if (requested.length === 0) return [...new Set(client.defaultScopes)];
+  const expanded = requested.flatMap((scope) =>
+    scope.includes(':') || STANDALONE_SCOPES.has(scope) ? [scope] : [`read:${scope}`, `write:${scope}`],
+  );
   return [...new Set(['profile', ...expanded])];
 }
 
@@ -117,11 +125,10 @@ async function showConsent(state: EmulatorState, ctx: Ctx): Promise<void> {
     return redirect(ctx.res, `/in/login?next=${encodeURIComponent(ctx.url.pathname + ctx.url.search)}`);
   }
   const { client, redirectURI, scopes } = checked.request;
-  // Observed: a user who already authorized the client is not asked again.
-  if (
-    state.options.skipConsentWhenAuthorized &&
-    state.grants.has(grantKey(client.clientID, session.userId))
-  ) {
+  // Observed: the page asks whether the user's earlier grant covers every scope now requested; only
+  // then is the consent page skipped. A wider request asks again.
+  const earlier = state.grants.get(grantKey(client.clientID, session.userId));
+  if (state.options.skipConsentWhenAuthorized && earlier && hasScope(earlier.scope, scopes)) {
     return sendBackWithCode(state, ctx, session.userId, checked.request);
   }
   const lines = scopes.map((scope) => ({ scope, description: describeScope(scope) }));

@@ -1,24 +1,55 @@
 import { type Ctx, safeDecode, sendJson } from '../http.js';
-import { chainMessages, type EmulatorTransaction } from '../payments.js';
+import { walletAddress } from '../ids.js';
+import { chainMessages, type EmulatorTransaction, paymentOutputs } from '../payments.js';
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
 import type { EmulatorState } from '../state.js';
 
-/** The Cosmos SDK `GetTxResponse` of an included transaction. */
-function txResponse(tx: EmulatorTransaction): unknown {
+const GAS_WANTED = '200000';
+const GAS_USED = '81234';
+
+/** The `transfer` events of a payment: one per output, naming recipient, sender and amount. */
+function transferEvents(tx: EmulatorTransaction): Array<{ type: string; attributes: unknown[] }> {
+  const sender = walletAddress(tx.request.from);
+  return paymentOutputs(tx.request).map((output) => ({
+    type: 'transfer',
+    attributes: [
+      { key: 'recipient', value: output.address, index: true },
+      { key: 'sender', value: sender, index: true },
+      { key: 'amount', value: `${output.coin.amount}${output.coin.denom}`, index: true },
+    ],
+  }));
+}
+
+/** The logs of a successful transaction: the events of its one message, grouped by type as the SDK does. */
+function logsOf(tx: EmulatorTransaction): unknown[] {
+  if (tx.status === 'fail') return [];
+  const attributes = transferEvents(tx).flatMap((event) =>
+    event.attributes.map((a) => {
+      const { key, value } = a as { key: string; value: string };
+      return { key, value };
+    }),
+  );
+  return [{ msg_index: 0, log: '', events: [{ type: 'transfer', attributes }] }];
+}
+
+function timestamp(tx: EmulatorTransaction): string {
+  return new Date(tx.completeTs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The Cosmos SDK `GetTxResponse` of an included transaction (docs/kudos-service.md#chain-lookup). */
+function getTxResponse(tx: EmulatorTransaction): unknown {
   const failed = tx.status === 'fail';
+  const body = {
+    messages: chainMessages(tx.request),
+    memo: tx.request.remarks,
+    timeout_height: '0',
+    extension_options: [],
+    non_critical_extension_options: [],
+  };
+  const authInfo = { signer_infos: [], fee: { amount: [], gas_limit: GAS_WANTED, payer: '', granter: '' } };
   return {
-    tx: {
-      body: {
-        messages: chainMessages(tx.request),
-        memo: tx.request.remarks,
-        timeout_height: '0',
-        extension_options: [],
-        non_critical_extension_options: [],
-      },
-      auth_info: { signer_infos: [], fee: { amount: [], gas_limit: '200000', payer: '', granter: '' } },
-      signatures: [],
-    },
+    tx: { body, auth_info: authInfo, signatures: [] },
     tx_response: {
       height: String(tx.height ?? 0),
       txhash: tx.txHash,
@@ -26,22 +57,55 @@ function txResponse(tx: EmulatorTransaction): unknown {
       code: failed ? 5 : 0,
       data: '',
       raw_log: failed ? 'insufficient funds' : '',
-      logs: [],
+      logs: logsOf(tx),
       info: '',
-      gas_wanted: '200000',
-      gas_used: '81234',
-      tx: null,
-      timestamp: new Date(tx.completeTs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      events: [],
+      gas_wanted: GAS_WANTED,
+      gas_used: GAS_USED,
+      tx: { '@type': '/cosmos.tx.v1beta1.Tx', body, auth_info: authInfo, signatures: [] },
+      timestamp: timestamp(tx),
+      events: failed ? [] : transferEvents(tx),
     },
   };
 }
 
+/** A bank message in the legacy (amino JSON) form of the old REST interface. */
+function legacyMessage(message: unknown): unknown {
+  const { '@type': type, ...value } = message as Record<string, unknown>;
+  return {
+    type: type === '/cosmos.bank.v1beta1.MsgSend' ? 'cosmos-sdk/MsgSend' : 'cosmos-sdk/MsgMultiSend',
+    value,
+  };
+}
+
+/** The old Cosmos REST answer of `GET /txs/{hash}`: the documented legacy lookup. */
+function legacyTxResponse(tx: EmulatorTransaction): unknown {
+  const failed = tx.status === 'fail';
+  return {
+    height: String(tx.height ?? 0),
+    txhash: tx.txHash,
+    ...(failed ? { code: 5, codespace: 'sdk' } : {}),
+    raw_log: failed ? 'insufficient funds' : JSON.stringify(logsOf(tx)),
+    logs: logsOf(tx),
+    gas_wanted: GAS_WANTED,
+    gas_used: GAS_USED,
+    tx: {
+      type: 'cosmos-sdk/StdTx',
+      value: {
+        msg: chainMessages(tx.request).map(legacyMessage),
+        fee: { amount: [], gas: GAS_WANTED },
+        signatures: [],
+        memo: tx.request.remarks,
+      },
+    },
+    timestamp: timestamp(tx),
+  };
+}
+
 /**
- * Transaction lookup as the chain's REST (LCD) interface answers it: 400 for a malformed hash,
+ * A transaction lookup as the chain's REST (LCD) interface answers it: 400 for a malformed hash,
  * 404 for an unknown one or one not yet (or never) included in a block.
  */
-function lookup(state: EmulatorState, ctx: Ctx): void {
+function lookup(state: EmulatorState, ctx: Ctx, answer: (tx: EmulatorTransaction) => unknown): void {
   const hash = safeDecode(ctx.params[0] ?? '') ?? '';
   if (!/^[0-9A-Fa-f]{64}$/.test(hash)) {
     return sendJson(ctx.res, 400, { code: 3, message: `invalid tx hash: ${hash.slice(0, 80)}`, details: [] });
@@ -50,10 +114,14 @@ function lookup(state: EmulatorState, ctx: Ctx): void {
   if (!tx || tx.height === undefined) {
     return sendJson(ctx.res, 404, { code: 5, message: `tx not found: ${hash.toUpperCase()}`, details: [] });
   }
-  sendJson(ctx.res, 200, txResponse(tx));
+  sendJson(ctx.res, 200, answer(tx));
 }
 
-/** `GET {base_url}/cosmos/lcd/cosmos/tx/v1beta1/txs/{hash}` (docs/kudos-service.md#chain-lookup). */
+/**
+ * The chain's REST interface under `{base_url}/cosmos/lcd` (docs/kudos-service.md#chain-lookup):
+ * `GET .../cosmos/tx/v1beta1/txs/{hash}` (a `GetTxResponse`) and the legacy `GET .../txs/{hash}`.
+ */
 export function chainRoutes(router: Router, state: EmulatorState): void {
-  router.on(ROUTES.chainTx, (ctx) => lookup(state, ctx));
+  router.on(ROUTES.chainTx, (ctx) => lookup(state, ctx, getTxResponse));
+  router.on(ROUTES.chainTxLegacy, (ctx) => lookup(state, ctx, legacyTxResponse));
 }

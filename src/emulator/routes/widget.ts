@@ -1,21 +1,33 @@
+import { randomBytes } from 'node:crypto';
 import { type Ctx, field, readForm, redirect, sendHtml, withQuery } from '../http.js';
-import { checkPayment, type EmulatorTransaction, type PaymentRequest, WIDGET_PARAMS } from '../payments.js';
+import {
+  checkPayment,
+  type EmulatorTransaction,
+  type PaymentRefusal,
+  type PaymentRequest,
+  WIDGET_PARAMS,
+} from '../payments.js';
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
 import { currentSession } from '../sessions.js';
 import type { EmulatorState } from '../state.js';
 import { errorPage } from '../views/layout.js';
-import { paymentResultPage, widgetPage } from '../views/widget-pages.js';
+import { openerResultPage, paymentResultPage, widgetPage } from '../views/widget-pages.js';
 
 /** Starts a payment; provided by the emulator so that tests can force outcomes. */
 export type Pay = (request: PaymentRequest) => EmulatorTransaction;
+
+/** A refused payment: an error page with the code, never a redirect. */
+function refusal(ctx: Ctx, refused: PaymentRefusal): void {
+  sendHtml(ctx.res, 400, errorPage('Invalid payment', refused.message, refused.code));
+}
 
 function showWidget(state: EmulatorState, ctx: Ctx): void {
   const session = currentSession(state, ctx);
   if (!session)
     return redirect(ctx.res, `/in/login?next=${encodeURIComponent(ctx.url.pathname + ctx.url.search)}`);
   const checked = checkPayment(state, ctx.url.searchParams, session.userId);
-  if (!checked.ok) return sendHtml(ctx.res, 400, errorPage('Invalid payment', checked.message));
+  if (!checked.ok) return refusal(ctx, checked);
   const fields: Record<string, string | undefined> = { csrf: session.csrf };
   for (const name of WIDGET_PARAMS) fields[name] = ctx.url.searchParams.get(name) ?? undefined;
   sendHtml(ctx.res, 200, widgetPage(session.userId, checked.request, fields));
@@ -28,7 +40,7 @@ async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> 
     return sendHtml(ctx.res, 403, errorPage('Session expired', 'Log in again and retry the payment.'));
   }
   const checked = checkPayment(state, form, session.userId);
-  if (!checked.ok) return sendHtml(ctx.res, 400, errorPage('Invalid payment', checked.message));
+  if (!checked.ok) return refusal(ctx, checked);
   const { request } = checked;
   // There is no cancel button (observed): the form only confirms.
   if (field(form, 'decision') !== 'confirm') {
@@ -36,6 +48,12 @@ async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> 
   }
   const tx = pay(request);
   if (request.blocking) await tx.settled; // blocking: wait for confirmation before redirecting
+  if (request.opener) {
+    // Observed: the result goes to the page that opened the widget, and nothing redirects.
+    const target = request.redirectURI === undefined ? '*' : new URL(request.redirectURI).origin;
+    const nonce = randomBytes(16).toString('base64');
+    return sendHtml(ctx.res, 200, openerResultPage(tx.txHash, target, nonce), nonce);
+  }
   if (!request.redirectURI) return sendHtml(ctx.res, 200, paymentResultPage(tx.txHash, tx.status));
   const values: Record<string, string | undefined> = {
     tx_hash: tx.txHash,

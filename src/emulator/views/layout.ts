@@ -38,10 +38,12 @@ export function layout(title: string, body: string): string {
 <body><header>Kudos<small>local emulator</small></header><main>${body}</main></body></html>`;
 }
 
-/** An error page: the emulator never redirects to an address it cannot trust. */
-export function errorPage(title: string, message: string): string {
+/** An error page, with the error code when there is one: the emulator never redirects to an address it cannot trust. */
+export function errorPage(title: string, message: string, code?: string): string {
+  const shown =
+    code === undefined ? '' : `<p>Error code: <code id="error-code">${escapeHtml(code)}</code></p>`;
   return layout(
     title,
-    `<h1>${escapeHtml(title)}</h1><p class="error" role="alert">${escapeHtml(message)}</p>`,
+    `<h1>${escapeHtml(title)}</h1>${shown}<p class="error" role="alert">${escapeHtml(message)}</p>`,
   );
 }

@@ -29,3 +29,21 @@ export function paymentResultPage(txHash: string, status: string): string {
     `<h1>Payment ${escapeHtml(status)}</h1><p>Transaction <code id="tx-hash">${escapeHtml(txHash)}</code></p>`,
   );
 }
+
+/** The page that hands a payment's result to `window.opener` (`opener=1`) and closes. */
+export function openerResultPage(txHash: string, targetOrigin: string, nonce: string): string {
+  // JSON in a script of its own type: nothing in it runs, and `<` cannot end the element.
+  const message = JSON.stringify({ action: 'TX_SUBMITTED', txHash, data: { txHash } }).replace(
+    /</g,
+    '\\u003c',
+  );
+  return layout(
+    'Payment',
+    `<h1>Payment submitted</h1><p>Transaction <code id="tx-hash">${escapeHtml(txHash)}</code></p>
+<script type="application/json" id="result">${message}</script>
+<script nonce="${escapeHtml(nonce)}">
+if (window.opener) window.opener.postMessage(JSON.parse(document.getElementById('result').textContent), ${JSON.stringify(targetOrigin)});
+window.close();
+</script>`,
+  );
+}
