@@ -149,6 +149,12 @@ export const KUDOS_ERROR_CODES = [
   },
   // Scale-out (passport-kudos/redis)
   {
+    code: 'response_too_large',
+    status: 502,
+    error: 'KudosApiError',
+    meaning: 'a 2xx answer of the API is larger than the client\'s `maxResponseBytes` (default 4 MiB)',
+  },
+  {
     code: 'redis_unavailable',
     status: 503,
     error: 'KudosError',

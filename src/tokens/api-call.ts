@@ -1,5 +1,5 @@
 import { KudosApiError } from '../errors.js';
-import { readCapped } from '../read-capped.js';
+import { BodyTooLargeError, readCapped } from '../read-capped.js';
 import { readServiceError } from '../service-error.js';
 
 /** Largest error body read from the API (the service's error bodies are one word). */
@@ -81,12 +81,50 @@ export async function apiErrorCode(res: Response, what: string, timeout: number)
   }
 }
 
-/** The JSON of a 2xx answer: `timeout` when its body stalls, `invalid_response` when it is not JSON. */
-export async function readApiJson(res: Response, what: string, timeout: number): Promise<unknown> {
+/** Default largest 2xx answer body the client reads: 4 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+function tooLarge(what: string, status: number, limit: number): KudosApiError {
+  return new KudosApiError('response_too_large', status, what, {
+    status: 502,
+    message: `Kudos API answered ${what} with more than ${limit} bytes`,
+  });
+}
+
+/**
+ * The answer with its body capped at `limit` bytes: a larger `Content-Length` is refused at once,
+ * and a body that grows past the cap while it is read errors with `response_too_large`.
+ */
+export function capResponse(res: Response, what: string, limit: number): Response {
+  if (Number(res.headers.get('content-length') ?? 0) > limit) {
+    void res.body?.cancel().catch(() => undefined);
+    throw tooLarge(what, res.status, limit);
+  }
+  if (!res.body) return res;
+  let seen = 0;
+  const counted = res.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > limit) controller.error(tooLarge(what, res.status, limit));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+/**
+ * The JSON of a 2xx answer, read up to `limit` bytes: `response_too_large` past it, `timeout` when
+ * its body stalls, `invalid_response` when it is not JSON.
+ */
+export async function readApiJson(res: Response, what: string, timeout: number, limit: number): Promise<unknown> {
   let text: string;
   try {
-    text = await res.text();
+    text = res.body ? (await readCapped(res.body, limit, 'reject')).toString('utf8') : '';
   } catch (cause) {
+    if (cause instanceof BodyTooLargeError) throw tooLarge(what, res.status, limit);
+    if (cause instanceof KudosApiError) throw cause;
     throw bodyTimeout(what, timeout, res.status, cause);
   }
   try {

@@ -1,6 +1,6 @@
 import { KudosApiError, KudosTokenError } from '../errors.js';
 import { withoutTrailingSlashes } from '../url-path.js';
-import { apiErrorCode, apiRequest, readApiJson } from './api-call.js';
+import { apiErrorCode, apiRequest, capResponse, DEFAULT_MAX_RESPONSE_BYTES, readApiJson } from './api-call.js';
 import { type KudosRefreshLock, MemoryRefreshLock } from './lock.js';
 import type { KudosTokenStore } from './store.js';
 import type { KudosTokenSet } from './token-set.js';
@@ -29,6 +29,12 @@ export interface KudosClientOptions {
    * Then the call rejects with `KudosApiError` `timeout` (504); a body still being read is cut off.
    */
   timeout?: number;
+  /**
+   * Largest 2xx answer body read, in bytes (default 4 MiB): `client.json()` rejects past it, and the
+   * body of a `client.fetch()` answer errors when read past it, with `KudosApiError`
+   * `response_too_large` (502).
+   */
+  maxResponseBytes?: number;
   /** Lock around each user's refresh; default in-process. Use a shared one for several instances. */
   lock?: KudosRefreshLock;
   /** Refresh this long before the access token expires; default 60000 ms. */
@@ -59,7 +65,11 @@ function reauth(message: string): KudosTokenError {
   return new KudosTokenError(message, { code: 'reauth_required', status: 401 });
 }
 
-function checkClientOptions(options: KudosClientOptions): { baseURL: string; timeout: number } {
+function checkClientOptions(options: KudosClientOptions): {
+  baseURL: string;
+  timeout: number;
+  maxResponseBytes: number;
+} {
   if (typeof options?.strategy?.refresh !== 'function') {
     throw new TypeError('createKudosClient requires "strategy" (a KudosStrategy)');
   }
@@ -78,7 +88,11 @@ function checkClientOptions(options: KudosClientOptions): { baseURL: string; tim
   if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
     throw new TypeError('createKudosClient option "timeout" must be a positive number of milliseconds');
   }
-  return { baseURL: withoutTrailingSlashes(baseURL), timeout };
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0) {
+    throw new TypeError('createKudosClient option "maxResponseBytes" must be a positive whole number of bytes');
+  }
+  return { baseURL: withoutTrailingSlashes(baseURL), timeout, maxResponseBytes };
 }
 
 /**
@@ -88,7 +102,7 @@ function checkClientOptions(options: KudosClientOptions): { baseURL: string; tim
  * processes (docs/kudos-service.md#limits rule a).
  */
 export function createKudosClient(options: KudosClientOptions): KudosClient {
-  const { baseURL: base, timeout } = checkClientOptions(options);
+  const { baseURL: base, timeout, maxResponseBytes } = checkClientOptions(options);
   const { strategy, tokens } = options;
   const lock = options.lock ?? new MemoryRefreshLock();
   const early = options.refreshBeforeMs ?? 60_000;
@@ -130,12 +144,12 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
       apiRequest({ url, timeout, accessToken: set.accessToken, init, what });
     let set = await tokenSet(userId);
     let res = await call(set);
-    if (res.ok) return res;
+    if (res.ok) return capResponse(res, what, maxResponseBytes);
     let code = await apiErrorCode(res, what, timeout);
     if (res.status === 401 && code === 'TOKEN_EXPIRED') {
       set = await refreshFor(userId, set);
       res = await call(set);
-      if (res.ok) return res;
+      if (res.ok) return capResponse(res, what, maxResponseBytes);
       code = await apiErrorCode(res, what, timeout);
     }
     throw new KudosApiError(code, res.status, what);
@@ -143,7 +157,7 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
 
   async function json<T>(userId: string, path: string, init?: RequestInit): Promise<T> {
     const what = `${init?.method ?? 'GET'} ${path.split('?')[0]}`;
-    return (await readApiJson(await authorizedFetch(userId, path, init), what, timeout)) as T;
+    return (await readApiJson(await authorizedFetch(userId, path, init), what, timeout, maxResponseBytes)) as T;
   }
 
   return { fetch: authorizedFetch, json, tokenSet };

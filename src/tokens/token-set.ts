@@ -20,6 +20,8 @@ export interface KudosTokenSet {
 /** The claims passport-kudos reads from an access token, when it is a readable JWT. */
 export interface ReadableClaims {
   exp?: number;
+  /** Issue time, epoch seconds. */
+  iat?: number;
   scope?: string[];
   /** The user ID, which the service's access tokens carry. */
   user?: string;
@@ -40,12 +42,32 @@ export function readJwtClaims(token: string): ReadableClaims {
   }
   if (!isObjectLike(payload)) return {};
   const claims: ReadableClaims = {};
-  const { exp, scope, user } = payload as Record<string, unknown>;
+  const { exp, iat, scope, user } = payload as Record<string, unknown>;
   if (typeof user === 'string' && user !== '') claims.user = user;
   if (typeof exp === 'number' && Number.isFinite(exp) && exp > 0) claims.exp = exp;
+  if (typeof iat === 'number' && Number.isFinite(iat) && iat > 0) claims.iat = iat;
   if (Array.isArray(scope) && scope.every((s) => typeof s === 'string')) claims.scope = scope;
   else if (typeof scope === 'string') claims.scope = scope.split(' ').filter(Boolean);
   return claims;
+}
+
+/**
+ * Most the service's clock may be ahead of this server's: a token's `exp` further out than an hour
+ * plus this is not believed. (The emulator's movable clock is one such clock.)
+ */
+const MAX_CLOCK_AHEAD_MS = 24 * 3600 * 1000;
+
+/**
+ * When the access token expires, never more than the service's one hour after it was issued,
+ * whatever the source: `exp` capped at `iat` + 1 h when the token says when it was issued (else at
+ * `issuedAt` + 1 h), and in any case at `issuedAt` + 1 h + {@link MAX_CLOCK_AHEAD_MS}. A token with
+ * `exp` 1e13 or 1e308 is refreshed like any other, and `expiresAt` is always a finite date.
+ */
+function expiryOf(claims: ReadableClaims, issuedAt: number, lifetimeS: number): number {
+  const hour = ACCESS_TOKEN_LIFETIME_S * 1000;
+  if (claims.exp === undefined) return issuedAt + lifetimeS * 1000;
+  const issued = claims.iat !== undefined ? claims.iat * 1000 : issuedAt;
+  return Math.min(claims.exp * 1000, issued + hour, issuedAt + hour + MAX_CLOCK_AHEAD_MS);
 }
 
 /**
@@ -55,8 +77,8 @@ export function readJwtClaims(token: string): ReadableClaims {
  * @param requestedScope - the scope asked for, used when the token does not say what was granted
  * @param issuedAt - when the response arrived, epoch milliseconds (default now)
  *
- * `expiresAt` is the token's `exp` claim when readable, else `issuedAt` plus `expires_in` (at most
- * one hour, the service's access token lifetime).
+ * `expiresAt` is the token's `exp` claim when readable, else `issuedAt` plus `expires_in`, and never
+ * later than one hour after the token was issued (the service's access token lifetime).
  */
 export function toTokenSet(
   response: KudosTokenResponse,
@@ -80,7 +102,7 @@ export function toTokenSet(
     accessToken: response.access_token,
     refreshToken: response.refresh_token,
     user: response.user,
-    expiresAt: claims.exp !== undefined ? claims.exp * 1000 : issuedAt + lifetimeS * 1000,
+    expiresAt: expiryOf(claims, issuedAt, lifetimeS),
     scope: claims.scope ?? requested,
   };
 }

@@ -220,4 +220,76 @@ describe('token set expiry is clamped to the one-hour rule', () => {
       toTokenSet({ user: 'alice', access_token: 'opaque', expires_in: 60 }, undefined, 0).expiresAt,
     ).toBe(60_000);
   });
+
+  describe('2xx bodies are capped (maxResponseBytes, default 4 MiB)', () => {
+    const closers: Array<() => Promise<void>> = [];
+    afterEach(async () => {
+      await Promise.all(closers.splice(0).map((close) => close()));
+    });
+
+    /** An API whose 2xx answer is `bytes` long, streamed in 64 kB chunks, with or without Content-Length. */
+    async function bigAnswer(bytes: number, withLength: boolean) {
+      let total = 0;
+      const api = await apiServer((_req, res) => {
+        let sent = 0;
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          ...(withLength ? { 'content-length': String(bytes) } : {}),
+        });
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const pump = () => {
+          while (sent < bytes) {
+            const part = chunk.subarray(0, Math.min(chunk.length, bytes - sent));
+            sent += part.length;
+            total += part.length;
+            if (!res.write(part)) return void res.once('drain', pump);
+          }
+          res.end();
+        };
+        res.on('error', () => undefined);
+        pump();
+      });
+      closers.push(api.close);
+      return { api, sentBytes: () => total };
+    }
+
+    it.each([true, false])(
+      'client.json() rejects a 100 MiB answer with response_too_large (Content-Length: %s)',
+      async (withLength) => {
+        const { api, sentBytes } = await bigAnswer(100 * 1024 * 1024, withLength);
+        const client = createKudosClient({
+          strategy: strategyFor(api.baseURL),
+          tokens: await storeWithFreshTokens(),
+        });
+        const error = await rejectionOf(client.json('alice', '/big'), KudosApiError);
+        expect(error).toBeInstanceOf(KudosApiError);
+        expect(error).toMatchObject({ code: 'response_too_large', status: 502, httpStatus: 200 });
+        expect(sentBytes()).toBeLessThan(50 * 1024 * 1024); // the connection was given up early
+      },
+    );
+
+    it('the body of a client.fetch() answer errors past the cap; a small one reads whole', async () => {
+      const { api } = await bigAnswer(2 * 1024 * 1024, false);
+      const client = createKudosClient({
+        strategy: strategyFor(api.baseURL),
+        tokens: await storeWithFreshTokens(),
+        maxResponseBytes: 1024 * 1024,
+      });
+      const res = await client.fetch('alice', '/big');
+      expect(await rejectionOf(res.text(), KudosApiError)).toMatchObject({ code: 'response_too_large' });
+      const roomy = createKudosClient({
+        strategy: strategyFor(api.baseURL),
+        tokens: await storeWithFreshTokens(),
+        maxResponseBytes: 4 * 1024 * 1024,
+      });
+      expect((await (await roomy.fetch('alice', '/big')).arrayBuffer()).byteLength).toBe(2 * 1024 * 1024);
+    });
+
+    it('checks the option', async () => {
+      const tokens = await storeWithFreshTokens();
+      expect(() =>
+        createKudosClient({ strategy: strategyFor('http://a.test'), tokens, maxResponseBytes: 0 }),
+      ).toThrow('"maxResponseBytes"');
+    });
+  });
 });
