@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { KudosClaimResult, KudosDedupeStore } from '../webhook/dedupe.js';
+import {
+  type KudosClaimContext,
+  type KudosClaimResult,
+  type KudosDedupeStore,
+  type KudosKeptNotification,
+} from '../webhook/dedupe.js';
 import { DELETE_IF_OWNER, type KudosRedisClient, type KudosRedisOptions, RedisKeys } from './command.js';
 
 // Claims KEYS[1] with token ARGV[1] for ARGV[2] ms unless it is held; answers what it found.
@@ -12,55 +17,118 @@ return 'processing'`;
 const EXTEND_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0`;
 
-// Marks KEYS[1] processed for ARGV[2] ms, unless another claimer holds it now (our lease expired).
+// Marks KEYS[1] processed for ARGV[2] ms, unless another claimer holds it now (our lease expired),
+// and forgets what was kept of it (KEYS[2], member ARGV[3] of the index KEYS[3]).
 const COMPLETE_IF_OWNER = `local v = redis.call('GET', KEYS[1])
-if v == ARGV[1] or v == false then redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2]) return 1 end
+if v == ARGV[1] or v == false then
+  redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2])
+  redis.call('DEL', KEYS[2])
+  redis.call('ZREM', KEYS[3], ARGV[3])
+  return 1
+end
 return 0`;
+
+// Merges the record ARGV[1] into the one kept at KEYS[2] (attempts added, a null lastError keeps the
+// kept one, the first arrival stays), stores it for ARGV[2] ms and indexes it by arrival in KEYS[3]
+// under ARGV[3]; unless KEYS[1] is done, so a late failure keeps nothing. The body travels as a JSON
+// string inside the record, so Lua's JSON never re-encodes it. The same merge as mergeKept().
+const KEEP_UNLESS_DONE = `if redis.call('GET', KEYS[1]) == 'done' then return 0 end
+local new = cjson.decode(ARGV[1])
+local old = redis.call('GET', KEYS[2])
+if old then
+  old = cjson.decode(old)
+  new.attempts = old.attempts + new.attempts
+  if new.lastError == cjson.null then new.lastError = old.lastError end
+  if old.receivedAt < new.receivedAt then new.receivedAt = old.receivedAt end
+  new.trusted = old.trusted or new.trusted
+end
+redis.call('SET', KEYS[2], cjson.encode(new), 'PX', ARGV[2])
+redis.call('ZADD', KEYS[3], new.receivedAt, ARGV[3])
+return 1`;
+
+/** A kept record as stored: the body as JSON text. */
+type StoredKept = Omit<KudosKeptNotification, 'body'> & { body: string };
+
+/** A claim made through the first version of the interface (no context): its token is remembered here. */
+type LegacyTokens = Map<string, string>;
 
 /**
  * A webhook dedupe store in Redis, shared by every instance: an atomic claim with expiry (one
  * script: claimed, processing or done), a lease renewed while the handler runs, then `done` for the
- * dedupe TTL, or a release. Each claim carries a random token,
- * so an instance whose lease expired never releases or overwrites another instance's claim.
- * Redis down or slow: `redis_unavailable`, which the receiver answers with 503.
+ * dedupe TTL, or a release. Each claim carries the receiver's random token, chosen before the
+ * command is sent: an instance whose lease expired never releases or overwrites another's claim, and
+ * a claim whose command timed out (Redis slow) is released with its token once Redis gets to it, so
+ * it does not hold the key for the lease. Unprocessed notifications are kept (a key each, with the
+ * dedupe TTL, indexed by arrival) until their key is done. Redis down or slow: `redis_unavailable`,
+ * which the receiver answers with 503.
  */
 export class RedisDedupeStore implements KudosDedupeStore {
   private readonly redis: RedisKeys;
-  private readonly tokens = new Map<string, string>();
+  private readonly legacy: LegacyTokens = new Map();
 
   constructor(client: KudosRedisClient, options: KudosRedisOptions = {}) {
     this.redis = new RedisKeys(client, options, 'kudos:webhook:', 'RedisDedupeStore');
   }
 
-  /** Runs one of the scripts on the key with the claim's token and a duration in milliseconds. */
-  private script(script: string, key: string, token: string, ms?: number): Promise<unknown> {
-    const args = ['EVAL', script, '1', this.redis.key(key), token];
-    if (ms !== undefined) args.push(String(Math.ceil(ms)));
-    return this.redis.run(...args);
+  /** Runs a script on the keys of `key` (the claim, its kept record, the index) with `args`. */
+  private script(script: string, key: string, args: Array<string | number>): Promise<unknown> {
+    const keys = [this.redis.key(key), this.redis.key(`kept:${key}`), this.redis.key('kept')];
+    return this.redis.run('EVAL', script, String(keys.length), ...keys, ...args.map(String));
   }
 
-  async claim(key: string, leaseMs: number): Promise<KudosClaimResult> {
-    const token = randomBytes(12).toString('base64url');
-    const reply = await this.script(CLAIM, key, token, leaseMs);
-    if (reply === 'claimed') this.tokens.set(key, token);
+  private tokenOf(key: string, claim: KudosClaimContext | undefined): string {
+    return claim?.token ?? this.legacy.get(key) ?? '';
+  }
+
+  async claim(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<KudosClaimResult> {
+    const token = claim?.token ?? randomBytes(12).toString('base64url');
+    const reply = await this.script(CLAIM, key, [token, Math.ceil(leaseMs)]);
+    if (reply === 'claimed' && !claim) this.legacy.set(key, token);
     if (reply === 'claimed' || reply === 'processing' || reply === 'done') return reply;
     throw new TypeError('RedisDedupeStore: unexpected answer to the claim script');
   }
 
-  async extend(key: string, leaseMs: number): Promise<void> {
-    const token = this.tokens.get(key);
-    if (token) await this.script(EXTEND_IF_OWNER, key, token, leaseMs);
+  async extend(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<void> {
+    const token = this.tokenOf(key, claim);
+    if (token) await this.script(EXTEND_IF_OWNER, key, [token, Math.ceil(leaseMs)]);
   }
 
-  async complete(key: string, ttlMs: number): Promise<void> {
-    const token = this.tokens.get(key) ?? '';
-    this.tokens.delete(key);
-    await this.script(COMPLETE_IF_OWNER, key, token, ttlMs);
+  async complete(key: string, ttlMs: number, claim?: KudosClaimContext): Promise<void> {
+    const token = this.tokenOf(key, claim);
+    this.legacy.delete(key);
+    await this.script(COMPLETE_IF_OWNER, key, [token, Math.ceil(ttlMs), key]);
   }
 
-  async release(key: string): Promise<void> {
-    const token = this.tokens.get(key);
-    this.tokens.delete(key);
-    if (token) await this.script(DELETE_IF_OWNER, key, token);
+  async release(key: string, claim?: KudosClaimContext): Promise<void> {
+    const token = this.tokenOf(key, claim);
+    this.legacy.delete(key);
+    if (token) await this.redis.run('EVAL', DELETE_IF_OWNER, '1', this.redis.key(key), token);
+  }
+
+  async keep(record: KudosKeptNotification, ttlMs: number): Promise<void> {
+    const stored: StoredKept = { ...record, body: JSON.stringify(record.body) };
+    await this.script(KEEP_UNLESS_DONE, record.key, [JSON.stringify(stored), Math.ceil(ttlMs), record.key]);
+  }
+
+  async kept(limit: number): Promise<KudosKeptNotification[]> {
+    const index = this.redis.key('kept');
+    const members = await this.redis.run('ZRANGE', index, '0', String(Math.max(0, limit - 1)));
+    if (!Array.isArray(members) || members.length === 0) return [];
+    const keys = members.map((m) => String(m));
+    const found: KudosKeptNotification[] = [];
+    const gone: string[] = [];
+    // In slices: one MGET of a million keys would block Redis for everything else meanwhile.
+    for (let at = 0; at < keys.length; at += 1000) {
+      const slice = keys.slice(at, at + 1000);
+      const values = await this.redis.run('MGET', ...slice.map((k) => this.redis.key(`kept:${k}`)));
+      (Array.isArray(values) ? values : []).forEach((value, i) => {
+        if (typeof value !== 'string') return void gone.push(slice[i] as string);
+        const stored = JSON.parse(value) as StoredKept;
+        found.push({ ...stored, lastError: stored.lastError ?? null, body: JSON.parse(stored.body) });
+      });
+    }
+    // Records that expired leave their index entry behind: tidy it here.
+    for (let at = 0; at < gone.length; at += 1000) await this.redis.run('ZREM', index, ...gone.slice(at, at + 1000));
+    return found;
   }
 }

@@ -1,5 +1,6 @@
 import { ExpiryQueue } from './expiry-queue.js';
 import { hashKey, randomSeed } from './key-hash.js';
+import type { KudosNotificationSource, KudosTxStatus } from './types.js';
 
 /**
  * What a dedupe store says of a key when a delivery tries to claim it: `claimed` (this caller may
@@ -9,34 +10,108 @@ import { hashKey, randomSeed } from './key-hash.js';
 export type KudosClaimResult = 'claimed' | 'processing' | 'done';
 
 /**
- * Where the receiver remembers which notifications it is processing and has processed. Pluggable
- * so that several instances can share one (see `passport-kudos/redis`). Every method may reject
- * (the receiver answers 503 and the service retries).
+ * Who holds a claim, passed to every call about it. The receiver picks `token` (random) before it
+ * sends the claim, so that a claim whose answer never came back (a store that timed out) can still
+ * be released with it. A store acts on `complete`, `release` and `extend` only for the token that
+ * holds the key.
+ */
+export interface KudosClaimContext {
+  /** Random, unguessable; chosen by the receiver before the claim. */
+  token: string;
+  /**
+   * Whether the notification is worth something to a forger: its secret was checked (`claim`), or it
+   * was confirmed on the chain (`complete`). A store that evicts must never let an untrusted key evict
+   * a trusted one inside its TTL (a flood of forged notifications would otherwise make room for a
+   * real one to be processed twice).
+   */
+  trusted: boolean;
+}
+
+/** What `unprocessed()` lists of a notification the receiver could not process (yet). */
+export interface KudosUnprocessedNotification {
+  /** Dedupe key, `txHash:status`. */
+  key: string;
+  txHash: string;
+  status: KudosTxStatus;
+  /** Deliveries (and redrives) that claimed it so far. */
+  attempts: number;
+  /** Why the last one failed (the handler's or confirmer's message, cut to 500 characters); null while none failed. */
+  lastError: string | null;
+  /** When it first arrived, epoch milliseconds. */
+  receivedAt: number;
+}
+
+/** What a store keeps of a notification until it is processed: what is listed, and how to run it again. */
+export interface KudosKeptNotification extends KudosUnprocessedNotification {
+  /** The notification body as received (sanitized JSON), to run it again. */
+  body: unknown;
+  /** Where it came from. */
+  source: KudosNotificationSource;
+  /** Whether it was trusted when it arrived (see {@link KudosClaimContext.trusted}). */
+  trusted: boolean;
+}
+
+/**
+ * Where the receiver remembers which notifications it is processing and has processed, and keeps
+ * those it could not process. Pluggable so that several instances can share one (see
+ * `passport-kudos/redis`); `dedupeStoreContract()` of `passport-kudos/testing` checks one. Every
+ * method may reject (the receiver answers 503 and the service retries).
  */
 export interface KudosDedupeStore {
   /**
-   * Claims `key` with a processing lease of `leaseMs`. Must be atomic: of concurrent callers, one
-   * gets `claimed`; the others `processing`. A key whose lease expired may be claimed again; a
-   * completed key answers `done` until its TTL ends. Any other answer is a store failure (503).
+   * Claims `key` with a processing lease of `leaseMs`, held by `claim.token`. Must be atomic: of
+   * concurrent callers, one gets `claimed`; the others `processing`. A key whose lease expired may be
+   * claimed again; a completed key answers `done` until its TTL ends. Any other answer is a store
+   * failure (503).
    */
-  claim(key: string, leaseMs: number): Promise<KudosClaimResult>;
-  /** Marks a claimed key processed, remembered for `ttlMs`. */
-  complete(key: string, ttlMs: number): Promise<void>;
-  /** Releases a claim whose processing failed, so that a redelivery is processed. */
-  release(key: string): Promise<void>;
+  claim(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<KudosClaimResult>;
   /**
-   * Optional but recommended: renews the lease of a key this caller still holds. The receiver calls
+   * Marks a claimed key processed, remembered for `ttlMs`, and forgets what was kept of it. Not when
+   * another token holds the key now (this caller's lease expired and someone else claimed it).
+   */
+  complete(key: string, ttlMs: number, claim?: KudosClaimContext): Promise<void>;
+  /** Releases a claim whose processing failed, so that a redelivery is processed; only for its token. */
+  release(key: string, claim?: KudosClaimContext): Promise<void>;
+  /**
+   * Optional but recommended: renews the lease of a key this token still holds. The receiver calls
    * it while a handler runs, so a handler slower than the lease is never run twice at once.
    */
-  extend?(key: string, leaseMs: number): Promise<void>;
+  extend?(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<void>;
+  /**
+   * Keeps what the receiver could not process yet, for `ttlMs` (needed by `unprocessed()`,
+   * `redrive()`): creates the record, or updates it: `attempts` is added to the kept count, a
+   * non-null `lastError` replaces the kept one, the first `receivedAt` stays. A key that is done
+   * keeps nothing.
+   */
+  keep?(record: KudosKeptNotification, ttlMs: number): Promise<void>;
+  /** What is kept and not yet processed, oldest first, at most `limit`. */
+  kept?(limit: number): Promise<KudosKeptNotification[]>;
+}
+
+/** Merges a kept record with an update, as {@link KudosDedupeStore.keep} says (RedisDedupeStore does the same in Lua). */
+function mergeKept(
+  existing: KudosKeptNotification | undefined,
+  update: KudosKeptNotification,
+): KudosKeptNotification {
+  if (!existing) return { ...update };
+  return {
+    ...update,
+    attempts: existing.attempts + update.attempts,
+    lastError: update.lastError ?? existing.lastError,
+    receivedAt: Math.min(existing.receivedAt, update.receivedAt),
+    trusted: existing.trusted || update.trusted,
+  };
 }
 
 /** Options of {@link MemoryDedupeStore}. */
 export interface MemoryDedupeStoreOptions {
   /**
-   * Most keys kept (default 100000). When full, expired keys go first; then the oldest completed key
-   * is evicted even inside its TTL (counted in `evictions`, told to `onEvict`): a redelivery of it
-   * would be processed again. Size it above the notifications you receive in one dedupe TTL.
+   * Most keys kept (default 100000), and most unprocessed notifications kept besides. When full,
+   * expired keys go first; then the oldest completed untrusted key, and only for a trusted claim
+   * the oldest completed trusted key, even inside its TTL (counted in `evictions`, told to
+   * `onEvict`): a redelivery of it would be processed again. An untrusted claim never evicts a
+   * trusted key: it is refused instead (503, the sender retries). Size it above the notifications
+   * you receive in one dedupe TTL.
    */
   maxEntries?: number;
   /** Told of every key evicted inside its TTL, e.g. to log or count it. */
@@ -45,18 +120,34 @@ export interface MemoryDedupeStoreOptions {
   now?: () => number;
 }
 
+/** The store is full of keys an untrusted claim may not evict. */
+export class DedupeStoreFullError extends Error {
+  constructor() {
+    super('the dedupe store is full of trusted keys; an unverified notification may not evict them');
+    this.name = 'DedupeStoreFullError';
+  }
+}
+
+/** A claim without context (a caller of the first version of this interface): trusted, no owner check. */
+const ANYONE: KudosClaimContext = { token: '', trusted: true };
+
 /**
  * The default dedupe store: in memory, for one process, bounded in size and time. Every operation
  * is O(1) amortized, and a notification costs within 1.5x with a million keys what it costs with a
- * thousand (BENCHMARKS.md, section 6): leases and completed keys are kept in two queues
+ * thousand (BENCHMARKS.md): leases and completed keys are kept in queues
  * ({@link ExpiryQueue}), each with one lifetime, so the oldest entry of each is also the first to
  * expire and expiry only ever looks at the front; a key is found through a hash index that touches
- * one cache line on a miss. Several instances need a shared store instead (see "Running several
- * instances").
+ * one cache line on a miss. Completed keys of trusted notifications (secret checked, or confirmed on
+ * the chain) and of untrusted ones are kept apart, so that a flood of forged notifications evicts
+ * only its own kind. Several instances need a shared store instead (see "Running several instances").
  */
 export class MemoryDedupeStore implements KudosDedupeStore {
   private readonly leases = new ExpiryQueue();
-  private readonly done = new ExpiryQueue();
+  private readonly owners = new Map<string, string>();
+  private readonly trustedDone = new ExpiryQueue();
+  private readonly untrustedDone = new ExpiryQueue();
+  private readonly keptTrusted = new Map<string, { record: KudosKeptNotification; until: number }>();
+  private readonly keptUntrusted = new Map<string, { record: KudosKeptNotification; until: number }>();
   private readonly seed = randomSeed();
   private readonly maxEntries: number;
   private readonly onEvict: ((key: string) => void) | undefined;
@@ -75,7 +166,7 @@ export class MemoryDedupeStore implements KudosDedupeStore {
 
   /** Number of keys held (leases and completed keys). */
   get size(): number {
-    return this.leases.size + this.done.size;
+    return this.leases.size + this.trustedDone.size + this.untrustedDone.size;
   }
 
   /** Keys evicted inside their TTL because the store was full. */
@@ -83,50 +174,117 @@ export class MemoryDedupeStore implements KudosDedupeStore {
     return this.evicted;
   }
 
-  async claim(key: string, leaseMs: number): Promise<KudosClaimResult> {
+  async claim(key: string, leaseMs: number, claim: KudosClaimContext = ANYONE): Promise<KudosClaimResult> {
     const now = this.now();
     const hash = hashKey(key, this.seed);
-    const doneUntil = this.done.get(key, hash);
-    if (doneUntil !== undefined) {
-      if (doneUntil > now) return 'done';
-      this.done.delete(key, hash);
+    for (const done of [this.trustedDone, this.untrustedDone]) {
+      const until = done.get(key, hash);
+      if (until === undefined) continue;
+      if (until > now) return 'done';
+      done.delete(key, hash);
     }
     const leaseUntil = this.leases.get(key, hash);
     if (leaseUntil !== undefined) {
       if (leaseUntil > now) return 'processing';
       this.leases.delete(key, hash);
     }
-    this.makeRoom(now);
+    this.makeRoom(now, claim.trusted);
     this.leases.set(key, hash, now + leaseMs);
+    this.owners.set(key, claim.token);
     return 'claimed';
   }
 
-  async extend(key: string, leaseMs: number): Promise<void> {
+  async extend(key: string, leaseMs: number, claim: KudosClaimContext = ANYONE): Promise<void> {
     const hash = hashKey(key, this.seed);
-    if (this.leases.get(key, hash) === undefined) return;
+    if (this.leases.get(key, hash) === undefined || !this.holds(key, claim)) return;
     // Moved to the back: the queue stays in expiry order.
     this.leases.set(key, hash, this.now() + leaseMs);
   }
 
-  async complete(key: string, ttlMs: number): Promise<void> {
+  async complete(key: string, ttlMs: number, claim: KudosClaimContext = ANYONE): Promise<void> {
     const now = this.now();
     const hash = hashKey(key, this.seed);
+    const leaseUntil = this.leases.get(key, hash);
+    // Someone else holds the key now (this claim's lease ran out and it was claimed again).
+    if (leaseUntil !== undefined && leaseUntil > now && !this.holds(key, claim)) return;
     this.leases.delete(key, hash);
-    this.makeRoom(now);
-    this.done.set(key, hash, now + ttlMs); // replaces an earlier record of the key, if any
+    this.owners.delete(key);
+    this.keptTrusted.delete(key);
+    this.keptUntrusted.delete(key);
+    this.makeRoom(now, claim.trusted);
+    (claim.trusted ? this.untrustedDone : this.trustedDone).delete(key, hash);
+    // Replaces an earlier record of the key, if any.
+    (claim.trusted ? this.trustedDone : this.untrustedDone).set(key, hash, now + ttlMs);
   }
 
-  async release(key: string): Promise<void> {
+  async release(key: string, claim: KudosClaimContext = ANYONE): Promise<void> {
+    if (!this.holds(key, claim)) return;
     this.leases.delete(key, hashKey(key, this.seed));
+    this.owners.delete(key);
   }
 
-  private makeRoom(now: number): void {
+  async keep(record: KudosKeptNotification, ttlMs: number): Promise<void> {
+    const now = this.now();
+    const hash = hashKey(record.key, this.seed);
+    if ((this.trustedDone.get(record.key, hash) ?? 0) > now || (this.untrustedDone.get(record.key, hash) ?? 0) > now) {
+      return; // processed meanwhile: nothing to keep
+    }
+    const existing = this.keptTrusted.get(record.key) ?? this.keptUntrusted.get(record.key);
+    const merged = mergeKept(existing?.record, record);
+    this.keptTrusted.delete(record.key);
+    this.keptUntrusted.delete(record.key);
+    const into = merged.trusted ? this.keptTrusted : this.keptUntrusted;
+    if (!existing && !this.roomToKeep(now, merged.trusted)) return;
+    into.set(record.key, { record: merged, until: existing ? Math.max(existing.until, now + ttlMs) : now + ttlMs });
+  }
+
+  async kept(limit: number): Promise<KudosKeptNotification[]> {
+    const now = this.now();
+    const found: KudosKeptNotification[] = [];
+    for (const map of [this.keptTrusted, this.keptUntrusted]) {
+      for (const [key, entry] of map) {
+        if (entry.until <= now) map.delete(key);
+        else found.push({ ...entry.record });
+      }
+    }
+    return found.sort((a, b) => a.receivedAt - b.receivedAt).slice(0, limit);
+  }
+
+  private holds(key: string, claim: KudosClaimContext): boolean {
+    const owner = this.owners.get(key);
+    return owner === undefined || claim === ANYONE || owner === claim.token;
+  }
+
+  /** Whether one more kept record fits: an untrusted one may push out only untrusted ones. */
+  private roomToKeep(now: number, trusted: boolean): boolean {
+    for (const map of [this.keptUntrusted, this.keptTrusted]) {
+      for (const [key, entry] of map) {
+        if (entry.until > now) break; // insertion order: the rest are younger (same TTL)
+        map.delete(key);
+      }
+    }
+    if (this.keptTrusted.size + this.keptUntrusted.size < this.maxEntries) return true;
+    const victims = trusted && this.keptUntrusted.size === 0 ? this.keptTrusted : this.keptUntrusted;
+    const oldest = victims.keys().next();
+    if (oldest.done) return false;
+    victims.delete(oldest.value);
+    this.evicted++;
+    this.onEvict?.(oldest.value);
+    return true;
+  }
+
+  private makeRoom(now: number, trusted: boolean): void {
     this.leases.sweep(now);
-    this.done.sweep(now);
+    this.trustedDone.sweep(now);
+    this.untrustedDone.sweep(now);
     while (this.size >= this.maxEntries) {
-      // Completed keys go before leases: a lease guards a handler that is running right now.
-      const key = this.done.shift() ?? this.leases.shift();
-      if (key === undefined) return;
+      // Untrusted completed keys first; trusted ones only for a trusted claim; leases last (a lease
+      // guards a handler that is running right now).
+      const key =
+        this.untrustedDone.shift() ??
+        (trusted ? (this.trustedDone.shift() ?? this.leases.shift()) : undefined);
+      if (key === undefined) throw new DedupeStoreFullError();
+      this.owners.delete(key);
       this.evicted++;
       this.onEvict?.(key);
     }

@@ -14,8 +14,11 @@ export {
   type KudosConfirmer,
 } from './confirm.js';
 export {
+  type KudosClaimContext,
   type KudosClaimResult,
   type KudosDedupeStore,
+  type KudosKeptNotification,
+  type KudosUnprocessedNotification,
   MemoryDedupeStore,
   type MemoryDedupeStoreOptions,
 } from './dedupe.js';
@@ -27,5 +30,12 @@ export {
   kudosWebhook,
 } from './middleware.js';
 export { parseKudosNotification } from './parse.js';
+export type { KudosNotificationHandler } from './pipeline.js';
+export type {
+  KudosReconcileHistory,
+  KudosReconcileResult,
+  KudosReconcileTransaction,
+} from './reconcile.js';
+export type { KudosRedriveResult } from './recovery.js';
 export { classifyStatusChange, type KudosStatusChange } from './progression.js';
 export type * from './types.js';

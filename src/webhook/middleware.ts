@@ -2,12 +2,18 @@ import type { ServerResponse } from 'node:http';
 import { isObjectLike } from '../guards.js';
 import { readNotificationBody, type WebhookRequest } from './body.js';
 import type { KudosConfirmer } from './confirm.js';
-import { type KudosDedupeStore, MemoryDedupeStore } from './dedupe.js';
+import { type KudosDedupeStore, type KudosUnprocessedNotification, MemoryDedupeStore } from './dedupe.js';
 import { KudosWebhookError } from './errors.js';
-import { parseKudosNotification } from './parse.js';
-import { asHandlerError, processOnce } from './process-once.js';
+import { type KudosNotificationHandler, type PipelineSettings, runNotification } from './pipeline.js';
+import { asHandlerError } from './process-once.js';
+import {
+  type KudosReconcileHistory,
+  type KudosReconcileResult,
+  type KudosReconcileTransaction,
+  reconcile,
+} from './reconcile.js';
+import { type KudosRedriveResult, listUnprocessed, redrive } from './recovery.js';
 import { checkSecret } from './secret.js';
-import type { KudosNotification } from './types.js';
 
 /** Default largest notification body: 64 kB. */
 export const DEFAULT_WEBHOOK_LIMIT = 64 * 1024;
@@ -22,8 +28,12 @@ const RETRY_AFTER_S = '5';
 
 /** Options of {@link kudosWebhook}. */
 export interface KudosWebhookOptions {
-  /** The application's handler; may be async. Throwing or rejecting answers 500 and forgets the key. */
-  onNotification: (notification: KudosNotification, req: WebhookRequest) => void | Promise<void>;
+  /**
+   * The application's handler; may be async. Throwing or rejecting answers 500 and releases the key
+   * (the notification stays kept for `redrive()`). `req` is the delivery's request, undefined when
+   * `redrive()` or `reconcile()` runs it. Make it idempotent by `txHash`: processing is at least once.
+   */
+  onNotification: KudosNotificationHandler;
   /**
    * Secret(s) carried in the webhook URL (`?token=` or last path segment) or as the password of
    * `Authorization: Basic`; several allow rotation. Required: a missing or empty value throws
@@ -45,8 +55,8 @@ export interface KudosWebhookOptions {
   limit?: number;
   /** Accept only this `tx.amount.denom` (422 `unexpected_denom` otherwise). */
   denom?: string;
-  /** Told of every refused or failed delivery (for logging). Never given secrets. */
-  onError?: (error: KudosWebhookError, req: WebhookRequest) => void;
+  /** Told of every refused or failed delivery, redrive or reconcile (for logging). Never given secrets. */
+  onError?: (error: KudosWebhookError, req: WebhookRequest | undefined) => void;
 }
 
 /** Express error middleware: `(err, req, res, next)`. */
@@ -65,6 +75,21 @@ export type KudosWebhookErrorHandler = (
 export interface KudosWebhookHandler {
   (req: WebhookRequest, res: ServerResponse, next?: (err?: unknown) => void): void;
   errorHandler: KudosWebhookErrorHandler;
+  /**
+   * The notifications that passed verification and were not processed: failed, timed out, or still
+   * pending when their lease ended (a crash). Kept in the dedupe store until processed or its TTL ends.
+   */
+  unprocessed(): Promise<KudosUnprocessedNotification[]>;
+  /**
+   * Runs each unprocessed notification again through the same once-only processing. Run it on a
+   * schedule: the service stops retrying after a while, and a handler may fail after it did.
+   */
+  redrive(): Promise<KudosRedriveResult>;
+  /**
+   * Fetches transaction records from the service (one by hash, or a user's since a time) and
+   * processes each like a delivery, under the same keys: for what never arrived.
+   */
+  reconcile(args: KudosReconcileTransaction | KudosReconcileHistory): Promise<KudosReconcileResult>;
 }
 
 /** body-parser error types and what the receiver makes of them. */
@@ -144,7 +169,7 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
   const ttl = options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS;
   const lease = options.leaseMs ?? DEFAULT_LEASE_MS;
   const handlerTimeout = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
-  const onError = (error: KudosWebhookError, req: WebhookRequest): void => {
+  const onError = (error: KudosWebhookError, req: WebhookRequest | undefined): void => {
     try {
       options.onError?.(error, req);
     } catch {
@@ -162,26 +187,16 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
     answer(res, error.status, body, headers);
   }
 
-  async function confirmNotification(
-    notification: KudosNotification,
-    confirm: KudosConfirmer,
-  ): Promise<void> {
-    // Called inside an async function, so a confirmer that throws synchronously is caught too.
-    const result = await (async () => confirm(notification))().catch((cause: unknown) => {
-      throw cause instanceof KudosWebhookError
-        ? cause
-        : new KudosWebhookError(
-            'confirmation_unavailable',
-            'confirmation failed; retry later',
-            undefined,
-            cause,
-          );
-    });
-    const verdict = typeof result === 'boolean' ? { confirmed: result } : result;
-    notification.confirmed = verdict.confirmed === true;
-    if (!notification.confirmed && verdict.reason) notification.confirmationReason = verdict.reason;
-    notification.paid = notification.confirmed && notification.tx.status === 'success';
-  }
+  const settings: PipelineSettings = {
+    store,
+    ttlMs: ttl,
+    leaseMs: lease,
+    timeoutMs: handlerTimeout,
+    denom: options.denom,
+    confirm: options.confirm,
+    onNotification: options.onNotification,
+    report: onError,
+  };
 
   async function receive(req: WebhookRequest, res: ServerResponse): Promise<void> {
     try {
@@ -189,23 +204,13 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
       const secretOk = secrets ? checkSecret(req, secrets) : true;
       if (req.method !== 'POST') throw new KudosWebhookError('method_not_allowed', 'use POST');
       if (!secretOk) throw new KudosWebhookError('invalid_secret', 'webhook secret is missing or wrong');
-      const notification = parseKudosNotification(await readNotificationBody(req, limit));
-      if (options.denom !== undefined && notification.tx.amount.denom !== options.denom) {
-        throw new KudosWebhookError(
-          'unexpected_denom',
-          `"tx.amount.denom" must be "${options.denom}"`,
-          'tx.amount.denom',
-        );
-      }
-      const outcome = await processOnce(
-        store,
-        notification.key,
-        { leaseMs: lease, ttlMs: ttl, timeoutMs: handlerTimeout, report: (error) => onError(error, req) },
-        async () => {
-          if (options.confirm) await confirmNotification(notification, options.confirm);
-          await options.onNotification(notification, req);
-        },
-      );
+      const body = await readNotificationBody(req, limit);
+      const { notification, outcome } = await runNotification(settings, {
+        body,
+        source: 'webhook',
+        trusted: secrets !== undefined,
+        req,
+      });
       if (outcome === 'duplicate') answer(res, 200, { ok: true, duplicate: true, key: notification.key });
       else answer(res, 200, { ok: true, key: notification.key });
     } catch (caught) {
@@ -223,5 +228,10 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
     if (secrets) checkSecret(req, secrets); // redact before onError sees the URL
     refuse(req, res, make());
   };
-  return Object.assign(handler, { errorHandler });
+  return Object.assign(handler, {
+    errorHandler,
+    unprocessed: () => listUnprocessed(store),
+    redrive: () => redrive(settings),
+    reconcile: (args: KudosReconcileTransaction | KudosReconcileHistory) => reconcile(settings, args),
+  });
 }

@@ -3,6 +3,7 @@ import { KudosWebhookError } from './errors.js';
 import type {
   KudosAmount,
   KudosNotification,
+  KudosNotificationSource,
   KudosOutput,
   KudosPaymentMetadata,
   KudosTransaction,
@@ -239,7 +240,10 @@ function parseMetadata(value: unknown): KudosPaymentMetadata {
  *
  * @see docs/kudos-service.md#notifications
  */
-export function parseKudosNotification(body: unknown): KudosNotification {
+export function parseKudosNotification(
+  body: unknown,
+  source: KudosNotificationSource = 'webhook',
+): KudosNotification {
   const clean = sanitize(body);
   if (!isObject(clean)) {
     throw new KudosWebhookError(
@@ -252,6 +256,7 @@ export function parseKudosNotification(body: unknown): KudosNotification {
   const tx: KudosTransaction = { ...parsed, outputs: outputsOf(parsed, metadata.agentId) };
   return {
     key: `${tx.txHash}:${tx.status}`,
+    source,
     tx,
     metadata,
     confirmed: false,

@@ -1,4 +1,11 @@
-import type { KudosClaimResult, KudosDedupeStore } from './dedupe.js';
+import { randomBytes } from 'node:crypto';
+import {
+  type KudosClaimContext,
+  type KudosClaimResult,
+  type KudosDedupeStore,
+  type KudosKeptNotification,
+  DedupeStoreFullError,
+} from './dedupe.js';
 import { KudosWebhookError } from './errors.js';
 
 /** Timing of {@link processOnce}. */
@@ -11,6 +18,26 @@ export interface ProcessOnceOptions {
   timeoutMs: number;
   /** Told of problems that come after the answer was decided (a late failure, a failed `complete`). */
   report: (error: KudosWebhookError) => void;
+  /** Whether the notification was verified before its claim (its secret checked, or fetched from the service). */
+  trusted: boolean;
+  /** Read once the work succeeded: whether the key is trusted now (e.g. confirmed on the chain). */
+  trustedAfter?: () => boolean;
+  /**
+   * What the store keeps until the work succeeds (`attempts` and `lastError` are filled in here), so
+   * that `unprocessed()` lists it and `redrive()` runs it again; kept before the work runs, so a crash
+   * in the middle loses nothing. Undefined, or a store without `keep()`: nothing is kept.
+   */
+  keep?: Omit<KudosKeptNotification, 'attempts' | 'lastError'>;
+}
+
+/** Longest `lastError` kept. */
+const MAX_ERROR_TEXT = 500;
+
+/** What is kept of an error: its code (when it has one) and message, never its stack. */
+function describeError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = error instanceof KudosWebhookError ? `${error.code}: ` : '';
+  return `${code}${message}`.slice(0, MAX_ERROR_TEXT);
 }
 
 /** What became of one delivery. */
@@ -38,13 +65,14 @@ function keepLease(
   store: KudosDedupeStore,
   key: string,
   leaseMs: number,
+  claim: KudosClaimContext,
   report: ProcessOnceOptions['report'],
 ) {
   const extend = store.extend?.bind(store);
   if (!extend) return () => undefined;
   const timer = setInterval(
     () => {
-      call(() => extend(key, leaseMs)).catch((cause: unknown) =>
+      call(() => extend(key, leaseMs, claim)).catch((cause: unknown) =>
         report(storeError('could not renew the processing lease', cause)),
       );
     },
@@ -77,11 +105,17 @@ export async function processOnce(
   options: ProcessOnceOptions,
   work: () => Promise<void>,
 ): Promise<ProcessOutcome> {
-  const claimed = readClaim(
-    await call(() => store.claim(key, options.leaseMs)).catch((cause: unknown) => {
-      throw storeError('dedupe store is unavailable; retry later', cause);
-    }),
-  );
+  // The token is chosen before the claim is sent: a claim whose answer never comes (a store that
+  // timed out while it still ran the command) is released with it as soon as the store gets to it.
+  const claim: KudosClaimContext = { token: randomBytes(16).toString('base64url'), trusted: options.trusted };
+  let claimed: KudosClaimResult;
+  try {
+    claimed = readClaim(await call(() => store.claim(key, options.leaseMs, claim)));
+  } catch (cause) {
+    call(() => store.release(key, claim)).catch(() => undefined);
+    if (cause instanceof DedupeStoreFullError) throw storeError(cause.message, cause);
+    throw cause instanceof KudosWebhookError ? cause : storeError('dedupe store is unavailable; retry later', cause);
+  }
   if (claimed === 'done') return 'duplicate';
   if (claimed === 'processing') {
     throw new KudosWebhookError(
@@ -89,19 +123,31 @@ export async function processOnce(
       'this notification is being processed by an earlier delivery; retry later',
     );
   }
-  const stopLease = keepLease(store, key, options.leaseMs, options.report);
+  const keep = async (attempts: number, error: unknown): Promise<void> => {
+    const { keep: base } = options;
+    const method = store.keep?.bind(store);
+    if (!base || !method) return;
+    const lastError = error === undefined ? null : describeError(error);
+    await call(() => method({ ...base, attempts, lastError }, options.ttlMs)).catch((cause: unknown) =>
+      options.report(storeError('could not keep the notification for redrive', cause)),
+    );
+  };
+  await keep(1, undefined);
+  const stopLease = keepLease(store, key, options.leaseMs, claim, options.report);
   let answered = false;
   const finished = call(work).then(
     async () => {
       stopLease();
-      await call(() => store.complete(key, options.ttlMs)).catch((cause: unknown) =>
+      const trusted = options.trusted || options.trustedAfter?.() === true;
+      await call(() => store.complete(key, options.ttlMs, { ...claim, trusted })).catch((cause: unknown) =>
         // Processed already: the lease still guards against a quick redelivery.
         options.report(storeError('could not mark the notification processed', cause)),
       );
     },
     async (error: unknown) => {
       stopLease();
-      await call(() => store.release(key)).catch(() => undefined); // else the lease expires
+      await call(() => store.release(key, claim)).catch(() => undefined); // else the lease expires
+      await keep(0, error);
       if (answered) options.report(asHandlerError(error));
       throw error;
     },
@@ -112,21 +158,22 @@ export async function processOnce(
       // Renewal ends here: the lease stays until it runs out, so a late success still counts and a
       // redelivery within it gets 409, but a handler that never settles cannot hold the key forever.
       stopLease();
-      reject(
-        new KudosWebhookError(
-          'handler_timeout',
-          `the notification handler did not finish within ${options.timeoutMs} ms; it goes on, and a redelivery will be answered by its outcome`,
-        ),
+      const timeout = new KudosWebhookError(
+        'handler_timeout',
+        `the notification handler did not finish within ${options.timeoutMs} ms; it goes on, and a redelivery will be answered by its outcome`,
       );
+      keep(0, timeout).finally(() => reject(timeout));
     }, options.timeoutMs);
     finished.then(
       () => {
         clearTimeout(timer);
+        if (answered) return;
         answered = true;
         resolve('processed');
       },
       (error: unknown) => {
         clearTimeout(timer);
+        if (answered) return;
         answered = true;
         reject(error);
       },

@@ -163,10 +163,18 @@ export interface KudosConfirmation {
   reason?: string;
 }
 
+/** Where a notification came from: a delivery of the service, or the receiver's own lookup (`reconcile()`). */
+export type KudosNotificationSource = 'webhook' | 'reconcile';
+
 /** A validated, normalized payment notification. */
 export interface KudosNotification {
-  /** Event key: `txHash:status`. The receiver processes each key once. */
+  /** Event key: `txHash:status`. The receiver processes each key once, whichever way it came. */
   key: string;
+  /**
+   * `webhook` for a delivery (also when `redrive()` runs it again), `reconcile` for a record that
+   * `reconcile()` fetched from the service; a reconciled one has no metadata (`metadata.raw` is empty).
+   */
+  source: KudosNotificationSource;
   tx: KudosTransaction;
   metadata: KudosPaymentMetadata;
   /** Whether the transaction was confirmed independently (see the `confirm` option). */

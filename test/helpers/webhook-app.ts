@@ -65,8 +65,8 @@ export async function startWebhookApp(
   options: WebhookAppOptions = {},
 ): Promise<WebhookApp> {
   const calls: HandlerCall[] = [];
-  const record = (notification: KudosNotification, req: WebhookRequest) => {
-    calls.push({ notification, url: req.url, originalUrl: req.originalUrl });
+  const record = (notification: KudosNotification, req: WebhookRequest | undefined) => {
+    calls.push({ notification, url: req?.url, originalUrl: req?.originalUrl });
   };
   const handler = kudosWebhook({
     ...options,

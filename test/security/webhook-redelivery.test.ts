@@ -41,7 +41,7 @@ describe('what onError and the handler see of the URL', () => {
   beforeAll(async () => {
     app = await startWebhookApp('express5', {
       secret: SECRET,
-      onError: (error: KudosWebhookError, req) => seen.push(`${error.code} ${req.originalUrl ?? req.url}`),
+      onError: (error: KudosWebhookError, req) => seen.push(`${error.code} ${req?.originalUrl ?? req?.url}`),
     });
   });
   afterEach(() => {

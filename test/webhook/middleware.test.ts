@@ -253,7 +253,7 @@ describe('kudosWebhook setup and misuse', () => {
     const seen: string[] = [];
     app = await startWebhookApp('node:http', {
       secret: SECRET,
-      onError: (error, req) => seen.push(`${error.code} ${req.url}`),
+      onError: (error, req) => seen.push(`${error.code} ${req?.url}`),
     });
     await deliver(`${app.url}?token=wrong-secret-xxxxxxxx`, sampleNotification());
     await deliver(`${app.url}?token=${SECRET}`, 'nope');

@@ -19,6 +19,7 @@ describe('parseKudosNotification', () => {
   it('parses the sample of docs/kudos-service.md#notifications to the exact expected object', () => {
     expect(parseKudosNotification(sampleNotification())).toEqual({
       key: `${HASH}:success`,
+      source: 'webhook',
       tx: {
         from: 'cosmos1wfu97hwfv5ukc0xjyutajq9e6w5xkcdprlmyhj',
         fromId: 'alice-example',

@@ -1,0 +1,164 @@
+import { KudosApiError } from '../errors.js';
+import { isRecord } from '../guards.js';
+import { readServiceError } from '../service-error.js';
+import { withoutTrailingSlashes } from '../url-path.js';
+import { KudosWebhookError } from './errors.js';
+import { type PipelineSettings, runNotification } from './pipeline.js';
+import { asHandlerError } from './process-once.js';
+
+/** `reconcile()` of one transaction: `GET {baseURL}/tx/id/{txHash}` (no token). */
+export interface KudosReconcileTransaction {
+  /** `{base_url}` of the Kudos API. */
+  baseURL: string;
+  txHash: string;
+  /** Time limit of each lookup in milliseconds; default 10000. */
+  timeoutMs?: number;
+}
+
+/**
+ * `reconcile()` of a user's transactions since a time: `GET {baseURL}/tx/history/user/{user}`,
+ * page by page (10 a page, newest first), with that user's access token holding `read`.
+ */
+export interface KudosReconcileHistory {
+  baseURL: string;
+  /** The Kudos user ID whose transactions (received and sent) are read. */
+  user: string;
+  accessToken: string;
+  /**
+   * Epoch milliseconds: transactions from this time on. Default: the dedupe TTL back (older keys are
+   * forgotten, so older records would be processed again: never reach further back than the TTL).
+   */
+  since?: number;
+  timeoutMs?: number;
+}
+
+/** What `reconcile()` did. */
+export interface KudosReconcileResult {
+  /** Records the service answered. */
+  seen: number;
+  /** Processed now: no delivery had brought them. */
+  processed: number;
+  /** Already processed (a delivery came first, or an earlier reconcile). */
+  duplicates: number;
+  /** Could not be processed now (the handler failed, or a delivery holds the key); kept for `redrive()`. */
+  failed: number;
+}
+
+/** Most history pages one reconcile reads (10 records each). */
+const MAX_PAGES = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+async function getJson(url: string, what: string, timeoutMs: number, accessToken?: string): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      headers: { accept: 'application/json', ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}) },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (cause) {
+    const timedOut = cause instanceof DOMException && cause.name === 'TimeoutError';
+    throw new KudosApiError(timedOut ? 'timeout' : 'network_error', undefined, what, {
+      status: timedOut ? 504 : 502,
+      cause,
+      message: `Kudos API ${timedOut ? `did not answer ${what} within ${timeoutMs} ms` : `could not be reached for ${what}`}`,
+    });
+  }
+  const text = await res.text().catch(() => '');
+  if (res.status === 404) return undefined;
+  if (!res.ok) {
+    throw new KudosApiError(readServiceError(text)?.code ?? 'api_error', res.status, what);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new KudosApiError('invalid_response', res.status, what, {
+      status: 502,
+      cause,
+      message: `Kudos API answered ${what} with HTTP ${res.status} but not with JSON`,
+    });
+  }
+}
+
+/** Runs one record fetched from the service through the pipeline, counting what became of it. */
+async function feed(settings: PipelineSettings, record: unknown, result: KudosReconcileResult): Promise<void> {
+  result.seen++;
+  try {
+    // A record is a notification's `tx`; the service sends no metadata with it.
+    const { outcome } = await runNotification(settings, {
+      body: { tx: record },
+      source: 'reconcile',
+      trusted: true, // fetched from the service by this receiver, not posted by anyone
+      req: undefined,
+    });
+    if (outcome === 'duplicate') result.duplicates++;
+    else result.processed++;
+  } catch (error) {
+    result.failed++;
+    settings.report(asHandlerError(error), undefined);
+  }
+}
+
+function checkBase(baseURL: unknown): string {
+  if (typeof baseURL !== 'string' || !URL.canParse(baseURL)) {
+    throw new TypeError('reconcile() requires "baseURL", the absolute URL of the Kudos API');
+  }
+  return withoutTrailingSlashes(baseURL);
+}
+
+/**
+ * Fetches transaction records from the service and feeds each through the same pipeline and dedupe
+ * keys as a delivery, so a payment is handled once whichever path came first: one transaction by
+ * hash, or a user's transactions since a time. Rejects with `KudosApiError` when the service cannot
+ * be asked (a handler failure is counted in `failed` instead, and the record kept for `redrive()`).
+ */
+export async function reconcile(
+  settings: PipelineSettings,
+  args: KudosReconcileTransaction | KudosReconcileHistory,
+): Promise<KudosReconcileResult> {
+  const base = checkBase(args?.baseURL);
+  const timeoutMs = args.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const result: KudosReconcileResult = { seen: 0, processed: 0, duplicates: 0, failed: 0 };
+  if ('txHash' in args) {
+    if (typeof args.txHash !== 'string' || !/^[0-9A-Fa-f]{64}$/.test(args.txHash)) {
+      throw new KudosWebhookError('invalid_tx_hash', '"txHash" must be 64 hexadecimal characters', 'txHash');
+    }
+    const record = await getJson(`${base}/tx/id/${args.txHash.toUpperCase()}`, 'GET /tx/id/{hash}', timeoutMs);
+    if (record !== undefined) await feed(settings, record, result);
+    return result;
+  }
+  if (typeof args.user !== 'string' || args.user === '' || typeof args.accessToken !== 'string') {
+    throw new TypeError('reconcile() requires "txHash", or "user" and "accessToken"');
+  }
+  const since = args.since ?? Date.now() - settings.ttlMs;
+  const seen = new Set<string>();
+  let cursor = Date.now();
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const url = `${base}/tx/history/user/${encodeURIComponent(args.user)}?ts=${cursor}&count=10`;
+    const records = await getJson(url, 'GET /tx/history/user/{id}', timeoutMs, args.accessToken);
+    if (!Array.isArray(records)) {
+      if (records === undefined) return result;
+      throw new KudosApiError('invalid_response', 200, 'GET /tx/history/user/{id}', {
+        status: 502,
+        message: 'Kudos API answered a transaction history that is not a list',
+      });
+    }
+    let fresh = 0;
+    let oldest = cursor;
+    for (const record of records) {
+      const ts = isRecord(record) && typeof record.ts === 'number' ? record.ts : undefined;
+      const hash = isRecord(record) && typeof record.txHash === 'string' ? record.txHash.toUpperCase() : '';
+      if (ts !== undefined) oldest = Math.min(oldest, ts);
+      if (ts !== undefined && ts < since) continue;
+      if (seen.has(hash)) continue;
+      seen.add(hash);
+      fresh++;
+      await feed(settings, record, result);
+    }
+    // Newest first: a short page, or one that reached `since`, is the last.
+    if (records.length < 10 || oldest < since) return result;
+    // The cursor is inclusive: the next page starts at the oldest time seen, and records already
+    // seen there are skipped; a page of nothing new steps past that time.
+    cursor = fresh === 0 ? oldest - 1 : oldest;
+  }
+  return result;
+}

@@ -1,0 +1,66 @@
+import type { KudosDedupeStore, KudosKeptNotification, KudosUnprocessedNotification } from './dedupe.js';
+import { type PipelineSettings, runNotification } from './pipeline.js';
+import { asHandlerError } from './process-once.js';
+
+/** Most kept notifications one `unprocessed()` or `redrive()` reads. */
+export const MAX_KEPT_READ = 1_000_000;
+
+/** What `redrive()` did. */
+export interface KudosRedriveResult {
+  /** Run and succeeded now (or found done already: processed meanwhile). */
+  processed: number;
+  /** Run and failed again; they stay kept, with their new `lastError`. */
+  failed: number;
+  /** Kept and not processed after the run (the failed ones, and those another delivery holds). */
+  remaining: number;
+}
+
+function keptOf(store: KudosDedupeStore): (limit: number) => Promise<KudosKeptNotification[]> {
+  const kept = store.kept?.bind(store);
+  if (!kept || !store.keep) {
+    throw new TypeError(
+      'this dedupe store keeps no unprocessed notifications: it needs keep() and kept() (MemoryDedupeStore and RedisDedupeStore have them)',
+    );
+  }
+  return kept;
+}
+
+/** The notifications that passed verification and were not processed (failed, timed out, or cut off by a crash). */
+export async function listUnprocessed(store: KudosDedupeStore): Promise<KudosUnprocessedNotification[]> {
+  const kept = await keptOf(store)(MAX_KEPT_READ);
+  return kept.map(({ key, txHash, status, attempts, lastError, receivedAt }) => ({
+    key,
+    txHash,
+    status,
+    attempts,
+    lastError,
+    receivedAt,
+  }));
+}
+
+/**
+ * Runs every kept notification again through the same once-only processing as a delivery (its
+ * confirmation, the handler), one at a time, oldest first. A key another delivery holds right now
+ * is left for later; one processed meanwhile is done.
+ */
+export async function redrive(settings: PipelineSettings): Promise<KudosRedriveResult> {
+  const kept = keptOf(settings.store);
+  let processed = 0;
+  let failed = 0;
+  for (const record of await kept(MAX_KEPT_READ)) {
+    try {
+      await runNotification(settings, {
+        body: record.body,
+        source: record.source,
+        trusted: record.trusted,
+        req: undefined,
+        receivedAt: record.receivedAt,
+      });
+      processed++;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'in_progress') failed++;
+      settings.report(asHandlerError(error), undefined);
+    }
+  }
+  return { processed, failed, remaining: (await kept(MAX_KEPT_READ)).length };
+}
