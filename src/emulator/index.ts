@@ -28,3 +28,8 @@ export {
 export type { EmulatorCounters } from './state.js';
 export type { EmulatorTransaction, PaymentOutcome, PaymentRequest, TxStatus } from './transaction.js';
 export type { WebhookDelivery, WebhookMode } from './webhook-sender.js';
+export {
+  type DedupeStoreContractCase,
+  type DedupeStoreContractOptions,
+  dedupeStoreContract,
+} from '../webhook/store-contract.js';

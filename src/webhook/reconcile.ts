@@ -131,9 +131,11 @@ export async function reconcile(
   }
   const since = args.since ?? Date.now() - settings.ttlMs;
   const seen = new Set<string>();
-  let cursor = Date.now();
+  // The first page starts at the service's own now (its clock, not ours); later ones at a cursor.
+  let cursor: number | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const url = `${base}/tx/history/user/${encodeURIComponent(args.user)}?ts=${cursor}&count=10`;
+    const from = cursor === undefined ? '' : `ts=${cursor}&`;
+    const url = `${base}/tx/history/user/${encodeURIComponent(args.user)}?${from}count=10`;
     const records = await getJson(url, 'GET /tx/history/user/{id}', timeoutMs, args.accessToken);
     if (!Array.isArray(records)) {
       if (records === undefined) return result;
@@ -143,7 +145,7 @@ export async function reconcile(
       });
     }
     let fresh = 0;
-    let oldest = cursor;
+    let oldest = cursor ?? Number.POSITIVE_INFINITY;
     for (const record of records) {
       const ts = isRecord(record) && typeof record.ts === 'number' ? record.ts : undefined;
       const hash = isRecord(record) && typeof record.txHash === 'string' ? record.txHash.toUpperCase() : '';
@@ -155,7 +157,7 @@ export async function reconcile(
       await feed(settings, record, result);
     }
     // Newest first: a short page, or one that reached `since`, is the last.
-    if (records.length < 10 || oldest < since) return result;
+    if (records.length < 10 || oldest < since || !Number.isFinite(oldest)) return result;
     // The cursor is inclusive: the next page starts at the oldest time seen, and records already
     // seen there are skipped; a page of nothing new steps past that time.
     cursor = fresh === 0 ? oldest - 1 : oldest;

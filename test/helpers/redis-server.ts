@@ -32,8 +32,11 @@ async function ping(port: number): Promise<boolean> {
   });
 }
 
-/** Starts Debian's redis-server (installed by .ci/run) with an append-only file in a temp folder. */
-export async function startRedisServer(): Promise<RedisServer> {
+/**
+ * Starts Debian's redis-server (installed by .ci/run) with an append-only file in a temp folder;
+ * `extraArgs` are added (e.g. `--enable-debug-command yes` for `DEBUG SLEEP`).
+ */
+export async function startRedisServer(extraArgs: string[] = []): Promise<RedisServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'kudos-redis-'));
   let child: ChildProcess | undefined;
@@ -56,6 +59,7 @@ export async function startRedisServer(): Promise<RedisServer> {
           'always',
           '--dir',
           dir,
+          ...extraArgs,
         ],
         { stdio: 'ignore' },
       );

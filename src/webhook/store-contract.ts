@@ -1,0 +1,208 @@
+import { randomBytes } from 'node:crypto';
+import type { KudosClaimContext, KudosDedupeStore, KudosKeptNotification } from './dedupe.js';
+
+/** One case of {@link dedupeStoreContract}: run it in any test runner; it rejects on a failure. */
+export interface DedupeStoreContractCase {
+  name: string;
+  run: () => Promise<void>;
+}
+
+/** Options of {@link dedupeStoreContract}. */
+export interface DedupeStoreContractOptions {
+  /** Lease and TTL of the cases that wait for an expiry, in milliseconds; default 150. */
+  shortMs?: number;
+}
+
+class ContractFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ContractFailure';
+  }
+}
+
+function check(ok: boolean, message: string): void {
+  if (!ok) throw new ContractFailure(message);
+}
+
+function same(actual: unknown, expected: unknown, what: string): void {
+  check(actual === expected, `${what}: expected ${String(expected)}, got ${String(actual)}`);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const holder = (trusted = true): KudosClaimContext => ({ token: randomBytes(12).toString('base64url'), trusted });
+const uniqueKey = () => `${randomBytes(32).toString('hex').toUpperCase()}:success`;
+
+function record(key: string, overrides: Partial<KudosKeptNotification> = {}): KudosKeptNotification {
+  return {
+    key,
+    txHash: key.split(':')[0] as string,
+    status: 'success',
+    attempts: 1,
+    lastError: null,
+    receivedAt: Date.now(),
+    body: { tx: { txHash: key.split(':')[0] } },
+    source: 'webhook',
+    trusted: true,
+    ...overrides,
+  };
+}
+
+/**
+ * The contract every `KudosDedupeStore` keeps, as runnable cases: atomic claims, leases, ownership,
+ * TTL, and (when the store has `keep()`/`kept()`) the unprocessed notifications. passport-kudos runs
+ * it against `MemoryDedupeStore` and `RedisDedupeStore`; run it against your own store:
+ *
+ * @example
+ * for (const c of dedupeStoreContract(() => new MyStore())) it(c.name, c.run);
+ *
+ * `makeStore` is called once per case; cases use fresh random keys, so one shared backend is fine.
+ * Some cases wait for a lease or TTL to expire (`shortMs`, default 150 ms).
+ */
+export function dedupeStoreContract(
+  makeStore: () => KudosDedupeStore | Promise<KudosDedupeStore>,
+  options: DedupeStoreContractOptions = {},
+): DedupeStoreContractCase[] {
+  const short = options.shortMs ?? 150;
+  const long = 60_000;
+  const cases: DedupeStoreContractCase[] = [
+    {
+      name: 'claims a key once among 20 concurrent callers; the others see processing',
+      async run() {
+        const store = await makeStore();
+        const key = uniqueKey();
+        const answers = await Promise.all(Array.from({ length: 20 }, () => store.claim(key, long, holder())));
+        same(answers.filter((a) => a === 'claimed').length, 1, 'claimed answers');
+        same(answers.filter((a) => a === 'processing').length, 19, 'processing answers');
+      },
+    },
+    {
+      name: 'answers done after complete, until the TTL ends; then the key may be claimed again',
+      async run() {
+        const store = await makeStore();
+        const key = uniqueKey();
+        const a = holder();
+        same(await store.claim(key, long, a), 'claimed', 'first claim');
+        await store.complete(key, short, a);
+        same(await store.claim(key, long, holder()), 'done', 'claim after complete');
+        await sleep(short * 2);
+        same(await store.claim(key, long, holder()), 'claimed', 'claim after the TTL');
+      },
+    },
+    {
+      name: 'lets a key be claimed again once its lease ran out',
+      async run() {
+        const store = await makeStore();
+        const key = uniqueKey();
+        same(await store.claim(key, short, holder()), 'claimed', 'first claim');
+        same(await store.claim(key, short, holder()), 'processing', 'claim inside the lease');
+        await sleep(short * 2);
+        same(await store.claim(key, long, holder()), 'claimed', 'claim after the lease');
+      },
+    },
+    {
+      name: 'release lets a redelivery claim at once',
+      async run() {
+        const store = await makeStore();
+        const key = uniqueKey();
+        const a = holder();
+        await store.claim(key, long, a);
+        await store.release(key, a);
+        same(await store.claim(key, long, holder()), 'claimed', 'claim after release');
+      },
+    },
+    {
+      name: 'complete and release act only for the token that holds the key',
+      async run() {
+        const store = await makeStore();
+        const key = uniqueKey();
+        const a = holder();
+        const b = holder();
+        await store.claim(key, short, a);
+        await sleep(short * 2); // a's lease ran out
+        same(await store.claim(key, long, b), 'claimed', "b's claim after a's lease");
+        await store.release(key, a);
+        same(await store.claim(key, long, holder()), 'processing', "after a's release, b still holds it");
+        await store.complete(key, long, a);
+        same(await store.claim(key, long, holder()), 'processing', "after a's complete, b still holds it");
+        await store.complete(key, long, b);
+        same(await store.claim(key, long, holder()), 'done', "after b's complete");
+      },
+    },
+    {
+      name: "extend renews the holder's lease, and no one else's",
+      async run() {
+        const store = await makeStore();
+        if (!store.extend) return;
+        const key = uniqueKey();
+        const a = holder();
+        await store.claim(key, short, a);
+        await store.extend(key, long, a);
+        await sleep(short * 2);
+        same(await store.claim(key, long, holder()), 'processing', 'claim after an extended lease');
+        const other = uniqueKey();
+        await store.claim(other, short, holder());
+        await store.extend(other, long, holder());
+        await sleep(short * 2);
+        same(await store.claim(other, long, holder()), 'claimed', 'claim after a stranger extended');
+      },
+    },
+  ];
+  const keeping: DedupeStoreContractCase[] = [
+    {
+      name: 'keeps an unprocessed notification: attempts add up, the last error stays, the first arrival stays',
+      async run() {
+        const store = await makeStore();
+        const { keep, kept } = keeper(store);
+        const key = uniqueKey();
+        await keep(record(key, { receivedAt: 1000 }), long);
+        await keep(record(key, { attempts: 0, lastError: 'handler_failed: boom', receivedAt: 2000 }), long);
+        await keep(record(key, { attempts: 1, receivedAt: 3000 }), long);
+        const mine = (await kept(1_000_000)).find((r) => r.key === key);
+        check(mine !== undefined, 'the kept notification is listed');
+        same(mine?.attempts, 2, 'attempts');
+        same(mine?.lastError, 'handler_failed: boom', 'lastError');
+        same(mine?.receivedAt, 1000, 'receivedAt');
+        same(JSON.stringify(mine?.body), JSON.stringify(record(key).body), 'body');
+      },
+    },
+    {
+      name: 'forgets a kept notification when its key completes, and keeps nothing for a done key',
+      async run() {
+        const store = await makeStore();
+        const { keep, kept } = keeper(store);
+        const key = uniqueKey();
+        const a = holder();
+        await store.claim(key, long, a);
+        await keep(record(key), long);
+        await store.complete(key, long, a);
+        check(!(await kept(1_000_000)).some((r) => r.key === key), 'not listed after complete');
+        await keep(record(key, { attempts: 0, lastError: 'late failure' }), long);
+        check(!(await kept(1_000_000)).some((r) => r.key === key), 'a done key keeps nothing');
+      },
+    },
+    {
+      name: 'lets kept notifications expire with their TTL, and lists them oldest first',
+      async run() {
+        const store = await makeStore();
+        const { keep, kept } = keeper(store);
+        const gone = uniqueKey();
+        await keep(record(gone), short);
+        const [older, newer] = [uniqueKey(), uniqueKey()];
+        await keep(record(newer, { receivedAt: 2000 }), long);
+        await keep(record(older, { receivedAt: 1000 }), long);
+        await sleep(short * 2);
+        const list = (await kept(1_000_000)).map((r) => r.key);
+        check(!list.includes(gone), 'an expired one is not listed');
+        check(list.indexOf(older) !== -1 && list.indexOf(older) < list.indexOf(newer), 'oldest first');
+      },
+    },
+  ];
+  return [...cases, ...keeping];
+}
+
+function keeper(store: KudosDedupeStore) {
+  const keep = store.keep?.bind(store);
+  const kept = store.kept?.bind(store);
+  if (!keep || !kept) throw new ContractFailure('the store has no keep() and kept(): unprocessed() and redrive() need them');
+  return { keep, kept };
+}

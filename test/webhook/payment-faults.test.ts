@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type KudosEmulator,
+  type KudosEmulatorOptions,
+  startKudosEmulator,
+} from '../../src/emulator/index.js';
+import {
+  cosmosConfirmer,
+  type KudosNotification,
+  type KudosWebhookHandler,
+  type KudosWebhookOptions,
+  kudosWebhook,
+  MemoryDedupeStore,
+} from '../../src/webhook/index.js';
+import { PAYMENT_USERS } from '../helpers/emulator-user.js';
+import { type Listening, listenLocal } from '../helpers/listen.js';
+import { SHOP_CLIENT, shopSignIn } from '../helpers/shop-client.js';
+import { deliver } from '../helpers/webhook-app.js';
+
+// Faults of the payments work, each with the emulator's real sender delivering real payments: the
+// receiver loses no payment whatever single fault happens.
+
+/** A receiver whose handler the test switches between working, failing and hanging. */
+class Shop {
+  mode: 'work' | 'fail' | 'hang' = 'work';
+  /** Successful handler runs, by notification key. */
+  readonly handled = new Map<string, KudosNotification[]>();
+  hook!: KudosWebhookHandler;
+  server!: Listening;
+
+  async start(options: Partial<KudosWebhookOptions> = {}): Promise<this> {
+    this.hook = kudosWebhook({
+      secret: false,
+      leaseMs: 300,
+      handlerTimeoutMs: 200,
+      ...options,
+      onNotification: async (notification) => {
+        if (this.mode === 'fail') throw new Error('the shop database is down');
+        if (this.mode === 'hang') return new Promise<void>(() => undefined);
+        const list = this.handled.get(notification.key) ?? [];
+        list.push(notification);
+        this.handled.set(notification.key, list);
+      },
+    });
+    this.server = await listenLocal(http.createServer((req, res) => this.hook(req, res)));
+    return this;
+  }
+
+  /** Successful handler runs of one transaction's success. */
+  times(txHash: string): number {
+    return this.handled.get(`${txHash}:success`)?.length ?? 0;
+  }
+}
+
+describe('payments survive every single fault (emulator sender, MemoryDedupeStore)', () => {
+  let kudos: KudosEmulator;
+  let shop: Shop;
+  afterEach(async () => {
+    await kudos?.close();
+    await shop?.server.close();
+  });
+
+  async function setUp(
+    webhookOptions: Partial<KudosWebhookOptions> = {},
+    emulator: KudosEmulatorOptions = {},
+  ) {
+    shop = await new Shop().start(webhookOptions);
+    kudos = await startKudosEmulator({
+      users: PAYMENT_USERS,
+      agents: [{ id: 'shop-agent', webhookURL: shop.server.url }],
+      paymentDelayMs: 5,
+      // The sender gives up after 3 attempts, 50 and 100 ms apart: long before the shop recovers.
+      webhook: { attempts: 3, retryDelayMs: 50, timeoutMs: 1000 },
+      ...emulator,
+    });
+  }
+
+  it('a handler that fails after the sender stopped retrying: kept, listed, and processed by redrive()', async () => {
+    await setUp();
+    shop.mode = 'fail';
+    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+    await kudos.idle();
+    const sent = kudos.deliveries.filter((d) => d.txHash === tx.txHash && d.txStatus === 'success');
+    expect(sent.map((d) => d.responseStatus)).toEqual([500, 500, 500]); // the sender gave up
+    const [kept] = await shop.hook.unprocessed();
+    expect(kept).toMatchObject({
+      key: `${tx.txHash}:success`,
+      txHash: tx.txHash,
+      status: 'success',
+      attempts: 3,
+      lastError: expect.stringContaining('the shop database is down'),
+      receivedAt: expect.any(Number),
+    });
+    expect(await shop.hook.redrive()).toEqual({ processed: 0, failed: 1, remaining: 1 });
+    shop.mode = 'work';
+    expect(await shop.hook.redrive()).toEqual({ processed: 1, failed: 0, remaining: 0 });
+    expect(shop.times(tx.txHash)).toBe(1);
+    expect(await shop.hook.unprocessed()).toEqual([]);
+    // A late redelivery is a duplicate: the payment is handled once.
+    expect(kudos.resend(sent[0]?.id ?? -1)).toBe(true);
+    await kudos.idle();
+    expect(shop.times(tx.txHash)).toBe(1);
+  });
+
+  it('a handler that hangs: timed out, still kept when its lease ends, and processed by redrive()', async () => {
+    await setUp();
+    shop.mode = 'hang';
+    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+    await kudos.idle();
+    const statuses = kudos.deliveries.filter((d) => d.txStatus === 'success').map((d) => d.responseStatus);
+    expect(statuses.every((s) => s === 503 || s === 409)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 400)); // the last lease (300 ms) runs out
+    const kept = await shop.hook.unprocessed();
+    expect(kept.find((k) => k.txHash === tx.txHash && k.status === 'success')).toMatchObject({
+      lastError: expect.stringContaining('handler_timeout'),
+    });
+    shop.mode = 'work';
+    const result = await shop.hook.redrive();
+    expect(result.failed).toBe(0);
+    expect(shop.times(tx.txHash)).toBe(1);
+    expect(await shop.hook.unprocessed()).toEqual([]);
+  });
+
+  it('a notification that never arrives: reconcile({ baseURL, txHash }) processes it once, under the same key', async () => {
+    await setUp();
+    kudos.setWebhook('shop-agent', undefined); // the webhook is lost: nothing is delivered
+    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent', fee: '0.5' });
+    await kudos.idle();
+    expect(kudos.deliveries).toHaveLength(0);
+    expect(await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: tx.txHash })).toEqual({
+      seen: 1,
+      processed: 1,
+      duplicates: 0,
+      failed: 0,
+    });
+    const [reconciled] = shop.handled.get(`${tx.txHash}:success`) ?? [];
+    expect(reconciled?.source).toBe('reconcile');
+    expect(reconciled?.metadata).toEqual({ raw: {} });
+    expect(reconciled?.tx.amount.value).toBe(2_500_000_000n);
+    expect(await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: tx.txHash })).toMatchObject({
+      processed: 0,
+      duplicates: 1,
+    });
+    // The webhook comes back and the service delivers after all: a duplicate.
+    kudos.setWebhook('shop-agent', shop.server.url);
+    const second = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+    await kudos.idle();
+    await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: second.txHash });
+    expect([shop.times(tx.txHash), shop.times(second.txHash)]).toEqual([1, 1]);
+    expect(await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: 'A'.repeat(64) })).toMatchObject({
+      seen: 0,
+    });
+  });
+
+  it("reconcile({ baseURL, user, accessToken, since }) pages through the user's history with a read token", async () => {
+    await setUp({}, { clients: [{ ...SHOP_CLIENT, defaultScopes: ['profile', 'read'] }] });
+    kudos.setWebhook('shop-agent', undefined);
+    const hashes: string[] = [];
+    for (let i = 0; i < 13; i++) {
+      hashes.push(kudos.pay({ from: 'alice', to: 'bobby', amount: String(i + 1) }).txHash);
+      kudos.advanceClock(1000);
+    }
+    await kudos.idle();
+    const bobby = await shopSignIn(kudos, {}, undefined, 'bobby');
+    const since = kudos.now() - 60_000;
+    const result = await shop.hook.reconcile({
+      baseURL: kudos.baseURL,
+      user: 'bobby',
+      accessToken: bobby.access_token,
+      since,
+    });
+    expect(result).toEqual({ seen: 13, processed: 13, duplicates: 0, failed: 0 });
+    expect(hashes.every((h) => shop.times(h) === 1)).toBe(true);
+    const again = await shop.hook.reconcile({
+      baseURL: kudos.baseURL,
+      user: 'bobby',
+      accessToken: bobby.access_token,
+      since,
+    });
+    expect(again).toEqual({ seen: 13, processed: 0, duplicates: 13, failed: 0 });
+    await expect(
+      shop.hook.reconcile({ baseURL: kudos.baseURL, user: 'alice', accessToken: bobby.access_token, since }),
+    ).rejects.toMatchObject({ name: 'KudosApiError', code: 'LOGIN_NEEDED', httpStatus: 401 });
+  });
+
+  it('a flood of forged notifications never evicts a real one: no payment is credited twice', async () => {
+    const store = new MemoryDedupeStore({ maxEntries: 200 });
+    shop = await new Shop().start({ store });
+    kudos = await startKudosEmulator({
+      users: PAYMENT_USERS,
+      agents: [{ id: 'shop-agent', webhookURL: shop.server.url }],
+      paymentDelayMs: 5,
+    });
+    await shop.server.close();
+    shop = await new Shop().start({ store, confirm: cosmosConfirmer({ baseURL: kudos.baseURL }) });
+    kudos.setWebhook('shop-agent', shop.server.url);
+    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+    await kudos.idle();
+    expect(shop.times(tx.txHash)).toBe(1);
+    // 2,000 forged pending notifications (no secret: they cost nothing), ten times the store's size.
+    const forged = (await (await fetch(`${kudos.baseURL}/tx/id/${tx.txHash}`)).json()) as Record<
+      string,
+      unknown
+    >;
+    for (let i = 0; i < 2000; i += 50) {
+      await Promise.all(
+        Array.from({ length: 50 }, () =>
+          deliver(shop.server.url, {
+            tx: { ...forged, txHash: randomBytes(32).toString('hex').toUpperCase(), status: 'pending' },
+            metadata: {},
+          }),
+        ),
+      );
+    }
+    expect(store.evictions).toBeGreaterThan(1500);
+    // The real success is delivered again: still a duplicate.
+    const first = kudos.deliveries.find((d) => d.txHash === tx.txHash && d.txStatus === 'success');
+    kudos.resend(first?.id ?? -1);
+    await kudos.idle();
+    expect(kudos.deliveries.at(-1)?.responseStatus).toBe(200);
+    expect(shop.times(tx.txHash)).toBe(1);
+  });
+});

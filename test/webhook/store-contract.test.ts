@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dedupeStoreContract } from '../../src/emulator/index.js';
+import { RedisDedupeStore } from '../../src/redis/index.js';
+import { MemoryDedupeStore } from '../../src/webhook/index.js';
+import { sharedRedis } from '../helpers/redis-server.js';
+
+// One contract, written once (src/webhook/store-contract.ts, exported from passport-kudos/testing),
+// run against both stores: ownership, lease expiry, TTL, concurrency, unprocessed notifications.
+describe('the dedupe store contract: MemoryDedupeStore', () => {
+  for (const c of dedupeStoreContract(() => new MemoryDedupeStore())) it(c.name, c.run);
+});
+
+describe('the dedupe store contract: RedisDedupeStore (real redis-server)', () => {
+  let redis: { url: string; close: () => Promise<void> };
+  let client: ReturnType<typeof createClient>;
+  beforeAll(async () => {
+    redis = await sharedRedis();
+    client = createClient({ url: redis.url, disableOfflineQueue: true });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client.quit();
+    await redis.close();
+  });
+  for (const c of dedupeStoreContract(
+    () => new RedisDedupeStore(client, { prefix: `contract:${randomUUID()}:` }),
+  )) {
+    it(c.name, c.run);
+  }
+});
+
+describe('the contract fails a store that breaks it', () => {
+  it('catches a store that lets anyone complete a key', async () => {
+    class Careless extends MemoryDedupeStore {
+      override complete(key: string, ttlMs: number): Promise<void> {
+        return super.complete(key, ttlMs); // drops the claim: no ownership check
+      }
+    }
+    const ownership = dedupeStoreContract(() => new Careless()).find((c) =>
+      c.name.startsWith('complete and release'),
+    );
+    await expect(ownership?.run()).rejects.toThrow(/still holds it/);
+  });
+
+  it('catches a store without keep() and kept()', async () => {
+    const bare = {
+      claim: async () => 'claimed' as const,
+      complete: async () => undefined,
+      release: async () => undefined,
+    };
+    const keeping = dedupeStoreContract(() => bare).find((c) => c.name.startsWith('keeps an unprocessed'));
+    await expect(keeping?.run()).rejects.toThrow(/keep\(\) and kept\(\)/);
+  });
+});
+
+describe('MemoryDedupeStore: untrusted keys never evict trusted ones', () => {
+  const token = (trusted: boolean) => ({ token: randomUUID(), trusted });
+
+  it('a flood of untrusted completions evicts only untrusted keys', async () => {
+    const store = new MemoryDedupeStore({ maxEntries: 10 });
+    const real = 'REAL:success';
+    const owner = token(true);
+    await store.claim(real, 60_000, owner);
+    await store.complete(real, 60_000, owner);
+    for (let i = 0; i < 1000; i++) {
+      const forged = token(false);
+      expect(await store.claim(`F${i}:pending`, 60_000, forged)).toBe('claimed');
+      await store.complete(`F${i}:pending`, 60_000, forged);
+    }
+    expect(await store.claim(real, 60_000, token(false))).toBe('done');
+    expect(store.evictions).toBe(991);
+  });
+
+  it('refuses an untrusted claim when only trusted keys could make room; a trusted one evicts the oldest', async () => {
+    const store = new MemoryDedupeStore({ maxEntries: 3 });
+    for (const key of ['A', 'B', 'C']) {
+      const owner = token(true);
+      await store.claim(key, 60_000, owner);
+      await store.complete(key, 60_000, owner);
+    }
+    await expect(store.claim('FORGED', 60_000, token(false))).rejects.toThrow(/full of trusted keys/);
+    expect(await store.claim('D', 60_000, token(true))).toBe('claimed');
+    expect(await store.claim('A', 60_000, token(true))).toBe('claimed'); // A was the oldest: evicted
+  });
+});
