@@ -152,7 +152,7 @@ export const KUDOS_ERROR_CODES = [
     code: 'response_too_large',
     status: 502,
     error: 'KudosApiError',
-    meaning: 'a 2xx answer of the API is larger than the client\'s `maxResponseBytes` (default 4 MiB)',
+    meaning: "a 2xx answer of the API is larger than the client's `maxResponseBytes` (default 4 MiB)",
   },
   {
     code: 'redis_unavailable',

@@ -10,6 +10,12 @@
  *
  * @packageDocumentation
  */
+
+export {
+  type DedupeStoreContractCase,
+  type DedupeStoreContractOptions,
+  dedupeStoreContract,
+} from '../webhook/store-contract.js';
 export {
   type AuthorizeArguments,
   type KudosEmulator,
@@ -28,8 +34,3 @@ export {
 export type { EmulatorCounters } from './state.js';
 export type { EmulatorTransaction, PaymentOutcome, PaymentRequest, TxStatus } from './transaction.js';
 export type { WebhookDelivery, WebhookMode } from './webhook-sender.js';
-export {
-  type DedupeStoreContractCase,
-  type DedupeStoreContractOptions,
-  dedupeStoreContract,
-} from '../webhook/store-contract.js';

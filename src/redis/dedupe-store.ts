@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import {
-  type KudosClaimContext,
-  type KudosClaimResult,
-  type KudosDedupeStore,
-  type KudosKeptNotification,
+import type {
+  KudosClaimContext,
+  KudosClaimResult,
+  KudosDedupeStore,
+  KudosKeptNotification,
 } from '../webhook/dedupe.js';
 import { DELETE_IF_OWNER, type KudosRedisClient, type KudosRedisOptions, RedisKeys } from './command.js';
 
@@ -121,14 +121,19 @@ export class RedisDedupeStore implements KudosDedupeStore {
     for (let at = 0; at < keys.length; at += 1000) {
       const slice = keys.slice(at, at + 1000);
       const values = await this.redis.run('MGET', ...slice.map((k) => this.redis.key(`kept:${k}`)));
-      (Array.isArray(values) ? values : []).forEach((value, i) => {
-        if (typeof value !== 'string') return void gone.push(slice[i] as string);
+      const list: unknown[] = Array.isArray(values) ? values : [];
+      for (const [i, value] of list.entries()) {
+        if (typeof value !== 'string') {
+          gone.push(slice[i] as string);
+          continue;
+        }
         const stored = JSON.parse(value) as StoredKept;
         found.push({ ...stored, lastError: stored.lastError ?? null, body: JSON.parse(stored.body) });
-      });
+      }
     }
     // Records that expired leave their index entry behind: tidy it here.
-    for (let at = 0; at < gone.length; at += 1000) await this.redis.run('ZREM', index, ...gone.slice(at, at + 1000));
+    for (let at = 0; at < gone.length; at += 1000)
+      await this.redis.run('ZREM', index, ...gone.slice(at, at + 1000));
     return found;
   }
 }

@@ -118,7 +118,12 @@ export function capResponse(res: Response, what: string, limit: number): Respons
  * The JSON of a 2xx answer, read up to `limit` bytes: `response_too_large` past it, `timeout` when
  * its body stalls, `invalid_response` when it is not JSON.
  */
-export async function readApiJson(res: Response, what: string, timeout: number, limit: number): Promise<unknown> {
+export async function readApiJson(
+  res: Response,
+  what: string,
+  timeout: number,
+  limit: number,
+): Promise<unknown> {
   let text: string;
   try {
     text = res.body ? (await readCapped(res.body, limit, 'reject')).toString('utf8') : '';

@@ -1,6 +1,12 @@
 import { KudosApiError, KudosTokenError } from '../errors.js';
 import { withoutTrailingSlashes } from '../url-path.js';
-import { apiErrorCode, apiRequest, capResponse, DEFAULT_MAX_RESPONSE_BYTES, readApiJson } from './api-call.js';
+import {
+  apiErrorCode,
+  apiRequest,
+  capResponse,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  readApiJson,
+} from './api-call.js';
 import { type KudosRefreshLock, MemoryRefreshLock } from './lock.js';
 import type { KudosTokenStore } from './store.js';
 import type { KudosTokenSet } from './token-set.js';
@@ -90,7 +96,9 @@ function checkClientOptions(options: KudosClientOptions): {
   }
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0) {
-    throw new TypeError('createKudosClient option "maxResponseBytes" must be a positive whole number of bytes');
+    throw new TypeError(
+      'createKudosClient option "maxResponseBytes" must be a positive whole number of bytes',
+    );
   }
   return { baseURL: withoutTrailingSlashes(baseURL), timeout, maxResponseBytes };
 }
@@ -157,7 +165,12 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
 
   async function json<T>(userId: string, path: string, init?: RequestInit): Promise<T> {
     const what = `${init?.method ?? 'GET'} ${path.split('?')[0]}`;
-    return (await readApiJson(await authorizedFetch(userId, path, init), what, timeout, maxResponseBytes)) as T;
+    return (await readApiJson(
+      await authorizedFetch(userId, path, init),
+      what,
+      timeout,
+      maxResponseBytes,
+    )) as T;
   }
 
   return { fetch: authorizedFetch, json, tokenSet };

@@ -226,7 +226,10 @@ export class MemoryDedupeStore implements KudosDedupeStore {
   async keep(record: KudosKeptNotification, ttlMs: number): Promise<void> {
     const now = this.now();
     const hash = hashKey(record.key, this.seed);
-    if ((this.trustedDone.get(record.key, hash) ?? 0) > now || (this.untrustedDone.get(record.key, hash) ?? 0) > now) {
+    if (
+      (this.trustedDone.get(record.key, hash) ?? 0) > now ||
+      (this.untrustedDone.get(record.key, hash) ?? 0) > now
+    ) {
       return; // processed meanwhile: nothing to keep
     }
     const existing = this.keptTrusted.get(record.key) ?? this.keptUntrusted.get(record.key);
@@ -235,7 +238,10 @@ export class MemoryDedupeStore implements KudosDedupeStore {
     this.keptUntrusted.delete(record.key);
     const into = merged.trusted ? this.keptTrusted : this.keptUntrusted;
     if (!existing && !this.roomToKeep(now, merged.trusted)) return;
-    into.set(record.key, { record: merged, until: existing ? Math.max(existing.until, now + ttlMs) : now + ttlMs });
+    into.set(record.key, {
+      record: merged,
+      until: existing ? Math.max(existing.until, now + ttlMs) : now + ttlMs,
+    });
   }
 
   async kept(limit: number): Promise<KudosKeptNotification[]> {

@@ -31,11 +31,11 @@ export {
 } from './middleware.js';
 export { parseKudosNotification } from './parse.js';
 export type { KudosNotificationHandler } from './pipeline.js';
+export { classifyStatusChange, type KudosStatusChange } from './progression.js';
 export type {
   KudosReconcileHistory,
   KudosReconcileResult,
   KudosReconcileTransaction,
 } from './reconcile.js';
 export type { KudosRedriveResult } from './recovery.js';
-export { classifyStatusChange, type KudosStatusChange } from './progression.js';
 export type * from './types.js';

@@ -1,10 +1,10 @@
+import type { WebhookRequest } from './body.js';
 import type { KudosConfirmer } from './confirm.js';
 import type { KudosDedupeStore } from './dedupe.js';
 import { KudosWebhookError } from './errors.js';
 import { parseKudosNotification, sanitize } from './parse.js';
 import { type ProcessOutcome, processOnce } from './process-once.js';
 import type { KudosNotification, KudosNotificationSource } from './types.js';
-import type { WebhookRequest } from './body.js';
 
 /** The app's handler: a delivery's request, or undefined for `redrive()` and `reconcile()`. */
 export type KudosNotificationHandler = (
@@ -40,7 +40,12 @@ async function confirmNotification(notification: KudosNotification, confirm: Kud
   const result = await (async () => confirm(notification))().catch((cause: unknown) => {
     throw cause instanceof KudosWebhookError
       ? cause
-      : new KudosWebhookError('confirmation_unavailable', 'confirmation failed; retry later', undefined, cause);
+      : new KudosWebhookError(
+          'confirmation_unavailable',
+          'confirmation failed; retry later',
+          undefined,
+          cause,
+        );
   });
   const verdict = typeof result === 'boolean' ? { confirmed: result } : result;
   notification.confirmed = verdict.confirmed === true;
@@ -60,7 +65,11 @@ export async function runNotification(
   const body = sanitize(input.body);
   const notification = parseKudosNotification(body, input.source);
   if (settings.denom !== undefined && notification.tx.amount.denom !== settings.denom) {
-    throw new KudosWebhookError('unexpected_denom', `"tx.amount.denom" must be "${settings.denom}"`, 'tx.amount.denom');
+    throw new KudosWebhookError(
+      'unexpected_denom',
+      `"tx.amount.denom" must be "${settings.denom}"`,
+      'tx.amount.denom',
+    );
   }
   const outcome = await processOnce(
     settings.store,

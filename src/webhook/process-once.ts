@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import {
+  DedupeStoreFullError,
   type KudosClaimContext,
   type KudosClaimResult,
   type KudosDedupeStore,
   type KudosKeptNotification,
-  DedupeStoreFullError,
 } from './dedupe.js';
 import { KudosWebhookError } from './errors.js';
 
@@ -114,7 +114,9 @@ export async function processOnce(
   } catch (cause) {
     call(() => store.release(key, claim)).catch(() => undefined);
     if (cause instanceof DedupeStoreFullError) throw storeError(cause.message, cause);
-    throw cause instanceof KudosWebhookError ? cause : storeError('dedupe store is unavailable; retry later', cause);
+    throw cause instanceof KudosWebhookError
+      ? cause
+      : storeError('dedupe store is unavailable; retry later', cause);
   }
   if (claimed === 'done') return 'duplicate';
   if (claimed === 'processing') {

@@ -52,7 +52,10 @@ async function getJson(url: string, what: string, timeoutMs: number, accessToken
   let res: Response;
   try {
     res = await fetch(url, {
-      headers: { accept: 'application/json', ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}) },
+      headers: {
+        accept: 'application/json',
+        ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}),
+      },
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (cause) {
@@ -80,7 +83,11 @@ async function getJson(url: string, what: string, timeoutMs: number, accessToken
 }
 
 /** Runs one record fetched from the service through the pipeline, counting what became of it. */
-async function feed(settings: PipelineSettings, record: unknown, result: KudosReconcileResult): Promise<void> {
+async function feed(
+  settings: PipelineSettings,
+  record: unknown,
+  result: KudosReconcileResult,
+): Promise<void> {
   result.seen++;
   try {
     // A record is a notification's `tx`; the service sends no metadata with it.
@@ -122,7 +129,11 @@ export async function reconcile(
     if (typeof args.txHash !== 'string' || !/^[0-9A-Fa-f]{64}$/.test(args.txHash)) {
       throw new KudosWebhookError('invalid_tx_hash', '"txHash" must be 64 hexadecimal characters', 'txHash');
     }
-    const record = await getJson(`${base}/tx/id/${args.txHash.toUpperCase()}`, 'GET /tx/id/{hash}', timeoutMs);
+    const record = await getJson(
+      `${base}/tx/id/${args.txHash.toUpperCase()}`,
+      'GET /tx/id/{hash}',
+      timeoutMs,
+    );
     if (record !== undefined) await feed(settings, record, result);
     return result;
   }

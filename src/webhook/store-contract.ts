@@ -29,7 +29,10 @@ function same(actual: unknown, expected: unknown, what: string): void {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const holder = (trusted = true): KudosClaimContext => ({ token: randomBytes(12).toString('base64url'), trusted });
+const holder = (trusted = true): KudosClaimContext => ({
+  token: randomBytes(12).toString('base64url'),
+  trusted,
+});
 const uniqueKey = () => `${randomBytes(32).toString('hex').toUpperCase()}:success`;
 
 function record(key: string, overrides: Partial<KudosKeptNotification> = {}): KudosKeptNotification {
@@ -203,6 +206,7 @@ export function dedupeStoreContract(
 function keeper(store: KudosDedupeStore) {
   const keep = store.keep?.bind(store);
   const kept = store.kept?.bind(store);
-  if (!keep || !kept) throw new ContractFailure('the store has no keep() and kept(): unprocessed() and redrive() need them');
+  if (!keep || !kept)
+    throw new ContractFailure('the store has no keep() and kept(): unprocessed() and redrive() need them');
   return { keep, kept };
 }

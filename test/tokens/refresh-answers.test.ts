@@ -69,15 +69,18 @@ describe('strategy.refresh() with the refresh answers the service gives', () => 
     ['exp 1e308 without iat', { exp: 1e308 }],
     ['exp 1e13 with a true iat', { exp: 1e13, iat: Math.floor(Date.now() / 1000) }],
     ['exp and iat both far out', { exp: 1e13, iat: 1e13 - 3600 }],
-  ])('clamps expiresAt for %s: a finite date at most an hour out (plus the clock skew allowed)', async (_n, claims) => {
-    tokens.answer = { kind: 'json', body: { access_token: jwt({ user: 'alice-example', ...claims }) } };
-    const before = Date.now();
-    const set = await strategy.refresh('rt-kept-0123456789');
-    expect(Number.isFinite(set.expiresAt)).toBe(true);
-    const limit = 'iat' in claims && claims.iat < 1e12 ? 3600_000 : 3600_000 + 24 * 3600_000;
-    expect(set.expiresAt - before).toBeLessThanOrEqual(limit + 1000);
-    if (!('iat' in claims)) expect(set.expiresAt).toBeLessThanOrEqual(Date.now() + 3600_000);
-  });
+  ])(
+    'clamps expiresAt for %s: a finite date at most an hour out (plus the clock skew allowed)',
+    async (_n, claims) => {
+      tokens.answer = { kind: 'json', body: { access_token: jwt({ user: 'alice-example', ...claims }) } };
+      const before = Date.now();
+      const set = await strategy.refresh('rt-kept-0123456789');
+      expect(Number.isFinite(set.expiresAt)).toBe(true);
+      const limit = 'iat' in claims && claims.iat < 1e12 ? 3600_000 : 3600_000 + 24 * 3600_000;
+      expect(set.expiresAt - before).toBeLessThanOrEqual(limit + 1000);
+      if (!('iat' in claims)) expect(set.expiresAt).toBeLessThanOrEqual(Date.now() + 3600_000);
+    },
+  );
 
   it('keeps the user and scope of the previous token set when the answer and an opaque token say nothing', async () => {
     tokens.answer = { kind: 'json', body: { access_token: 'opaque-access' } };
