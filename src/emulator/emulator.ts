@@ -89,8 +89,17 @@ export interface KudosEmulator {
   close(): Promise<void>;
 }
 
-/** Puts a saved state into a new emulator state (its configured clients, users and agents stay unless saved ones replace them). */
-function restore(state: EmulatorState, snapshot: EmulatorSnapshot): void {
+/**
+ * Puts a saved state into a new emulator (its configured clients, users and agents stay unless saved
+ * ones replace them). A payment that was pending settles and notifies as it would have, and the
+ * notifications that were still to be delivered (an attempt cut off, or a retry waiting) are resumed.
+ */
+function restore(
+  state: EmulatorState,
+  ops: EmulatorOperations,
+  webhooks: WebhookSender,
+  snapshot: EmulatorSnapshot,
+): void {
   state.clock.restore(snapshot.clockOffsetMs);
   for (const user of snapshot.users) state.users.set(user.id, user);
   for (const client of snapshot.clients) state.clients.set(client.clientID, client);
@@ -99,26 +108,23 @@ function restore(state: EmulatorState, snapshot: EmulatorSnapshot): void {
   for (const [token, record] of snapshot.refreshTokens) state.refreshTokens.set(token, record);
   for (const [key, token] of snapshot.activeRefresh) state.activeRefresh.set(key, token);
   for (const saved of snapshot.transactions) {
-    // A payment still pending when the state was saved reaches its outcome at the restart.
-    const done = saved.status !== 'pending';
-    const tx: EmulatorTransaction = {
-      ...saved,
-      status: done ? saved.status : saved.outcome,
-      completeTs: done ? saved.completeTs : state.clock.now(),
-      height: done || saved.outcome === 'timeout' ? saved.height : 1_000_000 + state.transactions.size,
-      settled: Promise.resolve(),
-    };
-    state.addTransaction(tx);
+    if (saved.status === 'pending') ops.resumePayment(saved);
+    else state.addTransaction({ ...saved, settled: Promise.resolve() });
   }
+  webhooks.resume({
+    deliveries: snapshot.deliveries ?? [],
+    outbox: snapshot.outbox ?? [],
+    nextNotificationId: snapshot.nextNotificationId ?? 1,
+  });
 }
 
 /** Saves the state file after every change, at most once per turn of the event loop. */
-function saveOnChange(state: EmulatorState, file: string): { flush(): void } {
+function saveOnChange(state: EmulatorState, webhooks: WebhookSender, file: string): { flush(): void } {
   let scheduled: NodeJS.Immediate | undefined;
   const save = () => {
     scheduled = undefined;
     try {
-      writeSnapshot(file, takeSnapshot(state));
+      writeSnapshot(file, takeSnapshot(state, webhooks.snapshot()));
     } catch (error) {
       state.log(`could not save the state file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
     }
@@ -151,14 +157,14 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
     snapshot ? { ...resolved, jwtSecret: snapshot.jwtSecret } : resolved,
     new EmulatorClock(),
   );
-  if (snapshot) restore(state, snapshot);
-  if (resolved.autoLogin !== undefined && !state.users.has(resolved.autoLogin)) {
-    throw new TypeError(`startKudosEmulator: "autoLogin" names no user: ${resolved.autoLogin}`);
-  }
-  const saver = resolved.state === undefined ? undefined : saveOnChange(state, resolved.state);
   const timers = new Set<NodeJS.Timeout>();
   const webhooks = new WebhookSender(state, timers);
   const ops = new EmulatorOperations(state, webhooks, timers);
+  if (snapshot) restore(state, ops, webhooks, snapshot);
+  if (resolved.autoLogin !== undefined && !state.users.has(resolved.autoLogin)) {
+    throw new TypeError(`startKudosEmulator: "autoLogin" names no user: ${resolved.autoLogin}`);
+  }
+  const saver = resolved.state === undefined ? undefined : saveOnChange(state, webhooks, resolved.state);
 
   const router = new Router();
   router.on(ROUTES.home, (ctx) => sendHtml(ctx.res, 200, homePage(stateJson(state, webhooks))));

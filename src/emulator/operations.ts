@@ -1,6 +1,6 @@
 import type { EmulatorClient, EmulatorUser } from './emulator-options.js';
 import { resolveEmulatorOptions } from './emulator-options.js';
-import { checkPayment, createTransaction } from './payments.js';
+import { checkPayment, createTransaction, settleLater } from './payments.js';
 import type { EmulatorState } from './state.js';
 import type { EmulatorTransaction, PaymentOutcome, PaymentRequest } from './transaction.js';
 import type { WebhookSender } from './webhook-sender.js';
@@ -51,6 +51,15 @@ export class EmulatorOperations {
     this.state.addTransaction(tx);
     this.state.changed();
     return tx;
+  }
+
+  /** Takes back a payment a restarted emulator found pending: it settles and notifies as it would have. */
+  resumePayment(saved: Omit<EmulatorTransaction, 'settled'>): void {
+    const tx = settleLater(this.state, saved, this.timers, (t, event) => {
+      this.webhooks.onTransaction(t, event);
+      this.state.changed();
+    });
+    this.state.addTransaction(tx);
   }
 
   /** Makes a payment exactly as the widget would. Throws `TypeError` naming the problem. */

@@ -233,26 +233,39 @@ export function createTransaction(
   listener: TransactionListener,
 ): EmulatorTransaction {
   const now = state.clock.now();
+  const tx = settleLater(
+    state,
+    { txHash: txHash(), request, status: 'pending', outcome, ts: now, completeTs: now, height: undefined },
+    timers,
+    listener,
+  );
+  listener(tx, 'created');
+  return tx;
+}
+
+/**
+ * A pending transaction that reaches its outcome after the configured delay: a new one, or one a
+ * restarted emulator found pending in its state file (it settles and notifies then, as it would have).
+ */
+export function settleLater(
+  state: EmulatorState,
+  pending: Omit<EmulatorTransaction, 'settled'>,
+  timers: Set<NodeJS.Timeout>,
+  listener: TransactionListener,
+): EmulatorTransaction {
   let settle: () => void = () => undefined;
   const tx: EmulatorTransaction = {
-    txHash: txHash(),
-    request,
-    status: 'pending',
-    outcome,
-    ts: now,
-    completeTs: now,
-    height: undefined,
+    ...pending,
     settled: new Promise((resolve) => {
       settle = resolve;
     }),
   };
-  listener(tx, 'created');
   const timer = setTimeout(() => {
     timers.delete(timer);
-    tx.status = outcome;
+    tx.status = tx.outcome;
     tx.completeTs = state.clock.now();
-    if (outcome !== 'timeout') tx.height = 1_000_000 + state.transactions.size;
-    state.log(`transaction ${tx.txHash.slice(0, 8)}… ${outcome}`);
+    if (tx.outcome !== 'timeout') tx.height = 1_000_000 + state.transactions.size;
+    state.log(`transaction ${tx.txHash.slice(0, 8)}… ${tx.outcome}`);
     listener(tx, 'settled');
     settle();
   }, state.options.paymentDelayMs);

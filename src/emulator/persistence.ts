@@ -3,6 +3,7 @@ import { isRecord } from '../guards.js';
 import type { EmulatorAgent, EmulatorClient, EmulatorUser } from './emulator-options.js';
 import type { EmulatorState, Grant, RefreshRecord } from './state.js';
 import type { EmulatorTransaction } from './transaction.js';
+import type { OutboxEntry, WebhookDelivery } from './webhook-sender.js';
 
 /** Version of the state file format. */
 const FORMAT = 1;
@@ -22,6 +23,11 @@ export interface EmulatorSnapshot {
   refreshTokens: Array<[string, RefreshRecord]>;
   activeRefresh: Array<[string, string]>;
   transactions: SavedTransaction[];
+  /** Every webhook delivery so far (for `deliveries` and `resend`). Absent in older files. */
+  deliveries?: WebhookDelivery[];
+  /** Notifications not yet delivered nor given up, with their next attempt (resumed at a restart). */
+  outbox?: OutboxEntry[];
+  nextNotificationId?: number;
 }
 
 /** The state file could not be used; the message names the file and why. */
@@ -63,9 +69,13 @@ export function readSnapshot(file: string): EmulatorSnapshot | undefined {
   return json as unknown as EmulatorSnapshot;
 }
 
-/** The state worth keeping. */
-export function takeSnapshot(state: EmulatorState): EmulatorSnapshot {
+/** The state worth keeping, with the webhook sender's deliveries and what it has still to send. */
+export function takeSnapshot(
+  state: EmulatorState,
+  webhooks: Pick<EmulatorSnapshot, 'deliveries' | 'outbox' | 'nextNotificationId'>,
+): EmulatorSnapshot {
   return {
+    ...webhooks,
     format: FORMAT,
     jwtSecret: state.jwtSecret,
     clockOffsetMs: state.clock.offset,

@@ -30,6 +30,25 @@ export interface WebhookDelivery {
   retryInMs: number | undefined;
 }
 
+/**
+ * A notification still to be delivered: before each attempt, and while it waits for a retry. The
+ * state file keeps these, so a restarted emulator resumes them (at least once: an attempt cut off by
+ * a crash is made again).
+ */
+export interface OutboxEntry {
+  notificationId: number;
+  agentId: string;
+  /** The webhook URL it goes to (with its secret: the state file is the operator's, mode 0600). */
+  url: string;
+  txHash: string;
+  txStatus: TxStatus;
+  body: string;
+  /** The attempt to make next. */
+  attempt: number;
+  /** When, epoch milliseconds (real time). */
+  dueAt: number;
+}
+
 /** Test switches for the shape of deliveries (docs/kudos-service.md#notifications shows no ordering or retry rules). */
 export interface WebhookMode {
   /** Send every notification twice, at once. */
@@ -70,6 +89,8 @@ export class WebhookSender {
   /** The highest attempt number recorded for each notification, for a resend's next attempt. */
   private readonly lastAttempt = new Map<number, number>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Notifications not yet delivered nor given up, by notification id. */
+  private readonly outbox = new Map<number, OutboxEntry>();
 
   constructor(
     private readonly state: EmulatorState,
@@ -122,6 +143,59 @@ export class WebhookSender {
     return true;
   }
 
+  /** What the state file keeps of the sender: its deliveries, what is still to send, and its counters. */
+  snapshot(): { deliveries: WebhookDelivery[]; outbox: OutboxEntry[]; nextNotificationId: number } {
+    return {
+      deliveries: [...this.deliveries],
+      outbox: [...this.outbox.values()],
+      nextNotificationId: this.nextId,
+    };
+  }
+
+  /**
+   * Takes back a saved sender after a restart: the deliveries so far, and every notification still
+   * to send, each at its due time (at once when that passed while the emulator was down).
+   */
+  resume(saved: { deliveries: WebhookDelivery[]; outbox: OutboxEntry[]; nextNotificationId: number }): void {
+    for (const delivery of saved.deliveries) {
+      this.deliveries.push(delivery);
+      this.lastAttempt.set(
+        delivery.notificationId,
+        Math.max(this.lastAttempt.get(delivery.notificationId) ?? 0, delivery.attempt),
+      );
+    }
+    this.nextDeliveryId = this.deliveries.length + 1;
+    this.nextId = Math.max(this.nextId, saved.nextNotificationId);
+    for (const entry of saved.outbox) {
+      this.outbox.set(entry.notificationId, entry);
+      this.track(
+        this.wait(Math.max(0, entry.dueAt - Date.now())).then(() =>
+          this.state.closed
+            ? undefined
+            : this.deliver(
+                entry.agentId,
+                entry.url,
+                entry.txHash,
+                entry.txStatus,
+                entry.body,
+                entry.notificationId,
+                entry.attempt,
+              ),
+        ),
+      );
+    }
+  }
+
+  private wait(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        resolve();
+      }, ms);
+      this.timers.add(timer);
+    });
+  }
+
   /** Resolves when no delivery is in flight or waiting for a retry. */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
@@ -141,6 +215,19 @@ export class WebhookSender {
     notificationId: number,
     attempt: number,
   ): Promise<void> {
+    // In the outbox before the attempt: a crash during it leaves the attempt to make again.
+    const entry: OutboxEntry = {
+      notificationId,
+      agentId,
+      url,
+      txHash: hash,
+      txStatus,
+      body,
+      attempt,
+      dueAt: Date.now(),
+    };
+    this.outbox.set(notificationId, entry);
+    this.state.changed();
     const result = await this.post(url, body);
     const ok =
       result.responseStatus !== undefined && result.responseStatus >= 200 && result.responseStatus < 300;
@@ -167,15 +254,11 @@ export class WebhookSender {
     this.state.log(
       `webhook to ${agentId} (${txStatus}) attempt ${attempt}: ${result.responseStatus ?? result.error ?? 'failed'}`,
     );
+    if (retryInMs === undefined) this.outbox.delete(notificationId);
+    else this.outbox.set(notificationId, { ...entry, attempt: attempt + 1, dueAt: at + retryInMs });
     this.state.changed();
     if (retryInMs === undefined) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        resolve();
-      }, retryInMs);
-      this.timers.add(timer);
-    });
+    await this.wait(retryInMs);
     if (this.state.closed) return;
     await this.deliver(agentId, url, hash, txStatus, body, notificationId, attempt + 1);
   }
