@@ -47,6 +47,26 @@ export function withGoals(results) {
       value: `${r}x`,
       met: r >= 0.8,
     });
+    // The bookkeeping of unprocessed notifications (a keep before each handler, a forget at the end)
+    // against the receiver before it: each measured as a ratio to the same bare route, in its own run.
+    if (results.webhookBeforeRecovery) {
+      const before = results.webhookBeforeRecovery;
+      const was = ratio(before[1].rps.median, before[0].rps.median);
+      const change = Math.round((r / was) * 1000) / 1000;
+      goals.push({
+        goal: 'kudosWebhook with the unprocessed bookkeeping ≥ 0.9x the receiver before it (each as a ratio to the bare route)',
+        value: `${change}x (${r}x now, ${was}x before)`,
+        met: change >= 0.9,
+      });
+    }
+  }
+  if (results.recovery) {
+    const perKept = results.recovery.redriveMs.median / results.recovery.kept;
+    goals.push({
+      goal: `redrive() of ${fmt(results.recovery.kept)} kept notifications ≤ 50 µs each (MemoryDedupeStore, a no-op handler)`,
+      value: `${fmt(perKept * 1000, 1)} µs`,
+      met: perKept * 1000 <= 50,
+    });
   }
   if (results.refreshStorm) {
     const n = results.refreshStorm.createKudosClient.refreshRequests;
@@ -214,6 +234,33 @@ export function markdown(results) {
       '|---|---|---|',
       `| Kudos emulator | ${cell(e.kudos.rps)} | ${cell(e.kudos.p99)} |`,
       `| oauth2-mock-server | ${cell(e.oauth2MockServer.rps)} | ${cell(e.oauth2MockServer.p99)} |`,
+    );
+  }
+  if (results.recovery) {
+    const r = results.recovery;
+    lines.push(
+      '',
+      '## 9. Recovery: unprocessed() and redrive()',
+      '',
+      `A \`MemoryDedupeStore\` holding ${fmt(r.kept)} kept notifications (the sample with a new hash each, as a handler that failed leaves them); \`unprocessed()\` lists them, \`redrive()\` runs each through the full processing (parse, claim, keep, a no-op handler, complete). In process, ${r.unprocessedMs.runs.length} runs.`,
+      '',
+      '| operation | ms for all | µs per notification |',
+      '|---|---|---|',
+      `| unprocessed() | ${cell(r.unprocessedMs)} | ${fmt((r.unprocessedMs.median * 1000) / r.kept, 2)} |`,
+      `| redrive() | ${cell(r.redriveMs)} | ${fmt((r.redriveMs.median * 1000) / r.kept, 2)} |`,
+    );
+  }
+  if (results.webhookBeforeRecovery) {
+    lines.push(
+      '',
+      'Section 3 before the unprocessed bookkeeping (its own run, same machine):',
+      '',
+      '| receiver | notifications/s | ratio to baseline |',
+      '|---|---|---|',
+      ...results.webhookBeforeRecovery.map(
+        (w) =>
+          `| ${w.name} | ${cell(w.rps)} | ${ratio(w.rps.median, results.webhookBeforeRecovery[0].rps.median)}x |`,
+      ),
     );
   }
   const notes = new URL('./notes.md', import.meta.url);

@@ -1,7 +1,7 @@
 // npm run bench: measures passport-kudos side by side with what users would pick instead, and writes
 // bench/results.json and BENCHMARKS.md. `--smoke` runs every section with tiny amounts into
 // test-results/bench-smoke/ (used by npm test, so the harness keeps working).
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { benchColdStart } from './coldstart.mjs';
 import { benchDedupe } from './dedupe.mjs';
@@ -10,6 +10,7 @@ import { benchFootprint } from './footprint.mjs';
 import { benchRedis } from './lib/redis.mjs';
 import { benchLinear } from './linear.mjs';
 import { benchLogin } from './login.mjs';
+import { benchRecovery } from './recovery.mjs';
 import { benchRefreshStorm } from './refresh-storm.mjs';
 import { withGoals, writeReport } from './report.mjs';
 import { benchWebhook } from './webhook.mjs';
@@ -28,6 +29,7 @@ const size = smoke
       dedupe: [1000, 20_000, 2000],
       repeat: 1,
       exchanges: 100,
+      kept: 500,
     }
   : {
       runs: 5,
@@ -44,10 +46,19 @@ const size = smoke
       dedupe: [1000, 1_000_000, 1_200_000],
       repeat: 20,
       exchanges: 6000,
+      kept: 100_000,
     };
 
+// `--only=3,9`: run these sections and keep the other sections of bench/results.json as they were.
+const onlyArg = process.argv.find((a) => a.startsWith('--only='));
+const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',').map(Number)) : undefined;
+const runs = (section) => only === undefined || only.has(section);
+
 const log = (line) => console.log(`bench: ${line}`);
+const previous =
+  only && !smoke ? JSON.parse(readFileSync(new URL('./results.json', import.meta.url), 'utf8')) : {};
 const results = {
+  ...previous,
   date: new Date().toISOString().slice(0, 10),
   runs: size.runs,
   smoke,
@@ -60,34 +71,54 @@ const results = {
   },
 };
 
-log('1. login callback');
-results.login = await benchLogin({ runs: size.loginRuns, amount: size.login, warmup: size.warmup });
-results.loginAmount = size.login; // beside the array: JSON keeps no property of an array
-log('2. cold start');
-results.coldStart = benchColdStart({ runs: Math.max(size.cold, size.runs) });
-log('3. webhook receiver');
-const redis = await benchRedis();
-try {
-  results.webhook = await benchWebhook({
-    runs: size.runs,
-    amount: size.webhook,
-    warmup: size.warmup,
-    redisURL: redis?.url,
-  });
-} finally {
-  await redis?.stop();
+if (runs(1)) {
+  log('1. login callback');
+  results.login = await benchLogin({ runs: size.loginRuns, amount: size.login, warmup: size.warmup });
+  results.loginAmount = size.login; // beside the array: JSON keeps no property of an array
 }
-log('4. refresh storm');
-results.refreshStorm = await benchRefreshStorm({ calls: 100 });
-log('5. footprint');
-results.footprint = benchFootprint({ withInstall: size.install });
-log('6. dedupe store at scale');
-const [small, large, amount] = size.dedupe;
-results.dedupe = benchDedupe({ runs: size.dedupeRuns, small, large, amount });
-log('7. request data of growing length');
-results.linear = await benchLinear({ runs: size.runs, repeat: size.repeat });
-log('8. emulator: authorization-code exchanges');
-results.emulator = await benchEmulator({ runs: size.runs, amount: size.exchanges });
+if (runs(2)) {
+  log('2. cold start');
+  results.coldStart = benchColdStart({ runs: Math.max(size.cold, size.runs) });
+}
+if (runs(3)) {
+  log('3. webhook receiver');
+  const redis = await benchRedis();
+  try {
+    results.webhook = await benchWebhook({
+      runs: size.runs,
+      amount: size.webhook,
+      warmup: size.warmup,
+      redisURL: redis?.url,
+    });
+  } finally {
+    await redis?.stop();
+  }
+}
+if (runs(4)) {
+  log('4. refresh storm');
+  results.refreshStorm = await benchRefreshStorm({ calls: 100 });
+}
+if (runs(5)) {
+  log('5. footprint');
+  results.footprint = benchFootprint({ withInstall: size.install });
+}
+if (runs(6)) {
+  log('6. dedupe store at scale');
+  const [small, large, amount] = size.dedupe;
+  results.dedupe = benchDedupe({ runs: size.dedupeRuns, small, large, amount });
+}
+if (runs(7)) {
+  log('7. request data of growing length');
+  results.linear = await benchLinear({ runs: size.runs, repeat: size.repeat });
+}
+if (runs(8)) {
+  log('8. emulator: authorization-code exchanges');
+  results.emulator = await benchEmulator({ runs: size.runs, amount: size.exchanges });
+}
+if (runs(9)) {
+  log('9. recovery: unprocessed() and redrive()');
+  results.recovery = await benchRecovery({ runs: Math.min(size.runs, 3), kept: size.kept });
+}
 
 const final = withGoals(results);
 if (smoke) {

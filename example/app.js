@@ -97,17 +97,19 @@ export function createExampleApp({ config, authURL, baseURL, stores, log = () =>
     secret: config.webhookSecret,
     confirm: cosmosConfirmer(config.chainURL ? { restURL: config.chainURL } : { baseURL }),
     store: stores.dedupe,
+    // At least once: a notification whose handler failed runs again (redelivery, redrive), so the
+    // payment log is idempotent by transaction hash.
     async onNotification(n) {
       await stores.payments.add({
         txHash: n.tx.txHash,
-        from: n.tx.fromId,
-        to: n.tx.toId.join(', '),
+        from: n.tx.fromId ?? n.tx.from ?? 'unknown',
+        to: n.tx.outputs.map((o) => `${o.userId ?? o.address}${o.agent ? ' (agent fee)' : ''}`).join(', '),
         ...formatAmount(n.tx.amount.value, n.tx.amount.denom),
         status: n.tx.status,
         paid: n.paid,
         receivedAt: new Date().toISOString(),
       });
-      log(`payment ${n.tx.txHash.slice(0, 8)}… ${n.tx.status}${n.paid ? ' (paid)' : ''}`);
+      log(`payment ${n.tx.txHash.slice(0, 8)}… ${n.tx.status}${n.paid ? ' (paid)' : ''} (${n.source})`);
     },
     onError: (error) => log(`webhook refused: ${error.code}`),
   });
@@ -185,6 +187,9 @@ export function createExampleApp({ config, authURL, baseURL, stores, log = () =>
       remarks: 'Tip from the Kudos example shop',
       state: req.session.tipState,
       redirect_uri: `${req.protocol}://${req.get('host')}/tip/done`,
+      // Back only once the payment is confirmed, so the return page can record it as paid even when
+      // its notification never arrives.
+      blocking: '1',
     }).toString();
     res.send(
       profilePage({
@@ -224,7 +229,7 @@ export function createExampleApp({ config, authURL, baseURL, stores, log = () =>
     }
   });
 
-  app.get('/tip/done', (req, res) => {
+  app.get('/tip/done', async (req, res) => {
     const { tx_hash: txHash, error, state } = req.query;
     const expected = req.session.tipState;
     const message =
@@ -233,12 +238,37 @@ export function createExampleApp({ config, authURL, baseURL, stores, log = () =>
         : typeof txHash !== 'string' || state !== expected
           ? 'This payment confirmation does not belong to your session.'
           : undefined;
+    // The widget gave us the hash: look the transaction up, so the tip is recorded even when its
+    // notification never arrives (the same keys as the webhook: it is recorded once either way).
+    if (!message && typeof txHash === 'string' && /^[0-9A-Fa-f]{64}$/.test(txHash)) {
+      await hook
+        .reconcile({ baseURL, txHash })
+        .catch((failure) => log(`reconcile of ${txHash.slice(0, 8)}… failed: ${failure?.code ?? 'error'}`));
+    }
     res.send(tipDonePage({ ...view(req), txHash, error: message }));
   });
 
   app.get('/payments', async (req, res, next) => {
     try {
-      res.send(paymentsPage({ ...view(req), payments: await stores.payments.list() }));
+      const unprocessed = req.user ? await hook.unprocessed() : [];
+      const retried = req.session.retried;
+      delete req.session.retried;
+      res.send(paymentsPage({ ...view(req), payments: await stores.payments.list(), unprocessed, retried }));
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  // Runs the notifications the handler could not process again (an operator runs hook.redrive() on
+  // a schedule as well; see the README's payments section).
+  app.post('/payments/retry', requireUser, async (req, res, next) => {
+    if (!checkCsrf(req))
+      return res
+        .status(403)
+        .send(errorPage({ status: 403, title: 'Form expired', message: 'Reload the page and try again.' }));
+    try {
+      req.session.retried = await hook.redrive();
+      res.redirect(303, '/payments');
     } catch (error) {
       next(error);
     }

@@ -35,12 +35,17 @@ export async function redisStores(url, log = () => undefined) {
     dedupe: new RedisDedupeStore(client, { prefix: 'kudos-example:webhook:' }),
     lock: new RedisRefreshLock(client, { prefix: 'kudos-example:lock:' }),
     payments: {
+      // Idempotent by transaction: one hash field per transaction (a later status replaces it),
+      // and a sorted set for the order.
       async add(payment) {
-        await client.lPush(PAYMENTS_KEY, JSON.stringify(payment));
-        await client.lTrim(PAYMENTS_KEY, 0, 199);
+        await client.hSet(`${PAYMENTS_KEY}:rows`, payment.txHash, JSON.stringify(payment));
+        await client.zAdd(PAYMENTS_KEY, { score: Date.parse(payment.receivedAt), value: payment.txHash });
       },
       async list() {
-        return (await client.lRange(PAYMENTS_KEY, 0, 199)).map((line) => JSON.parse(line));
+        const hashes = await client.zRange(PAYMENTS_KEY, 0, 199, { REV: true });
+        if (hashes.length === 0) return [];
+        const rows = await client.hmGet(`${PAYMENTS_KEY}:rows`, hashes);
+        return rows.filter((row) => typeof row === 'string').map((row) => JSON.parse(row));
       },
     },
     async close() {

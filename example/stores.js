@@ -23,6 +23,9 @@ function memoryPayments() {
   const payments = [];
   return {
     async add(payment) {
+      // Idempotent by transaction: a later status (success after pending) replaces the row.
+      const at = payments.findIndex((p) => p.txHash === payment.txHash);
+      if (at !== -1) payments.splice(at, 1);
       payments.unshift(payment);
       payments.length = Math.min(payments.length, 200);
     },

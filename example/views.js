@@ -98,27 +98,57 @@ It appears under <a href="/payments">Payments received</a> once Kudos notifies u
   return page('Tip', body, { user, csrf });
 }
 
+/** A time as people read it, in UTC: `2026-11-23 11:36:08 UTC`. */
+function readableTime(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime())
+    ? String(iso)
+    : `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
 /**
  * @param {{ user?: { displayName: string }, csrf?: string,
- *   payments: Array<{ txHash: string, from: string, to: string, amount: string, denom: string, status: string, paid: boolean, receivedAt: string }> }} model
+ *   payments: Array<{ txHash: string, from: string, to: string, amount: string, denom: string, status: string, paid: boolean, receivedAt: string }>,
+ *   unprocessed?: Array<{ key: string, txHash: string, status: string, attempts: number, lastError: string | null, receivedAt: number }>,
+ *   retried?: { processed: number, failed: number, remaining: number } }} model
  */
-export function paymentsPage({ user, csrf, payments }) {
+export function paymentsPage({ user, csrf, payments, unprocessed = [], retried }) {
   const rows = payments
     .map(
       (
         p,
       ) => `<tr class="payment"><td><code>${escapeHtml(p.txHash.slice(0, 12))}…</code></td><td>${escapeHtml(p.from)}</td>
 <td>${escapeHtml(p.to)}</td><td class="amount">${escapeHtml(p.amount)} ${escapeHtml(p.denom)}</td><td class="status">${escapeHtml(p.status)}</td>
-<td class="paid">${p.paid ? 'paid' : 'not confirmed'}</td><td>${escapeHtml(p.receivedAt)}</td></tr>`,
+<td class="paid">${p.paid ? 'paid' : 'not confirmed'}</td><td>${escapeHtml(readableTime(p.receivedAt))}</td></tr>`,
     )
     .join('');
+  const pending = unprocessed
+    .map(
+      (
+        u,
+      ) => `<tr class="unprocessed"><td><code>${escapeHtml(u.txHash.slice(0, 12))}…</code></td><td>${escapeHtml(u.status)}</td>
+<td>${escapeHtml(u.attempts)}</td><td class="last-error">${escapeHtml(u.lastError ?? '')}</td><td>${escapeHtml(readableTime(new Date(u.receivedAt).toISOString()))}</td></tr>`,
+    )
+    .join('');
+  const retriedLine = retried
+    ? `<p id="retried" role="status">Retried: ${escapeHtml(retried.processed)} processed, ${escapeHtml(retried.failed)} failed, ${escapeHtml(retried.remaining)} remaining.</p>`
+    : '';
+  const unprocessedCard =
+    user && csrf
+      ? `<div class="card"><h2>Not processed yet</h2>${retriedLine}${
+          unprocessed.length
+            ? `<table id="unprocessed"><tr><th>Transaction</th><th>Status</th><th>Attempts</th><th>Last error</th><th>Received</th></tr>${pending}</table>`
+            : '<p id="no-unprocessed">Every notification was processed.</p>'
+        }
+<form method="post" action="/payments/retry"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><button type="submit">Retry</button></form></div>`
+      : '';
   return page(
     'Payments received',
     `<h1>Payments received</h1>${
       payments.length
-        ? `<table id="payments"><tr><th>Transaction</th><th>From</th><th>To</th><th>Amount</th><th>Status</th><th></th><th>Received</th></tr>${rows}</table>`
+        ? `<table id="payments"><tr><th>Transaction</th><th>From</th><th>To</th><th>Amount</th><th>Status</th><th>Confirmed</th><th>Received</th></tr>${rows}</table>`
         : '<p id="no-payments">No payments yet.</p>'
-    }`,
+    }${unprocessedCard}`,
     { user, csrf },
   );
 }

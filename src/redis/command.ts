@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { KudosError } from '../errors.js';
 
 /**
@@ -75,5 +76,26 @@ export class RedisKeys {
   /** Sends one command within the time limit (see {@link runCommand}). */
   run(...args: string[]): Promise<unknown> {
     return runCommand(this.client, args, this.timeoutMs);
+  }
+
+  private readonly shas = new Map<string, string>();
+
+  /**
+   * Runs a Lua script by its SHA1 (`EVALSHA`: the script is not sent with every call), loading it
+   * with `EVAL` when Redis does not know it yet (a first call, or after a restart or `SCRIPT FLUSH`).
+   */
+  async script(script: string, keys: string[], args: string[]): Promise<unknown> {
+    let sha = this.shas.get(script);
+    if (sha === undefined) {
+      sha = createHash('sha1').update(script).digest('hex');
+      this.shas.set(script, sha);
+    }
+    try {
+      return await this.run('EVALSHA', sha, String(keys.length), ...keys, ...args);
+    } catch (error) {
+      const cause = (error as { cause?: unknown }).cause;
+      if (!(cause instanceof Error) || !cause.message.startsWith('NOSCRIPT')) throw error;
+      return this.run('EVAL', script, String(keys.length), ...keys, ...args);
+    }
   }
 }

@@ -7,11 +7,32 @@ import type {
 } from '../webhook/dedupe.js';
 import { DELETE_IF_OWNER, type KudosRedisClient, type KudosRedisOptions, RedisKeys } from './command.js';
 
-// Claims KEYS[1] with token ARGV[1] for ARGV[2] ms unless it is held; answers what it found.
+// Lua that keeps the record ARGV[n] at KEYS[2] for ARGV[n+1] ms, indexed by arrival in KEYS[3] under
+// ARGV[n+2], merged into the one kept already: attempts added, a null lastError keeps the kept one,
+// the first arrival stays (as mergeKept() does in MemoryDedupeStore). The body travels as a JSON
+// string inside the record, so Lua's JSON never re-encodes it.
+const keepAt = (n: number) => `local new = cjson.decode(ARGV[${n}])
+local old = redis.call('GET', KEYS[2])
+if old then
+  old = cjson.decode(old)
+  new.attempts = old.attempts + new.attempts
+  if new.lastError == cjson.null then new.lastError = old.lastError end
+  if old.receivedAt < new.receivedAt then new.receivedAt = old.receivedAt end
+  new.trusted = old.trusted or new.trusted
+end
+redis.call('SET', KEYS[2], cjson.encode(new), 'PX', ARGV[${n + 1}])
+redis.call('ZADD', KEYS[3], new.receivedAt, ARGV[${n + 2}])`;
+
+// Claims KEYS[1] with token ARGV[1] for ARGV[2] ms unless it is held; answers what it found. With a
+// record to keep (ARGV[3..5]), keeps it in the same step: one round trip per notification, not two.
 const CLAIM = `local v = redis.call('GET', KEYS[1])
-if v == false then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 'claimed' end
 if v == 'done' then return 'done' end
-return 'processing'`;
+if v ~= false then return 'processing' end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if ARGV[3] then
+${keepAt(3)}
+end
+return 'claimed'`;
 
 // Renews the lease of KEYS[1] while ARGV[1] still holds it.
 const EXTEND_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -28,22 +49,9 @@ if v == ARGV[1] or v == false then
 end
 return 0`;
 
-// Merges the record ARGV[1] into the one kept at KEYS[2] (attempts added, a null lastError keeps the
-// kept one, the first arrival stays), stores it for ARGV[2] ms and indexes it by arrival in KEYS[3]
-// under ARGV[3]; unless KEYS[1] is done, so a late failure keeps nothing. The body travels as a JSON
-// string inside the record, so Lua's JSON never re-encodes it. The same merge as mergeKept().
+// Keeps the record ARGV[1..3] unless KEYS[1] is done: a late failure keeps nothing.
 const KEEP_UNLESS_DONE = `if redis.call('GET', KEYS[1]) == 'done' then return 0 end
-local new = cjson.decode(ARGV[1])
-local old = redis.call('GET', KEYS[2])
-if old then
-  old = cjson.decode(old)
-  new.attempts = old.attempts + new.attempts
-  if new.lastError == cjson.null then new.lastError = old.lastError end
-  if old.receivedAt < new.receivedAt then new.receivedAt = old.receivedAt end
-  new.trusted = old.trusted or new.trusted
-end
-redis.call('SET', KEYS[2], cjson.encode(new), 'PX', ARGV[2])
-redis.call('ZADD', KEYS[3], new.receivedAt, ARGV[3])
+${keepAt(1)}
 return 1`;
 
 /** A kept record as stored: the body as JSON text. */
@@ -73,16 +81,20 @@ export class RedisDedupeStore implements KudosDedupeStore {
   /** Runs a script on the keys of `key` (the claim, its kept record, the index) with `args`. */
   private script(script: string, key: string, args: Array<string | number>): Promise<unknown> {
     const keys = [this.redis.key(key), this.redis.key(`kept:${key}`), this.redis.key('kept')];
-    return this.redis.run('EVAL', script, String(keys.length), ...keys, ...args.map(String));
+    return this.redis.script(script, keys, args.map(String));
   }
 
   private tokenOf(key: string, claim: KudosClaimContext | undefined): string {
     return claim?.token ?? this.legacy.get(key) ?? '';
   }
 
+  readonly keepsOnClaim = true;
+
   async claim(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<KudosClaimResult> {
     const token = claim?.token ?? randomBytes(12).toString('base64url');
-    const reply = await this.script(CLAIM, key, [token, Math.ceil(leaseMs)]);
+    const args: Array<string | number> = [token, Math.ceil(leaseMs)];
+    if (claim?.keep) args.push(this.stored(claim.keep.record), Math.ceil(claim.keep.ttlMs), key);
+    const reply = await this.script(CLAIM, key, args);
     if (reply === 'claimed' && !claim) this.legacy.set(key, token);
     if (reply === 'claimed' || reply === 'processing' || reply === 'done') return reply;
     throw new TypeError('RedisDedupeStore: unexpected answer to the claim script');
@@ -102,12 +114,17 @@ export class RedisDedupeStore implements KudosDedupeStore {
   async release(key: string, claim?: KudosClaimContext): Promise<void> {
     const token = this.tokenOf(key, claim);
     this.legacy.delete(key);
-    if (token) await this.redis.run('EVAL', DELETE_IF_OWNER, '1', this.redis.key(key), token);
+    if (token) await this.redis.script(DELETE_IF_OWNER, [this.redis.key(key)], [token]);
   }
 
   async keep(record: KudosKeptNotification, ttlMs: number): Promise<void> {
+    await this.script(KEEP_UNLESS_DONE, record.key, [this.stored(record), Math.ceil(ttlMs), record.key]);
+  }
+
+  /** A kept record as stored: JSON, its body as a JSON string inside. */
+  private stored(record: KudosKeptNotification): string {
     const stored: StoredKept = { ...record, body: JSON.stringify(record.body) };
-    await this.script(KEEP_UNLESS_DONE, record.key, [JSON.stringify(stored), Math.ceil(ttlMs), record.key]);
+    return JSON.stringify(stored);
   }
 
   async kept(limit: number): Promise<KudosKeptNotification[]> {

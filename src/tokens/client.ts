@@ -1,12 +1,12 @@
-import { KudosApiError, KudosTokenError } from '../errors.js';
-import { withoutTrailingSlashes } from '../url-path.js';
 import {
   apiErrorCode,
   apiRequest,
   capResponse,
   DEFAULT_MAX_RESPONSE_BYTES,
   readApiJson,
-} from './api-call.js';
+} from '../api-call.js';
+import { KudosApiError, KudosTokenError } from '../errors.js';
+import { withoutTrailingSlashes } from '../url-path.js';
 import { type KudosRefreshLock, MemoryRefreshLock } from './lock.js';
 import type { KudosTokenStore } from './store.js';
 import type { KudosTokenSet } from './token-set.js';

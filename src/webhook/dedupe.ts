@@ -25,6 +25,11 @@ export interface KudosClaimContext {
    * real one to be processed twice).
    */
   trusted: boolean;
+  /**
+   * What to keep with the claim, when the store keeps on claim (`keepsOnClaim`): the receiver keeps
+   * every claimed notification until it is processed, so a store can save a round trip here.
+   */
+  keep?: { record: KudosKeptNotification; ttlMs: number };
 }
 
 /** What `unprocessed()` lists of a notification the receiver could not process (yet). */
@@ -86,6 +91,11 @@ export interface KudosDedupeStore {
   keep?(record: KudosKeptNotification, ttlMs: number): Promise<void>;
   /** What is kept and not yet processed, oldest first, at most `limit`. */
   kept?(limit: number): Promise<KudosKeptNotification[]>;
+  /**
+   * True when a `claimed` answer has kept `claim.keep` already (as `keep()` would), in the same
+   * step: the receiver then makes no separate `keep()` call for the claim.
+   */
+  readonly keepsOnClaim?: boolean;
 }
 
 /** Merges a kept record with an update, as {@link KudosDedupeStore.keep} says (RedisDedupeStore does the same in Lua). */
@@ -191,8 +201,11 @@ export class MemoryDedupeStore implements KudosDedupeStore {
     this.makeRoom(now, claim.trusted);
     this.leases.set(key, hash, now + leaseMs);
     this.owners.set(key, claim.token);
+    if (claim.keep) await this.keep(claim.keep.record, claim.keep.ttlMs);
     return 'claimed';
   }
+
+  readonly keepsOnClaim = true;
 
   async extend(key: string, leaseMs: number, claim: KudosClaimContext = ANYONE): Promise<void> {
     const hash = hashKey(key, this.seed);

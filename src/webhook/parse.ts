@@ -244,7 +244,11 @@ export function parseKudosNotification(
   body: unknown,
   source: KudosNotificationSource = 'webhook',
 ): KudosNotification {
-  const clean = sanitize(body);
+  return parseSanitized(sanitize(body), source);
+}
+
+/** {@link parseKudosNotification} of a body that `sanitize()` already copied (the pipeline keeps that copy). */
+export function parseSanitized(clean: unknown, source: KudosNotificationSource): KudosNotification {
   if (!isObject(clean)) {
     throw new KudosWebhookError(
       'not_an_object',

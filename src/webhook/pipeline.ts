@@ -2,7 +2,7 @@ import type { WebhookRequest } from './body.js';
 import type { KudosConfirmer } from './confirm.js';
 import type { KudosDedupeStore } from './dedupe.js';
 import { KudosWebhookError } from './errors.js';
-import { parseKudosNotification, sanitize } from './parse.js';
+import { parseSanitized, sanitize } from './parse.js';
 import { type ProcessOutcome, processOnce } from './process-once.js';
 import type { KudosNotification, KudosNotificationSource } from './types.js';
 
@@ -62,8 +62,8 @@ export async function runNotification(
   settings: PipelineSettings,
   input: PipelineInput,
 ): Promise<{ notification: KudosNotification; outcome: ProcessOutcome }> {
-  const body = sanitize(input.body);
-  const notification = parseKudosNotification(body, input.source);
+  const body = sanitize(input.body); // once: the copy is both parsed and kept
+  const notification = parseSanitized(body, input.source);
   if (settings.denom !== undefined && notification.tx.amount.denom !== settings.denom) {
     throw new KudosWebhookError(
       'unexpected_denom',

@@ -107,12 +107,19 @@ export async function processOnce(
 ): Promise<ProcessOutcome> {
   // The token is chosen before the claim is sent: a claim whose answer never comes (a store that
   // timed out while it still ran the command) is released with it as soon as the store gets to it.
-  const claim: KudosClaimContext = { token: randomBytes(16).toString('base64url'), trusted: options.trusted };
+  const holder: KudosClaimContext = {
+    token: randomBytes(16).toString('base64url'),
+    trusted: options.trusted,
+  };
+  // A store that keeps on claim keeps the notification in the same step (one round trip less).
+  const kept = options.keep && store.keep ? { ...options.keep, attempts: 1, lastError: null } : undefined;
+  const claim: KudosClaimContext =
+    kept && store.keepsOnClaim ? { ...holder, keep: { record: kept, ttlMs: options.ttlMs } } : holder;
   let claimed: KudosClaimResult;
   try {
     claimed = readClaim(await call(() => store.claim(key, options.leaseMs, claim)));
   } catch (cause) {
-    call(() => store.release(key, claim)).catch(() => undefined);
+    call(() => store.release(key, holder)).catch(() => undefined);
     if (cause instanceof DedupeStoreFullError) throw storeError(cause.message, cause);
     throw cause instanceof KudosWebhookError
       ? cause
@@ -134,21 +141,21 @@ export async function processOnce(
       options.report(storeError('could not keep the notification for redrive', cause)),
     );
   };
-  await keep(1, undefined);
-  const stopLease = keepLease(store, key, options.leaseMs, claim, options.report);
+  if (!store.keepsOnClaim) await keep(1, undefined);
+  const stopLease = keepLease(store, key, options.leaseMs, holder, options.report);
   let answered = false;
   const finished = call(work).then(
     async () => {
       stopLease();
       const trusted = options.trusted || options.trustedAfter?.() === true;
-      await call(() => store.complete(key, options.ttlMs, { ...claim, trusted })).catch((cause: unknown) =>
+      await call(() => store.complete(key, options.ttlMs, { ...holder, trusted })).catch((cause: unknown) =>
         // Processed already: the lease still guards against a quick redelivery.
         options.report(storeError('could not mark the notification processed', cause)),
       );
     },
     async (error: unknown) => {
       stopLease();
-      await call(() => store.release(key, claim)).catch(() => undefined); // else the lease expires
+      await call(() => store.release(key, holder)).catch(() => undefined); // else the lease expires
       await keep(0, error);
       if (answered) options.report(asHandlerError(error));
       throw error;

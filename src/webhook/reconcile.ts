@@ -1,6 +1,6 @@
+import { apiErrorCode, apiRequest, readApiJson } from '../api-call.js';
 import { KudosApiError } from '../errors.js';
 import { isRecord } from '../guards.js';
-import { readServiceError } from '../service-error.js';
 import { withoutTrailingSlashes } from '../url-path.js';
 import { KudosWebhookError } from './errors.js';
 import { type PipelineSettings, runNotification } from './pipeline.js';
@@ -48,38 +48,25 @@ export interface KudosReconcileResult {
 const MAX_PAGES = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
 
+/** Largest answer read from a lookup (a page of 10 records is a few kB). */
+const MAX_LOOKUP_BYTES = 1024 * 1024;
+
+/** GETs a lookup of the service: its JSON, undefined for 404; `KudosApiError` for anything else. */
 async function getJson(url: string, what: string, timeoutMs: number, accessToken?: string): Promise<unknown> {
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      headers: {
-        accept: 'application/json',
-        ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}),
-      },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (cause) {
-    const timedOut = cause instanceof DOMException && cause.name === 'TimeoutError';
-    throw new KudosApiError(timedOut ? 'timeout' : 'network_error', undefined, what, {
-      status: timedOut ? 504 : 502,
-      cause,
-      message: `Kudos API ${timedOut ? `did not answer ${what} within ${timeoutMs} ms` : `could not be reached for ${what}`}`,
-    });
+  const init: RequestInit = { headers: { accept: 'application/json' } };
+  const res = await apiRequest({
+    url,
+    timeout: timeoutMs,
+    init,
+    what,
+    ...(accessToken ? { accessToken } : {}),
+  });
+  if (res.status === 404) {
+    await res.body?.cancel().catch(() => undefined);
+    return undefined;
   }
-  const text = await res.text().catch(() => '');
-  if (res.status === 404) return undefined;
-  if (!res.ok) {
-    throw new KudosApiError(readServiceError(text)?.code ?? 'api_error', res.status, what);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (cause) {
-    throw new KudosApiError('invalid_response', res.status, what, {
-      status: 502,
-      cause,
-      message: `Kudos API answered ${what} with HTTP ${res.status} but not with JSON`,
-    });
-  }
+  if (!res.ok) throw new KudosApiError(await apiErrorCode(res, what, timeoutMs), res.status, what);
+  return readApiJson(res, what, timeoutMs, MAX_LOOKUP_BYTES);
 }
 
 /** Runs one record fetched from the service through the pipeline, counting what became of it. */

@@ -26,6 +26,8 @@ describe('npm run bench (smoke: tiny amounts)', () => {
     expect(results.linear.length).toBeGreaterThanOrEqual(5);
     expect(results.emulator.kudos.rps.median).toBeGreaterThan(0);
     expect(results.emulator.oauth2MockServer.rps.median).toBeGreaterThan(0);
+    expect(results.recovery).toMatchObject({ kept: 500 });
+    expect(results.recovery.redriveMs.median).toBeGreaterThan(0);
     const report = readFileSync('test-results/bench-smoke/BENCHMARKS.md', 'utf8');
     for (const heading of [
       '## Goals',
@@ -36,6 +38,7 @@ describe('npm run bench (smoke: tiny amounts)', () => {
       '## 6. Dedupe store at scale',
       '## 7. Hostile request data of growing length',
       '## 8. The emulator as a test dependency',
+      '## 9. Recovery: unprocessed() and redrive()',
     ]) {
       expect(report).toContain(heading);
     }

@@ -1,6 +1,6 @@
-import { KudosApiError } from '../errors.js';
-import { BodyTooLargeError, readCapped } from '../read-capped.js';
-import { readServiceError } from '../service-error.js';
+import { KudosApiError } from './errors.js';
+import { BodyTooLargeError, readCapped } from './read-capped.js';
+import { readServiceError } from './service-error.js';
 
 /** Largest error body read from the API (the service's error bodies are one word). */
 const MAX_ERROR_BODY_BYTES = 1024 * 1024;
@@ -9,7 +9,8 @@ const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 export interface ApiRequest {
   url: string;
   timeout: number;
-  accessToken: string;
+  /** The bearer token; none for the service's public operations. */
+  accessToken?: string;
   init: RequestInit;
   what: string;
 }
@@ -56,7 +57,7 @@ function failure(
 export async function apiRequest(request: ApiRequest): Promise<Response> {
   const { url, timeout, accessToken, init } = request;
   const headers = new Headers(init.headers);
-  headers.set('authorization', `Bearer ${accessToken}`);
+  if (accessToken !== undefined) headers.set('authorization', `Bearer ${accessToken}`);
   const deadline = AbortSignal.timeout(timeout);
   const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
   try {
