@@ -11,6 +11,11 @@ export interface DedupeStoreContractCase {
 export interface DedupeStoreContractOptions {
   /** Lease and TTL of the cases that wait for an expiry, in milliseconds; default 150. */
   shortMs?: number;
+  /**
+   * For a store that evicts when full: the size `makeStore` gives it. Adds the eviction case: a flood
+   * of untrusted keys never evicts a trusted one inside its TTL.
+   */
+  maxEntries?: number;
 }
 
 class ContractFailure extends Error {
@@ -200,7 +205,29 @@ export function dedupeStoreContract(
       },
     },
   ];
-  return [...cases, ...keeping];
+  const evicting: DedupeStoreContractCase[] =
+    options.maxEntries === undefined
+      ? []
+      : [
+          {
+            name: 'never lets untrusted keys evict a trusted one inside its TTL, even ten times the size',
+            async run() {
+              const store = await makeStore();
+              const real = uniqueKey();
+              const owner = holder(true);
+              await store.claim(real, long, owner);
+              await store.complete(real, long, owner);
+              for (let i = 0; i < (options.maxEntries ?? 0) * 10; i++) {
+                const forged = holder(false);
+                const key = uniqueKey();
+                const answer = await store.claim(key, long, forged).catch(() => 'refused' as const);
+                if (answer === 'claimed') await store.complete(key, long, forged);
+              }
+              same(await store.claim(real, long, holder(false)), 'done', 'the trusted key after the flood');
+            },
+          },
+        ];
+  return [...cases, ...keeping, ...evicting];
 }
 
 function keeper(store: KudosDedupeStore) {

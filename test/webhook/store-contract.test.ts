@@ -9,7 +9,11 @@ import { sharedRedis } from '../helpers/redis-server.js';
 // One contract, written once (src/webhook/store-contract.ts, exported from passport-kudos/testing),
 // run against both stores: ownership, lease expiry, TTL, concurrency, unprocessed notifications.
 describe('the dedupe store contract: MemoryDedupeStore', () => {
-  for (const c of dedupeStoreContract(() => new MemoryDedupeStore())) it(c.name, c.run);
+  for (const c of dedupeStoreContract(() => new MemoryDedupeStore({ maxEntries: 100 }), {
+    maxEntries: 100,
+  })) {
+    it(c.name, c.run);
+  }
 });
 
 describe('the dedupe store contract: RedisDedupeStore (real redis-server)', () => {
