@@ -1,3 +1,6 @@
+/// <reference types="node" preserve="true" />
+// The published types use Node's (node:http, Buffer, NodeJS): this makes them load under a
+// TypeScript that includes no @types by default (TypeScript 7), for whichever entry point is imported.
 /**
  * passport-kudos/webhook: receive Kudos payment notifications (docs/kudos-service.md#notifications) safely: typed,
  * verified as far as they can be, and processed once.
