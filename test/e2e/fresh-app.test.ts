@@ -42,7 +42,7 @@ describe('the README quick start in a fresh app that installs the packed tarball
         'passport',
         'typescript@~5.9',
         'tsx@^4',
-        '@types/node@^20',
+        '@types/node@^22',
         '@types/express',
         '@types/express-session',
         '@types/passport-oauth2',
