@@ -14,6 +14,9 @@ const STYLE = `
 body{font-family:system-ui,sans-serif;margin:0;background:#fafafa;color:#222}
 nav{display:flex;gap:16px;align-items:center;padding:12px 24px;background:#fff;border-bottom:1px solid #eee}
 nav .brand{font-weight:700;margin-right:auto}
+nav a,button.link{color:#5b2bd6;text-decoration:none;font:inherit;font-weight:500}
+nav a:hover,button.link:hover{text-decoration:underline}
+nav .brand{color:#222}
 main{max-width:640px;margin:40px auto;padding:0 16px}
 .kudos-button{display:inline-flex;align-items:center;gap:10px;background:#5b2bd6;color:#fff;border:0;border-radius:8px;
   padding:12px 20px;font-size:1rem;font-weight:600;text-decoration:none;box-shadow:0 2px 6px #5b2bd655;cursor:pointer}
@@ -25,7 +28,7 @@ main{max-width:640px;margin:40px auto;padding:0 16px}
 .avatar{width:72px;height:72px;border-radius:50%;vertical-align:middle;margin-right:12px}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:6px;border-bottom:1px solid #eee}
 pre{background:#f4f4f4;padding:12px;border-radius:8px;overflow:auto}
-button.link{background:none;border:0;color:#5b2bd6;cursor:pointer;font-size:1rem;padding:0}
+button.link{background:none;border:0;cursor:pointer;padding:0}
 `;
 
 const LOGO = `<svg viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M12 21s-7.5-4.6-9.6-9.1C.9 8.6 3 5 6.5 5c2 0 3.5 1.1 4.4 2.6h.2C12 6.1 13.5 5 15.5 5 19 5 21.1 8.6 19.6 11.9 17.5 16.4 12 21 12 21z"/></svg>`;

@@ -49,10 +49,11 @@ const parts = {
   ...snippetParts(),
   // The framework integrations, as their tests run them.
   ...Object.fromEntries(
-    ['test/frameworks/nestjs/kudos-auth.ts', 'test/frameworks/fastify/kudos-auth.ts'].map((file) => [
-      file,
-      `\`\`\`ts\n${readFileSync(file, 'utf8').trimEnd()}\n\`\`\``,
-    ]),
+    [
+      'test/frameworks/nestjs/kudos-auth.ts',
+      'test/frameworks/nestjs/main.ts',
+      'test/frameworks/fastify/kudos-auth.ts',
+    ].map((file) => [file, `\`\`\`ts\n${readFileSync(file, 'utf8').trimEnd()}\n\`\`\``]),
   ),
 };
 for (const file of ['README.md', 'src/emulator/README.md', 'docs/frameworks.md']) {

@@ -1,3 +1,5 @@
+// Fragment: an end-to-end test of your app with Playwright; it goes in your test suite, which
+// starts your app first (on :3000, pointed at the emulator below).
 // An end-to-end test of your app with Playwright: the emulator signs "alice" in and accepts at
 // once (autoLogin), so the test lands logged in without clicking through Kudos pages.
 // Run the emulator for it with `npx kudos-emulator --auto-login alice`, or start it in the test:

@@ -36,10 +36,14 @@ app.use(
 app.use(passport.session());
 
 app.get('/', (req, res) => {
+  // failureMessage: true keeps the reason of a failed sign-in (a decline) here, for one showing.
+  const failed = req.session.messages?.pop();
+  req.session.messages = [];
   res.send(
-    req.user
-      ? `<p>Signed in as ${escapeHtml(req.user.name)}.</p>`
-      : '<a href="/auth/kudos">Log in with Kudos</a>',
+    (failed ? `<p id="failure" role="alert">${escapeHtml(failed)}</p>` : '') +
+      (req.user
+        ? `<p>Signed in as ${escapeHtml(req.user.name)}.</p>`
+        : '<a href="/auth/kudos">Log in with Kudos</a>'),
   );
 });
 app.get('/auth/kudos', passport.authenticate('kudos'));
@@ -55,6 +59,8 @@ app.get('/profile', (req, res) => {
 app.post('/logout', (req, res, next) => req.logout((err) => (err ? next(err) : res.redirect('/'))));
 app.use((err, _req, res, next) => {
   if (!(err instanceof KudosError)) return next(err);
+  // Logged for you (a wrong client secret is INVALID_CLIENT_CRED): messages never hold a secret.
+  console.error(`Kudos sign-in failed: ${err.code} (${err.status}): ${err.message}`);
   res.status(err.status).send(`<p>Signing in with Kudos did not work (${escapeHtml(err.code)}).</p>`);
 });
 

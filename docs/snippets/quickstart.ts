@@ -53,10 +53,15 @@ app.use(
 app.use(passport.session());
 
 app.get('/', (req, res) => {
+  // failureMessage: true keeps the reason of a failed sign-in (a decline) here, for one showing.
+  const state = req.session as typeof req.session & { messages?: string[] };
+  const failed = state.messages?.pop();
+  state.messages = [];
   res.send(
-    req.user
-      ? `<p>Signed in as ${escapeHtml(req.user.name)}. <a href="/profile">Profile</a></p>`
-      : '<a href="/auth/kudos">Log in with Kudos</a>',
+    (failed ? `<p id="failure" role="alert">${escapeHtml(failed)}</p>` : '') +
+      (req.user
+        ? `<p>Signed in as ${escapeHtml(req.user.name)}. <a href="/profile">Profile</a></p>`
+        : '<a href="/auth/kudos">Log in with Kudos</a>'),
   );
 });
 app.get('/auth/kudos', passport.authenticate('kudos'));
@@ -80,6 +85,8 @@ app.post('/logout', (req, res, next) => {
 // escape anything you put into HTML all the same.
 const onError: ErrorRequestHandler = (err: unknown, _req, res, next) => {
   if (!(err instanceof KudosError)) return next(err);
+  // Logged for you (a wrong client secret is INVALID_CLIENT_CRED): messages never hold a secret.
+  console.error(`Kudos sign-in failed: ${err.code} (${err.status}): ${err.message}`);
   res.status(err.status).send(`<p>Signing in with Kudos did not work (${escapeHtml(err.code)}).</p>`);
 };
 app.use(onError);

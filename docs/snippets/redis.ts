@@ -1,3 +1,5 @@
+// Fragment: the Redis part of an app that runs several instances; it goes where the quick start
+// creates its session, strategy and webhook (the login routes are the quick start's).
 // Several instances behind one address: share sessions, webhook dedupe, token sets and the refresh lock.
 import { RedisStore } from 'connect-redis';
 import express from 'express';

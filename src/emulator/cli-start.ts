@@ -164,6 +164,16 @@ export function banner(
     `  token:     ${emulator.tokenURL}`,
     `  LCD:       ${emulator.baseURL}/cosmos/lcd   (cosmosConfirmer({ baseURL }) finds it)`,
     '',
+    "The README's quick start reads these (the client is the first one below):",
+    `  export KUDOS_AUTH_URL=${emulator.authURL}`,
+    `  export KUDOS_BASE_URL=${emulator.baseURL}`,
+    ...(clients[0]
+      ? [
+          `  export KUDOS_CLIENT_ID=${clients[0].clientID}`,
+          `  export KUDOS_CLIENT_SECRET=${clients[0].clientSecret}`,
+        ]
+      : []),
+    '',
     `  clients:   ${clients.map((c) => `${c.clientID} / ${c.clientSecret}`).join(', ')}`,
     `  users:     ${users.map((u) => `${u.id} / ${passwords.get(u.id) ?? '(saved)'}`).join(', ')}`,
     '  wallets:',

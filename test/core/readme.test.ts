@@ -26,13 +26,32 @@ describe('README.md', () => {
     expect(new Set(languages)).toEqual(new Set(['sh', 'html']));
   });
 
+  // Every example that looks like a program is run by a test as a user would run it; any other one
+  // says in its first line that it is a fragment, and where it goes.
+  const RUN_BY: Record<string, string> = {
+    'quickstart.ts': 'test/e2e/fresh-app.test.ts',
+    'quickstart.cjs': 'test/e2e/fresh-app.test.ts',
+    'verify-forms.ts': 'test/e2e/fresh-app.test.ts',
+    'profile-hooks.ts': 'test/e2e/fresh-app.test.ts',
+    'emulator-test.ts': 'test/e2e/fresh-app.test.ts',
+    'webhook.ts': 'test/e2e/readme-webhook.test.ts',
+  };
+  it.each(snippets)('docs/snippets/%s is run by a test, or marked as a fragment', (file) => {
+    const code = readFileSync(join('docs/snippets', file), 'utf8');
+    const runner = RUN_BY[file];
+    if (runner) expect(readFileSync(runner, 'utf8')).toContain(`docs/snippets/${file}`);
+    else expect(code).toMatch(/^\/\/ Fragment: .+/);
+  });
+
   it('lists every error code, from KUDOS_ERROR_CODES', () => {
     expect(readme).toContain(errorTableMarkdown());
   });
 
-  it('starts with the two commands for a fresh clone', () => {
-    const top = readme.slice(0, 600);
-    expect(top).toContain('npm ci && npm start');
-    expect(top).toContain('npm test');
+  it('opens with what the package is, and has the two commands for a fresh clone in its first screen', () => {
+    const firstScreen = readme.split('\n').slice(0, 40).join('\n');
+    expect(firstScreen).toMatch(/^# passport-kudos\n\nKudos is a tipping and payment service/);
+    expect(firstScreen).toContain('## Developing passport-kudos');
+    expect(firstScreen).toContain('npm ci && npm start');
+    expect(firstScreen).toContain('npm test');
   });
 });

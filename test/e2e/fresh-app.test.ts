@@ -42,6 +42,7 @@ describe('the README quick start in a fresh app that installs the packed tarball
         'passport',
         'typescript@~5.9',
         'tsx@^4',
+        'vitest',
         '@types/node@^22',
         '@types/express',
         '@types/express-session',
@@ -60,10 +61,13 @@ describe('the README quick start in a fresh app that installs the packed tarball
           skipLibCheck: false,
           types: ['node'],
         },
-        files: ['server.ts'],
+        files: ['server.ts', 'verify-forms.ts', 'profile-hooks.ts'],
       }),
     );
     copyFileSync('docs/snippets/quickstart.ts', join(app, 'server.ts'));
+    copyFileSync('docs/snippets/verify-forms.ts', join(app, 'verify-forms.ts'));
+    copyFileSync('docs/snippets/profile-hooks.ts', join(app, 'profile-hooks.ts'));
+    copyFileSync('docs/snippets/emulator-test.ts', join(app, 'kudos.test.ts'));
     copyFileSync('docs/snippets/quickstart.cjs', join(app, 'server.cjs'));
     kudos = await startKudosEmulator({
       clients: [
@@ -87,7 +91,8 @@ describe('the README quick start in a fresh app that installs the packed tarball
     expect(out).toBe('');
   }, 120_000);
 
-  async function logInThrough(program: string, runner: string[] = [process.execPath]): Promise<string> {
+  /** Starts one of the quick starts on a free port; `output` collects what it prints. */
+  async function serve(program: string, runner: string[], env: Record<string, string> = {}) {
     const port = await freePort();
     const [command = process.execPath, ...args] = runner;
     const child = spawn(command, [...args, program], {
@@ -97,22 +102,28 @@ describe('the README quick start in a fresh app that installs the packed tarball
         PORT: String(port),
         KUDOS_AUTH_URL: kudos.authURL,
         KUDOS_BASE_URL: kudos.baseURL,
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
+    const output = { text: '' };
     await new Promise<void>((resolve, reject) => {
-      let text = '';
       child.stdout?.on('data', (c: Buffer) => {
-        text += c.toString();
-        if (text.includes('listening on')) resolve();
+        output.text += c.toString();
+        if (output.text.includes('listening on')) resolve();
       });
       child.stderr?.on('data', (c: Buffer) => {
-        text += c.toString();
+        output.text += c.toString();
       });
       child.once('error', reject);
-      child.once('exit', (code) => reject(new Error(`${program} exited with ${code}: ${text}`)));
+      child.once('exit', (code) => reject(new Error(`${program} exited with ${code}: ${output.text}`)));
     });
+    return { port, child, output };
+  }
+
+  async function logInThrough(program: string, runner: string[] = [process.execPath]): Promise<string> {
+    const { port, child } = await serve(program, runner);
     const browser = new CookieClient();
     const home = await browser.get(`http://localhost:${port}/`);
     expect(await home.text()).toContain('Log in with Kudos');
@@ -138,4 +149,48 @@ describe('the README quick start in a fresh app that installs the packed tarball
   it('runs the CommonJS quick start the same way', async () => {
     expect(await logInThrough('server.cjs')).toContain('<p id="user-id">alice</p>');
   }, 60_000);
+
+  it.each(['server.js', 'server.cjs'])(
+    '%s tells a declined sign-in on the page, and logs a token error',
+    async (program) => {
+      const { port, child } = await serve(program, [process.execPath]);
+      const browser = new CookieClient();
+      const back = await passAuthorization(
+        browser,
+        locationOf(await browser.get(`http://localhost:${port}/auth/kudos`)),
+        // bobby: alice authorized the app in the tests above, and is no longer asked.
+        { username: 'bobby', password: 'builder', decision: 'decline' },
+      );
+      const home = locationOf(await browser.get(locationOf(back)));
+      expect(home.pathname).toBe('/');
+      expect(await (await browser.get(`http://localhost:${port}/`)).text()).toContain(
+        '<p id="failure" role="alert">You declined to sign in with Kudos.</p>',
+      );
+      child.kill('SIGTERM');
+      const wrong = await serve(program, [process.execPath], { KUDOS_CLIENT_SECRET: 'not-the-secret' });
+      const other = new CookieClient();
+      const returned = await passAuthorization(
+        other,
+        locationOf(await other.get(`http://localhost:${wrong.port}/auth/kudos`)),
+      );
+      const failed = await other.get(locationOf(returned));
+      expect(failed.status).toBe(502);
+      expect(await failed.text()).toContain('INVALID_CLIENT_CRED');
+      expect(wrong.output.text).toContain('Kudos sign-in failed: INVALID_CLIENT_CRED (502)');
+      expect(wrong.output.text).not.toContain('not-the-secret');
+      wrong.child.kill('SIGTERM');
+    },
+    60_000,
+  );
+
+  it('runs the verify and profile-hook examples as compiled', () => {
+    for (const program of ['verify-forms.js', 'profile-hooks.js']) {
+      expect(run(process.execPath, [program], app)).toBe('');
+    }
+  }, 60_000);
+
+  it("runs the README's vitest example with vitest's defaults", () => {
+    const out = run(join(app, 'node_modules', '.bin', 'vitest'), ['run', '--reporter=dot'], app);
+    expect(out).toMatch(/1 passed/);
+  }, 120_000);
 });

@@ -41,6 +41,18 @@ describe('emulator authorization page (docs/kudos-service.md#authorization-page)
   });
   afterEach(() => kudos.close());
 
+  it('names the demo users on its login page, and no account of its own configuration', async () => {
+    const page = await (await client.get(`${kudos.authURL}/in/login`)).text();
+    expect(page).toContain(
+      '<p id="demo-users">Demo users: <code>alice / wonderland</code>, <code>bobby / builder</code></p>',
+    );
+    await kudos.close();
+    kudos = await startKudosEmulator({ clients: [CLIENT], users: [{ id: 'zelda', password: 'private-pw' }] });
+    const own = await (await client.get(`${kudos.authURL}/in/login`)).text();
+    expect(own).not.toContain('demo-users');
+    expect(own).not.toContain('private-pw');
+  });
+
   it('listens on 127.0.0.1 with a free port and derives its URLs from it', () => {
     expect(kudos.authURL).toBe(`http://127.0.0.1:${kudos.port}`);
     expect(kudos.baseURL).toBe(`http://127.0.0.1:${kudos.port}/api`);

@@ -1,13 +1,9 @@
-import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import session from 'express-session';
-import passport from 'passport';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { passAuthorization, signInAt } from '../helpers/emulator-user.js';
-import { kudosAuthModule } from './nestjs/kudos-auth.js';
+import { bootstrap } from './nestjs/main.js';
 
 const CLIENT = {
   clientID: 'nest-app',
@@ -23,20 +19,17 @@ describe('NestJS (Express platform) with PassportStrategy(KudosStrategy, "kudos"
 
   async function start(clientSecret = CLIENT.clientSecret): Promise<void> {
     kudos = await startKudosEmulator({ clients: [CLIENT] });
-    app = await NestFactory.create(
-      kudosAuthModule({
+    app = await bootstrap(
+      {
         clientID: CLIENT.clientID,
         clientSecret,
         callbackURL: '/auth/kudos/callback',
         authURL: kudos.authURL,
         baseURL: kudos.baseURL,
-      }),
-      { logger: false },
+      },
+      'nest-session-secret',
+      0,
     );
-    app.use(session({ secret: 'nest-session-secret', resave: false, saveUninitialized: false }));
-    app.use(passport.initialize());
-    app.use(passport.session());
-    await app.listen(0, '127.0.0.1');
     url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   }
 

@@ -1,4 +1,4 @@
-import { USER_ID_PATTERN } from '../emulator-options.js';
+import { DEMO_USERS, USER_ID_PATTERN } from '../emulator-options.js';
 import { type Ctx, field, readForm, redirect, sendHtml } from '../http.js';
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
@@ -7,6 +7,16 @@ import type { EmulatorState } from '../state.js';
 import { loginPage, registerPage } from '../views/auth-pages.js';
 import { errorPage } from '../views/layout.js';
 
+/**
+ * The demo accounts this emulator has with their published passwords, named on the login page so
+ * that a developer knows how to sign in (accounts of its own configuration are not shown).
+ */
+function demoAccounts(state: EmulatorState): string[] {
+  return DEMO_USERS.filter((demo) => state.users.get(demo.id)?.password === demo.password).map(
+    (demo) => `${demo.id} / ${demo.password}`,
+  );
+}
+
 async function login(state: EmulatorState, ctx: Ctx): Promise<void> {
   const form = await readForm(ctx.req);
   if (!form) return sendHtml(ctx.res, 400, errorPage('Invalid request', 'The form could not be read.'));
@@ -14,7 +24,7 @@ async function login(state: EmulatorState, ctx: Ctx): Promise<void> {
   const username = field(form, 'username') ?? '';
   const user = state.users.get(username);
   if (!user || user.password !== field(form, 'password')) {
-    return sendHtml(ctx.res, 401, loginPage(next, 'Wrong username or password.'));
+    return sendHtml(ctx.res, 401, loginPage(next, 'Wrong username or password.', demoAccounts(state)));
   }
   startSession(state, ctx, user.id);
   state.log(`user ${user.id} logged in`);
@@ -57,7 +67,11 @@ async function register(state: EmulatorState, ctx: Ctx): Promise<void> {
 /** Login, registration and logout pages of the emulator's own accounts. */
 export function loginRoutes(router: Router, state: EmulatorState): void {
   router.on(ROUTES.loginPage, (ctx) => {
-    sendHtml(ctx.res, 200, loginPage(safeNext(ctx.url.searchParams.get('next'))));
+    sendHtml(
+      ctx.res,
+      200,
+      loginPage(safeNext(ctx.url.searchParams.get('next')), undefined, demoAccounts(state)),
+    );
   });
   router.on(ROUTES.login, (ctx) => login(state, ctx));
   router.on(ROUTES.registerPage, (ctx) => {

@@ -1,11 +1,14 @@
 import type { EmulatorClient } from '../emulator-options.js';
 import { escapeHtml, hiddenFields, layout } from './layout.js';
 
-/** The login page; `next` is where to go after logging in. */
-export function loginPage(next: string, error?: string): string {
+/** The login page; `next` is where to go after logging in; `demo` names the demo accounts. */
+export function loginPage(next: string, error?: string, demo: readonly string[] = []): string {
+  const accounts = demo.length
+    ? `<p id="demo-users">Demo users: ${demo.map((d) => `<code>${escapeHtml(d)}</code>`).join(', ')}</p>`
+    : '';
   return layout(
     'Log in',
-    `<h1>Log in to Kudos</h1>
+    `<h1>Log in to Kudos</h1>${accounts}
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/in/login">${hiddenFields({ next })}
 <label for="username">Username</label><input type="text" id="username" name="username" autocomplete="username" required>
