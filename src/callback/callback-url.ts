@@ -5,6 +5,8 @@ import { KudosError } from '../errors.js';
 /** The parts of a request used to resolve a relative callback URL. */
 export interface UrlRequest extends Pick<IncomingMessage, 'url' | 'headers' | 'socket'> {
   originalUrl?: string;
+  /** Node's old name of `socket`; unit-test requests (chai-passport-strategy) set only this one. */
+  connection?: unknown;
   app?: { get?: (setting: string) => unknown };
 }
 
@@ -39,7 +41,9 @@ function invalidCallbackURL(cause: unknown): KudosError {
 export function resolveCallbackURL(callbackURL: string, req: UrlRequest, proxy: boolean): string {
   if (URL.canParse(callbackURL)) return callbackURL;
   const trust = proxy || Boolean(req.app?.get?.('trust proxy'));
-  const encrypted = Boolean((req.socket as TLSSocket | undefined)?.encrypted);
+  // passport-oauth2 reads req.connection; a real request has both, a unit test's often only that one.
+  const socket = (req.socket ?? req.connection) as TLSSocket | undefined;
+  const encrypted = Boolean(socket?.encrypted);
   // Compared without case, as passport-oauth2 does: proxies send `HTTPS` as well as `https`.
   const tls =
     encrypted || (trust && firstHeader(req.headers['x-forwarded-proto'])?.toLowerCase() === 'https');

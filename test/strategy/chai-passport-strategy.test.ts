@@ -164,3 +164,35 @@ describe('KudosStrategy under chai-passport-strategy', () => {
     expect(fallback.args[0]).toMatchObject({ httpStatus: 500, code: 'token_endpoint_error' });
   });
 });
+
+describe('a relative callback URL under chai-passport-strategy, as passport-oauth2 resolves it', () => {
+  it.each([
+    [false, 'http'],
+    [true, 'https'],
+  ])('req.connection.encrypted %s gives %s://', async (encrypted, scheme) => {
+    const relative = new KudosStrategy(
+      {
+        clientID: 'ABC123',
+        clientSecret: 'secret-of-the-client',
+        callbackURL: '/auth/example/callback',
+        authURL: 'https://kudos.example',
+        baseURL: tokens.baseURL,
+        state: false,
+      },
+      (_a, _r, p, done) => done(null, { id: p.id }),
+    );
+    const location = await new Promise<string>((resolve) => {
+      use(relative)
+        .redirect((url) => resolve(String(url)))
+        .request((req) => {
+          req.url = '/auth/example';
+          req.headers = { host: 'www.example.net' };
+          req.connection = { encrypted };
+        })
+        .authenticate();
+    });
+    expect(new URL(location).searchParams.get('redirect_uri')).toBe(
+      `${scheme}://www.example.net/auth/example/callback`,
+    );
+  });
+});
