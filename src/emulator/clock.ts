@@ -2,6 +2,12 @@
  * The emulator's clock: real time plus an offset that tests move forward, so that one hour of
  * token lifetime can pass without waiting.
  */
+/**
+ * Farthest the clock may be moved in all: 100 years. Beyond a few hundred thousand years a date is
+ * no longer a valid `Date` (every page and token would fail); far short of that, it is a test's typo.
+ */
+export const MAX_CLOCK_OFFSET_MS = 100 * 365 * 24 * 3600 * 1000;
+
 export class EmulatorClock {
   private offsetMs = 0;
 
@@ -22,15 +28,18 @@ export class EmulatorClock {
 
   /** Sets the offset read back from a state file. */
   restore(offsetMs: number): void {
-    if (!Number.isFinite(offsetMs) || offsetMs < 0)
-      throw new RangeError('clock offset must be a non-negative number');
+    if (!Number.isFinite(offsetMs) || offsetMs < 0 || offsetMs > MAX_CLOCK_OFFSET_MS)
+      throw new RangeError(`clock offset must be 0 to ${MAX_CLOCK_OFFSET_MS} milliseconds`);
     this.offsetMs = offsetMs;
   }
 
   /** Moves the clock forward by `ms` milliseconds. */
   advance(ms: number): void {
-    if (!Number.isFinite(ms) || ms < 0)
-      throw new RangeError('advance() takes a non-negative number of milliseconds');
+    if (!Number.isFinite(ms) || ms < 0 || this.offsetMs + ms > MAX_CLOCK_OFFSET_MS) {
+      throw new RangeError(
+        `the clock moves forward by 0 to ${MAX_CLOCK_OFFSET_MS - this.offsetMs} more milliseconds (100 years in all)`,
+      );
+    }
     this.offsetMs += ms;
   }
 }

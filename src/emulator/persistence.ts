@@ -1,5 +1,6 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isRecord } from '../guards.js';
+import { MAX_CLOCK_OFFSET_MS } from './clock.js';
 import type { EmulatorAgent, EmulatorClient, EmulatorUser } from './emulator-options.js';
 import type { EmulatorState, Grant, RefreshRecord } from './state.js';
 import type { EmulatorTransaction } from './transaction.js';
@@ -56,17 +57,81 @@ export function readSnapshot(file: string): EmulatorSnapshot | undefined {
   } catch {
     throw new EmulatorStateFileError(file, 'is not valid JSON (corrupt?)');
   }
-  const lists = ['users', 'clients', 'agents', 'grants', 'refreshTokens', 'activeRefresh', 'transactions'];
-  if (
-    !isRecord(json) ||
-    json.format !== FORMAT ||
-    typeof json.jwtSecret !== 'string' ||
-    typeof json.clockOffsetMs !== 'number' ||
-    !lists.every((name) => Array.isArray(json[name]))
-  ) {
+  if (!isRecord(json) || json.format !== FORMAT) {
     throw new EmulatorStateFileError(file, `is not a kudos-emulator state file (format ${FORMAT})`);
   }
+  const problem = shapeProblem(json);
+  if (problem) throw new EmulatorStateFileError(file, `has an invalid "${problem}"`);
   return json as unknown as EmulatorSnapshot;
+}
+
+type Check = (value: unknown) => boolean;
+const text: Check = (v) => typeof v === 'string';
+const count: Check = (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const time: Check = (v) => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= 8.64e15;
+const texts: Check = (v) => Array.isArray(v) && v.every(text);
+const record =
+  (fields: Record<string, Check>, optional: Record<string, Check> = {}) =>
+  (v: unknown): string | undefined => {
+    if (!isRecord(v)) return '';
+    for (const [name, ok] of Object.entries(fields)) if (!ok(v[name])) return `.${name}`;
+    for (const [name, ok] of Object.entries(optional))
+      if (v[name] !== undefined && !ok(v[name])) return `.${name}`;
+    return undefined;
+  };
+const pair =
+  (second: (v: unknown) => string | undefined) =>
+  (v: unknown): string | undefined => {
+    if (!Array.isArray(v) || v.length !== 2 || !text(v[0])) return '';
+    return second(v[1]) === undefined ? undefined : '[1]';
+  };
+
+/** Every list of the file and what each entry must be, so a bad file is refused naming the field. */
+const LISTS: Record<string, (v: unknown) => string | undefined> = {
+  users: record({ id: text, password: text }),
+  clients: record({ clientID: text, clientSecret: text, redirectURIs: texts }),
+  agents: record({ id: text }, { webhookURL: text, paymentRedirectURIs: texts }),
+  grants: record({ clientID: text, userId: text, scope: texts, grantedAt: time }),
+  refreshTokens: pair(record({ clientID: text, userId: text, scope: texts })),
+  activeRefresh: (v) => (Array.isArray(v) && v.length === 2 && text(v[0]) && text(v[1]) ? undefined : ''),
+  transactions: record({
+    txHash: text,
+    request: (v) => record({ from: text, to: texts, amounts: texts, remarks: text })(v) === undefined,
+    status: text,
+    outcome: text,
+    ts: time,
+    completeTs: time,
+  }),
+};
+const OPTIONAL_LISTS: Record<string, (v: unknown) => string | undefined> = {
+  deliveries: record({ id: count, notificationId: count, txHash: text, attempt: count, body: text }),
+  outbox: record({
+    notificationId: count,
+    agentId: text,
+    url: text,
+    txHash: text,
+    body: text,
+    attempt: count,
+    dueAt: time,
+  }),
+};
+
+/** The first field of a parsed state file that is not what the emulator wrote, or undefined. */
+function shapeProblem(json: Record<string, unknown>): string | undefined {
+  if (typeof json.jwtSecret !== 'string' || json.jwtSecret === '') return 'jwtSecret';
+  const offset = json.clockOffsetMs;
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= MAX_CLOCK_OFFSET_MS)) return 'clockOffsetMs';
+  if (json.nextNotificationId !== undefined && !count(json.nextNotificationId)) return 'nextNotificationId';
+  for (const [name, entry] of [...Object.entries(LISTS), ...Object.entries(OPTIONAL_LISTS)]) {
+    const list = json[name];
+    if (list === undefined && name in OPTIONAL_LISTS) continue;
+    if (!Array.isArray(list)) return name;
+    for (const [i, item] of list.entries()) {
+      const where = entry(item);
+      if (where !== undefined) return `${name}[${i}]${where}`;
+    }
+  }
+  return undefined;
 }
 
 /** The state worth keeping, with the webhook sender's deliveries and what it has still to send. */

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isRecord } from '../../guards.js';
+import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import { parseDuration } from '../duration.js';
 import { type Ctx, readBody, sendJson } from '../http.js';
 import { walletAddress } from '../ids.js';
@@ -219,6 +220,9 @@ async function advanceClock({ state, ops }: Admin, ctx: Ctx): Promise<AdminAnswe
   const given = text(await readJsonObject(ctx), 'advance', true) as string;
   const ms = parseDuration(given);
   if (ms === undefined) throw bad('advance', 'must be a duration such as 90s, 61m or 1h');
+  if (state.clock.offset + ms > MAX_CLOCK_OFFSET_MS) {
+    throw bad('advance', 'moves the clock too far: at most 100 years in all');
+  }
   ops.advanceClock(ms);
   return { body: { now: new Date(state.clock.now()).toISOString(), clockOffsetMs: state.clock.offset } };
 }

@@ -1,0 +1,68 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
+import { runCli } from '../helpers/cli.js';
+
+// Numbers from a request or a file are range-checked, and a state file of the wrong shape is refused
+// naming the file and the field: the emulator never ends up answering 500 forever.
+describe('the emulator refuses numbers out of range and state files of the wrong shape', () => {
+  let kudos: KudosEmulator | undefined;
+  afterEach(async () => {
+    await kudos?.close();
+    kudos = undefined;
+  });
+
+  it('answers 400 to a clock advance of 9007199254740991 ms and keeps working, also after a restart', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'kudos-range-')), 'state.json');
+    kudos = await startKudosEmulator({ state: file });
+    const res = await fetch(`${kudos.authURL}/_emulator/clock/advance`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ advance: '9007199254740991' }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'invalid_field', field: 'advance' });
+    expect((await fetch(`${kudos.authURL}/_emulator/state`)).status).toBe(200);
+    expect((await fetch(`${kudos.authURL}/`)).status).toBe(200);
+    expect(() => kudos?.advanceClock(Number.MAX_SAFE_INTEGER)).toThrow(RangeError);
+    await kudos.close();
+    kudos = await startKudosEmulator({ state: file });
+    expect((await fetch(`${kudos.authURL}/`)).status).toBe(200);
+  });
+
+  async function savedState(): Promise<{ file: string; state: Record<string, unknown> }> {
+    const file = join(mkdtempSync(join(tmpdir(), 'kudos-shape-')), 'state.json');
+    const first = await startKudosEmulator({ state: file, paymentDelayMs: 1 });
+    first.pay({ from: 'alice', to: 'bobby', amount: '1' });
+    await first.idle();
+    await first.close();
+    return { file, state: JSON.parse(readFileSync(file, 'utf8')) };
+  }
+
+  it.each([
+    ['clockOffsetMs', (s: Record<string, unknown>) => (s.clockOffsetMs = 9e15)],
+    [
+      'users[0].id',
+      (s: Record<string, unknown>) => ((s.users as Array<Record<string, unknown>>)[0] = { id: 5 }),
+    ],
+    [
+      'transactions[0].ts',
+      (s: Record<string, unknown>) => ((s.transactions as Array<Record<string, unknown>>)[0]!.ts = 'x'),
+    ],
+    ['grants', (s: Record<string, unknown>) => (s.grants = {})],
+    ['jwtSecret', (s: Record<string, unknown>) => delete s.jwtSecret],
+  ])('refuses a state file whose "%s" is wrong, naming the file and the field', async (field, spoil) => {
+    const { file, state } = await savedState();
+    spoil(state);
+    writeFileSync(file, JSON.stringify(state));
+    await expect(startKudosEmulator({ state: file })).rejects.toThrow(
+      `state file ${file} has an invalid "${field}"`,
+    );
+    const cli = await runCli(['--port', '0', '--quiet', '--state', file]);
+    expect(cli.code).not.toBe(0);
+    expect(cli.stderr).toContain(`state file ${file} has an invalid "${field}"`);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(state); // left as it is
+  });
+});
