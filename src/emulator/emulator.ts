@@ -7,7 +7,14 @@ import { resolveEmulatorOptions } from './emulator-options.js';
 import { issueCode, revokeGrant } from './grants.js';
 import { sendHtml, withQuery } from './http.js';
 import { EmulatorOperations, type PaymentArguments } from './operations.js';
-import { type EmulatorSnapshot, readSnapshot, takeSnapshot, writeSnapshot } from './persistence.js';
+import {
+  type EmulatorSnapshot,
+  lockStateFile,
+  readSnapshot,
+  removeLeftovers,
+  takeSnapshot,
+  writeSnapshot,
+} from './persistence.js';
 import { ROUTES } from './route-table.js';
 import { Router } from './router.js';
 import { accountRoutes } from './routes/account.js';
@@ -152,7 +159,18 @@ function saveOnChange(state: EmulatorState, webhooks: WebhookSender, file: strin
  */
 export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Promise<KudosEmulator> {
   const resolved = resolveEmulatorOptions(options);
-  const snapshot = resolved.state === undefined ? undefined : readSnapshot(resolved.state);
+  // One emulator per state file: two would overwrite each other's changes.
+  const unlock = resolved.state === undefined ? undefined : lockStateFile(resolved.state);
+  let snapshot: EmulatorSnapshot | undefined;
+  try {
+    if (resolved.state !== undefined) {
+      removeLeftovers(resolved.state);
+      snapshot = readSnapshot(resolved.state);
+    }
+  } catch (error) {
+    unlock?.();
+    throw error;
+  }
   const state = new EmulatorState(
     snapshot ? { ...resolved, jwtSecret: snapshot.jwtSecret } : resolved,
     new EmulatorClock(),
@@ -162,6 +180,8 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
   const ops = new EmulatorOperations(state, webhooks, timers);
   if (snapshot) restore(state, ops, webhooks, snapshot);
   if (resolved.autoLogin !== undefined && !state.users.has(resolved.autoLogin)) {
+    for (const timer of timers) clearTimeout(timer);
+    unlock?.();
     throw new TypeError(`startKudosEmulator: "autoLogin" names no user: ${resolved.autoLogin}`);
   }
   const saver = resolved.state === undefined ? undefined : saveOnChange(state, webhooks, resolved.state);
@@ -197,7 +217,12 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
     else socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) => {
+      state.closed = true;
+      for (const timer of timers) clearTimeout(timer);
+      unlock?.();
+      reject(error);
+    });
     server.listen(resolved.port, resolved.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
@@ -205,7 +230,7 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
   state.origin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   state.log(`listening on ${state.origin}`);
 
-  return emulatorHandle({ state, ops, webhooks, server, timers, saver, port });
+  return emulatorHandle({ state, ops, webhooks, server, timers, saver, unlock, port });
 }
 
 /** What a started emulator is made of, for {@link emulatorHandle}. */
@@ -216,11 +241,22 @@ interface EmulatorParts {
   server: http.Server;
   timers: Set<NodeJS.Timeout>;
   saver: { flush(): void } | undefined;
+  /** Releases the state file's lock. */
+  unlock: (() => void) | undefined;
   port: number;
 }
 
 /** The running emulator as its users see it: its addresses and its test helpers. */
-function emulatorHandle({ state, ops, webhooks, server, timers, saver, port }: EmulatorParts): KudosEmulator {
+function emulatorHandle({
+  state,
+  ops,
+  webhooks,
+  server,
+  timers,
+  saver,
+  unlock,
+  port,
+}: EmulatorParts): KudosEmulator {
   return {
     authURL: state.authURL,
     baseURL: state.baseURL,
@@ -283,6 +319,7 @@ function emulatorHandle({ state, ops, webhooks, server, timers, saver, port }: E
     },
     close() {
       saver?.flush();
+      unlock?.();
       state.onChange = () => undefined;
       state.closed = true;
       for (const timer of timers) clearTimeout(timer);

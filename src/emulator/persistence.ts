@@ -1,4 +1,16 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { isRecord } from '../guards.js';
 import { MAX_CLOCK_OFFSET_MS } from './clock.js';
 import type { EmulatorAgent, EmulatorClient, EmulatorUser } from './emulator-options.js';
@@ -162,12 +174,89 @@ export function takeSnapshot(
   };
 }
 
+/** The file a state path stands for: a symbolic link's target (written through, never replaced). */
+function target(file: string): string {
+  let link: boolean;
+  try {
+    link = lstatSync(file).isSymbolicLink();
+  } catch {
+    return file; // not there yet: a first start
+  }
+  if (!link) return file;
+  try {
+    return realpathSync(file);
+  } catch {
+    return resolve(dirname(file), readlinkSync(file)); // a link to a file not written yet
+  }
+}
+
 /**
  * Writes a snapshot atomically: to a temporary file beside it, then renamed over it, so a crash
- * mid-write never leaves a half-written state file.
+ * mid-write never leaves a half-written state file. A symbolic link is written through: its target
+ * is replaced, the link stays.
  */
 export function writeSnapshot(file: string, snapshot: EmulatorSnapshot): void {
-  const temporary = `${file}.${process.pid}.tmp`;
+  const real = target(file);
+  const temporary = `${real}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(snapshot, null, 1)}\n`, { mode: 0o600 });
-  renameSync(temporary, file);
+  renameSync(temporary, real);
+}
+
+/** Removes the temporary files a killed emulator left beside the state file (they hold secrets). */
+export function removeLeftovers(file: string): void {
+  const real = target(file);
+  const prefix = `${basename(real)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(real));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith(prefix) && /^\d+\.tmp$/.test(name.slice(prefix.length))) {
+      rmSync(join(dirname(real), name), { force: true });
+    }
+  }
+}
+
+/**
+ * Takes the state file for this process: `FILE.lock` holds its pid. Another live emulator's lock
+ * refuses the start naming the file and that process; a dead one's is taken over. Answers the
+ * release.
+ */
+export function lockStateFile(file: string): () => void {
+  const lock = `${target(file)}.lock`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lock, 'wx', 0o600);
+      writeFileSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(lock, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new EmulatorStateFileError(
+          file,
+          `cannot be locked (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        );
+      }
+      const holder = Number(readFileSync(lock, 'utf8').trim());
+      if (Number.isSafeInteger(holder) && holder > 0 && alive(holder)) {
+        throw new EmulatorStateFileError(
+          file,
+          `is in use by another kudos-emulator (process ${holder}, lock ${lock})`,
+        );
+      }
+      rmSync(lock, { force: true }); // its emulator is gone: take the file over
+    }
+  }
+  throw new EmulatorStateFileError(file, `cannot be locked (${lock})`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

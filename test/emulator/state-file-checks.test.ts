@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -64,5 +64,35 @@ describe('the emulator refuses numbers out of range and state files of the wrong
     expect(cli.code).not.toBe(0);
     expect(cli.stderr).toContain(`state file ${file} has an invalid "${field}"`);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(state); // left as it is
+  });
+
+  it('lets one emulator at a time use a state file: a second is refused naming the file and the process', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'kudos-lock-')), 'state.json');
+    kudos = await startKudosEmulator({ state: file });
+    await expect(startKudosEmulator({ state: file })).rejects.toThrow(
+      `state file ${file} is in use by another kudos-emulator (process ${process.pid}`,
+    );
+    const second = await runCli(['--port', '0', '--quiet', '--state', file]);
+    expect(second.code).not.toBe(0);
+    expect(second.stderr).toContain(
+      `state file ${file} is in use by another kudos-emulator (process ${process.pid}`,
+    );
+    await kudos.close();
+    kudos = await startKudosEmulator({ state: file }); // released at close
+  });
+
+  it('writes through a symbolic link (the link stays) and removes the temporary files a kill left', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kudos-link-'));
+    const real = join(dir, 'real-state.json');
+    const link = join(dir, 'state.json');
+    symlinkSync(real, link);
+    writeFileSync(`${real}.424242.tmp`, 'secrets of a killed emulator');
+    kudos = await startKudosEmulator({ state: link });
+    expect(existsSync(`${real}.424242.tmp`)).toBe(false);
+    kudos.addUser({ id: 'carol-link', password: 'pw' });
+    await kudos.close();
+    kudos = undefined;
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(real, 'utf8')).toContain('carol-link');
   });
 });
