@@ -62,13 +62,27 @@ export interface WebhookMode {
 /** Query parameters that may carry a webhook secret. */
 const SECRET_PARAMS = new Set(['token', 'secret', 'key', 'signature', 'access_token']);
 
-/** A webhook URL fit to show and log: no credentials, secret-looking parameters redacted. */
+/** Shortest last path segment taken for a secret (the receiver wants secrets of 16 characters or more). */
+const MIN_PATH_SECRET = 16;
+
+/**
+ * A webhook URL fit to show and log: no credentials, secret-looking parameters redacted, and a last
+ * path segment long enough to be a secret (`/webhooks/kudos/<secret>`, which the receiver accepts)
+ * redacted too.
+ */
 export function displayWebhookURL(url: string): string {
   const shown = new URL(url);
   shown.username = '';
   shown.password = '';
   for (const name of [...new Set(shown.searchParams.keys())]) {
     if (SECRET_PARAMS.has(name.toLowerCase())) shown.searchParams.set(name, 'REDACTED');
+  }
+  const segments = shown.pathname.split('/');
+  let last = segments.length - 1;
+  while (last > 0 && segments[last] === '') last--;
+  if (last > 0 && (segments[last] as string).length >= MIN_PATH_SECRET) {
+    segments[last] = 'REDACTED';
+    shown.pathname = segments.join('/');
   }
   return shown.toString();
 }
