@@ -47,7 +47,18 @@ describe('the emulator home page in a real browser (Chromium through playwright-
     expect(await page.locator('#transactions').textContent()).toContain(tx?.txHash);
     const rows = page.locator('#deliveries tbody tr');
     expect(await rows.count()).toBe(1);
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.screenshot({ path: `${SHOTS}/emulator-home.png`, fullPage: true });
+    // At 1280 px the page does not scroll sideways: wide tables scroll inside their card.
+    const widths = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      view: window.innerWidth,
+      main: document.querySelector('main')?.getBoundingClientRect().right ?? 0,
+      tables: [...document.querySelectorAll('.scroll')].map((d) => d.getBoundingClientRect().right),
+    }));
+    expect(widths.page).toBeLessThanOrEqual(widths.view);
+    expect(Math.max(...widths.tables)).toBeLessThanOrEqual(widths.main);
+    expect(await rows.first().locator('td').first().textContent()).toMatch(/^\d+$/); // the delivery ID
     const received = sink.received.length;
     await rows.first().getByRole('button', { name: 'Resend' }).click();
     await page.waitForURL(`${kudos.authURL}/`);

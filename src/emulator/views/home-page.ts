@@ -20,7 +20,8 @@ function table(headings: string[], rows: unknown[][], id: string): string {
   const body = rows.length
     ? rows.map((r) => `<tr>${r.map(cell).join('')}</tr>`).join('')
     : `<tr><td colspan="${headings.length}">None yet.</td></tr>`;
-  return `<table id="${id}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+  // Tables scroll inside the card, never the page (hashes and URLs are long).
+  return `<div class="scroll"><table id="${id}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
 function resendButton(id: unknown): string {
@@ -37,7 +38,7 @@ export function homePage(state: Record<string, unknown>): string {
   const deliveries = s.deliveries
     .map(
       (d) =>
-        `<tr><td>${escapeHtml(String(d.at))}</td><td>${escapeHtml(String(d.agent))}</td><td><code>${escapeHtml(String(d.url))}</code></td><td><code>${escapeHtml(String(d.txHash))}</code></td><td>${escapeHtml(String(d.status))}</td><td>${escapeHtml(String(d.answer))}</td><td>${escapeHtml(String(d.attempt))}</td><td>${resendButton(d.id)}</td></tr>`,
+        `<tr><td>${escapeHtml(String(d.id))}</td><td>${escapeHtml(String(d.at))}</td><td>${escapeHtml(String(d.agent))}</td><td><code>${escapeHtml(String(d.url))}</code></td><td><code>${escapeHtml(String(d.txHash))}</code></td><td>${escapeHtml(String(d.status))}</td><td>${escapeHtml(String(d.answer))}</td><td>${escapeHtml(String(d.attempt))}</td><td>${resendButton(d.id)}</td></tr>`,
     )
     .join('');
   return layout(
@@ -64,8 +65,9 @@ export function homePage(state: Record<string, unknown>): string {
       s.transactions.map((t) => [t.txHash, t.status, t.from, t.to, t.amounts, t.via, t.ts]),
       'transactions',
     )}
-<h2>Webhook deliveries</h2><table id="deliveries"><thead><tr><th>time</th><th>agent</th><th>URL</th><th>hash</th><th>status</th><th>answer</th><th>attempt</th><th></th></tr></thead><tbody>${deliveries || '<tr><td colspan="8">None yet.</td></tr>'}</tbody></table>
+<h2>Webhook deliveries</h2><div class="scroll"><table id="deliveries"><thead><tr><th>delivery</th><th>time</th><th>agent</th><th>URL</th><th>hash</th><th>status</th><th>answer</th><th>attempt</th><th>resend</th></tr></thead><tbody>${deliveries || '<tr><td colspan="9">None yet.</td></tr>'}</tbody></table></div>
 <h2>Endpoints</h2>${table(['what', 'route'], endpoints, 'endpoints')}
 <p><a href="/in/account">Your account</a></p>`,
+    true,
   );
 }

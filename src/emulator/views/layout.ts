@@ -29,13 +29,16 @@ button{padding:9px 18px;border-radius:6px;border:0;font-size:1rem;cursor:pointer
 .error{background:#fde8e8;color:#8a1c1c;padding:10px;border-radius:6px}
 ul.scopes li{margin:6px 0} code{background:#f0ecf9;padding:1px 4px;border-radius:4px}
 table{border-collapse:collapse;width:100%} td,th{text-align:left;padding:6px;border-bottom:1px solid #eee}
+main.wide{max-width:1180px;box-sizing:border-box}
+.scroll{overflow-x:auto;max-width:100%}
+.scroll td,.scroll th{white-space:nowrap}
 `;
 
-/** The page frame shared by every emulator page. */
-export function layout(title: string, body: string): string {
+/** The page frame shared by every emulator page; `wide` for pages of tables (the home page). */
+export function layout(title: string, body: string, wide = false): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Kudos emulator</title>
 <meta name="viewport" content="width=device-width,initial-scale=1"><style>${STYLE}</style></head>
-<body><header>Kudos<small>local emulator</small></header><main>${body}</main></body></html>`;
+<body><header>Kudos<small>local emulator</small></header><main${wide ? ' class="wide"' : ''}>${body}</main></body></html>`;
 }
 
 /** An error page, with the error code when there is one: the emulator never redirects to an address it cannot trust. */
