@@ -19,8 +19,10 @@ export class CommandError extends Error {}
 type Values = Record<string, string | boolean | undefined>;
 
 async function call(values: Values, method: string, path: string, body?: unknown): Promise<unknown> {
-  const base = withoutTrailingSlashes(String(values.url ?? 'http://127.0.0.1:4000'));
-  if (!URL.canParse(base)) throw new CommandError('--url must be an absolute URL');
+  // --url, else KUDOS_EMULATOR_URL (set once per shell), else the default port.
+  const given = values.url ?? process.env.KUDOS_EMULATOR_URL ?? 'http://127.0.0.1:4000';
+  const base = withoutTrailingSlashes(String(given));
+  if (!URL.canParse(base)) throw new CommandError('--url (or KUDOS_EMULATOR_URL) must be an absolute URL');
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (typeof values['admin-token'] === 'string') headers.authorization = `Bearer ${values['admin-token']}`;
@@ -108,13 +110,15 @@ export async function runSubcommand(argv: string[]): Promise<CommandResult> {
   }
   if (first === 'deliveries') {
     const list = (await call(v, 'GET', '/_emulator/deliveries')) as Array<Record<string, unknown>>;
+    // A header row, and the delivery ID first: what `resend ID` takes.
     const human = list.length
-      ? list
-          .map(
+      ? [
+          'ID\tTIME\tAGENT\tURL\tTX HASH\tSTATUS\tANSWER\tATTEMPT',
+          ...list.map(
             (d) =>
-              `${d.id}\t${d.at}\t${d.agent}\t${d.url}\t${d.txHash}\t${d.status}\t${d.answer}\tattempt ${d.attempt}`,
-          )
-          .join('\n')
+              `${d.id}\t${d.at}\t${d.agent}\t${d.url}\t${d.txHash}\t${d.status}\t${d.answer}\t${d.attempt}`,
+          ),
+        ].join('\n')
       : 'no deliveries yet';
     return print(list, human);
   }

@@ -54,7 +54,7 @@ describe('the emulator home page in a real browser (Chromium through playwright-
       page: document.documentElement.scrollWidth,
       view: window.innerWidth,
       main: document.querySelector('main')?.getBoundingClientRect().right ?? 0,
-      tables: [...document.querySelectorAll('.scroll')].map((d) => d.getBoundingClientRect().right),
+      tables: Array.from(document.querySelectorAll('.scroll'), (d) => d.getBoundingClientRect().right),
     }));
     expect(widths.page).toBeLessThanOrEqual(widths.view);
     expect(Math.max(...widths.tables)).toBeLessThanOrEqual(widths.main);

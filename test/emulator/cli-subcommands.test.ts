@@ -120,8 +120,29 @@ describe('kudos-emulator subcommands against a running emulator', () => {
     });
     expect(stdout).not.toContain('agent-secret');
     const human = await cli('deliveries');
-    expect(human.stdout).toContain('shop-agent');
-    expect(human.stdout).toContain('attempt 1');
+    const [header, first] = human.stdout.split('\n');
+    expect(header).toBe('ID\tTIME\tAGENT\tURL\tTX HASH\tSTATUS\tANSWER\tATTEMPT');
+    expect(first?.split('\t')).toEqual([
+      expect.stringMatching(/^\d+$/), // the delivery ID that resend takes
+      expect.any(String),
+      'shop-agent',
+      expect.not.stringContaining('agent-secret'),
+      expect.stringMatching(/^[0-9A-F]{64}$/),
+      'success',
+      '200',
+      '1',
+    ]);
+  });
+
+  it('reads the emulator address from KUDOS_EMULATOR_URL when --url is not given', async () => {
+    const res = await runCli(['deliveries', '--json'], { ...process.env, KUDOS_EMULATOR_URL: url });
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout).length).toBeGreaterThan(0);
+    const nowhere = await runCli(['deliveries'], {
+      ...process.env,
+      KUDOS_EMULATOR_URL: 'http://127.0.0.1:9',
+    });
+    expect(nowhere.stderr).toContain('no emulator answers at http://127.0.0.1:9');
   });
 
   it('resend DELIVERY_ID: sends that notification again, as a redelivery (next attempt)', async () => {

@@ -34,9 +34,12 @@ export function authURLOf(banner: string): string {
 }
 
 /** Runs one subcommand of the real bin to its end: stdout, stderr and the exit code. */
-export function runCli(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ stdout: string; stderr: string; code: number }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [CLI, ...args], { timeout: 30_000, env }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ stdout, stderr, code });
     });
