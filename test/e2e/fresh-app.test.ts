@@ -1,55 +1,36 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { passAuthorization } from '../helpers/emulator-user.js';
 import { freePort } from '../helpers/free-port.js';
+import { type PackedApp, packedApp, run } from '../helpers/packed-app.js';
 
 // A new user's first hour: the packed tarball installed into a fresh app outside the repository,
 // the README's quick start (docs/snippets) compiled with strict TypeScript (NodeNext, skipLibCheck
 // false) and run, in ESM TypeScript and in CommonJS, logging in over HTTP against the emulator.
-const run = (cmd: string, args: string[], cwd: string) =>
-  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 });
-
 describe('the README quick start in a fresh app that installs the packed tarball', () => {
-  let work: string;
+  let packed: PackedApp;
   let app: string;
   let kudos: KudosEmulator;
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), 'passport-kudos-fresh-'));
-    const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], process.cwd()));
-    app = join(work, 'app');
-    mkdirSync(app);
-    writeFileSync(
-      join(app, 'package.json'),
-      JSON.stringify({ name: 'fresh-app', private: true, type: 'module' }),
-    );
-    run(
-      'npm',
-      [
-        'install',
-        '--no-audit',
-        '--no-fund',
-        '--prefer-offline',
-        join(work, packed.filename),
-        'express@^5',
-        'express-session',
-        'passport',
-        'typescript@~5.9',
-        'tsx@^4',
-        'vitest',
-        '@types/node@^22',
-        '@types/express',
-        '@types/express-session',
-        '@types/passport-oauth2',
-      ],
-      app,
-    );
+    packed = packedApp('fresh-app', [
+      'express@^5',
+      'express-session',
+      'passport',
+      'typescript@~5.9',
+      'tsx@^4',
+      'vitest',
+      '@types/node@^22',
+      '@types/express',
+      '@types/express-session',
+      '@types/passport-oauth2',
+    ]);
+    app = packed.dir;
     writeFileSync(
       join(app, 'tsconfig.json'),
       JSON.stringify({
@@ -83,7 +64,7 @@ describe('the README quick start in a fresh app that installs the packed tarball
   afterAll(async () => {
     for (const child of children) child.kill('SIGTERM');
     await kudos?.close();
-    rmSync(work, { recursive: true, force: true });
+    packed.remove();
   });
 
   it('compiles the TypeScript quick start with strict, NodeNext and skipLibCheck: false', () => {

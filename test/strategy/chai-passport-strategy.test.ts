@@ -2,7 +2,13 @@ import * as chai from 'chai';
 // @ts-expect-error chai-passport-strategy ships no types
 import chaiPassportStrategy from 'chai-passport-strategy';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { KudosError, type KudosProfile, KudosStrategy, KudosTokenError } from '../../src/index.js';
+import {
+  KudosError,
+  type KudosProfile,
+  KudosStrategy,
+  type KudosStrategyOptions,
+  KudosTokenError,
+} from '../../src/index.js';
 import { type FakeTokenServer, startTokenServer, tokenResponse } from '../helpers/token-server.js';
 
 // How users of passport-oauth2's family unit-test a strategy: chai-passport-strategy (3.x) builds a bare
@@ -53,19 +59,22 @@ afterEach(() => {
 });
 afterAll(() => tokens.close());
 
-function strategy(extra: object = {}): KudosStrategy {
-  return new KudosStrategy(
-    {
-      clientID: 'ABC123',
-      clientSecret: 'secret-of-the-client',
-      callbackURL: 'https://www.example.net/auth/example/callback',
-      authURL: 'https://kudos.example',
-      baseURL: tokens.baseURL,
-      state: false,
-      ...extra,
-    },
-    (accessToken, _refreshToken, profile, done) =>
-      done(null, { id: profile.id, profile, accessToken }, { message: 'Hello' }),
+/** The options of passport-oauth2's own tests, at the local token endpoint; `extra` overrides. */
+function options(extra: Partial<KudosStrategyOptions> = {}): KudosStrategyOptions {
+  return {
+    clientID: 'ABC123',
+    clientSecret: 'secret-of-the-client',
+    callbackURL: 'https://www.example.net/auth/example/callback',
+    authURL: 'https://kudos.example',
+    baseURL: tokens.baseURL,
+    state: false,
+    ...extra,
+  };
+}
+
+function strategy(extra: Partial<KudosStrategyOptions> = {}): KudosStrategy {
+  return new KudosStrategy(options(extra), (accessToken, _refreshToken, profile, done) =>
+    done(null, { id: profile.id, profile, accessToken }, { message: 'Hello' }),
   );
 }
 
@@ -103,16 +112,8 @@ describe('KudosStrategy under chai-passport-strategy', () => {
         done(null, { username: 'jaredhanson', token: accessToken });
       }
     }
-    const sub = new Sub(
-      {
-        clientID: 'ABC123',
-        clientSecret: 'secret-of-the-client',
-        callbackURL: 'https://www.example.net/cb',
-        authURL: 'https://kudos.example',
-        baseURL: tokens.baseURL,
-        state: false,
-      },
-      (_at, _rt, profile, done) => done(null, { profile }),
+    const sub = new Sub(options({ callbackURL: 'https://www.example.net/cb' }), (_at, _rt, profile, done) =>
+      done(null, { profile }),
     );
     const outcome = await run(sub, { code: 'c0de' });
     expect(outcome.args[0]).toEqual({
@@ -138,28 +139,21 @@ describe('KudosStrategy under chai-passport-strategy', () => {
         return Object.assign(new Error('Custom OAuth error'), { body, status });
       }
     }
-    const options = {
-      clientID: 'ABC123',
-      clientSecret: 'secret-of-the-client',
-      callbackURL: 'https://www.example.net/cb',
-      authURL: 'https://kudos.example',
-      baseURL: tokens.baseURL,
-      state: false,
-    };
+    const settings = options({ callbackURL: 'https://www.example.net/cb' });
     const verify = (
       _a: string,
       _r: string | undefined,
       p: KudosProfile,
       done: (e: null, u: object) => void,
     ) => done(null, { id: p.id });
-    const custom = await run(new Sub(options, verify), { code: 'c0de' });
+    const custom = await run(new Sub(settings, verify), { code: 'c0de' });
     expect(custom.args[0]).toMatchObject({
       message: 'Custom OAuth error',
       body: 'Invalid code',
       status: 400,
     });
     tokens.answer = { kind: 'text', status: 500, body: 'Invalid code' };
-    const fallback = await run(new Sub(options, verify), { code: 'c0de' });
+    const fallback = await run(new Sub(settings, verify), { code: 'c0de' });
     expect(fallback.args[0]).toBeInstanceOf(KudosTokenError);
     expect(fallback.args[0]).toMatchObject({ httpStatus: 500, code: 'token_endpoint_error' });
   });
@@ -171,14 +165,7 @@ describe('a relative callback URL under chai-passport-strategy, as passport-oaut
     [true, 'https'],
   ])('req.connection.encrypted %s gives %s://', async (encrypted, scheme) => {
     const relative = new KudosStrategy(
-      {
-        clientID: 'ABC123',
-        clientSecret: 'secret-of-the-client',
-        callbackURL: '/auth/example/callback',
-        authURL: 'https://kudos.example',
-        baseURL: tokens.baseURL,
-        state: false,
-      },
+      options({ callbackURL: '/auth/example/callback' }),
       (_a, _r, p, done) => done(null, { id: p.id }),
     );
     const location = await new Promise<string>((resolve) => {

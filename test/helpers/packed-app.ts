@@ -1,0 +1,29 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Runs a command to its end and answers its standard output (it throws on a non-zero exit). */
+export const run = (cmd: string, args: string[], cwd: string) =>
+  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 });
+
+/** A fresh ES module app outside the repository with the packed tarball and `dependencies` installed. */
+export interface PackedApp {
+  dir: string;
+  remove(): void;
+}
+
+/** Packs this package (as `npm publish` would) and installs it, with `dependencies`, into a new app. */
+export function packedApp(name: string, dependencies: string[]): PackedApp {
+  const work = mkdtempSync(join(tmpdir(), `passport-kudos-${name}-`));
+  const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], process.cwd()));
+  const dir = join(work, 'app');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+  run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, packed.filename), ...dependencies],
+    dir,
+  );
+  return { dir, remove: () => rmSync(work, { recursive: true, force: true }) };
+}
