@@ -126,7 +126,7 @@ export async function runSubcommand(argv: string[]): Promise<CommandResult> {
     const id = positionals[0];
     if (!id || !/^\d+$/u.test(id))
       throw new CommandError('resend needs a DELIVERY_ID (a number; see kudos-emulator deliveries)');
-    const answer = await call(v, 'POST', `/_emulator/deliveries/${id}/resend`);
+    const answer = await call(v, 'POST', `/_emulator/deliveries/${id}/resend`, {});
     return print(answer, `resent delivery ${id}`);
   }
   if (key === 'clock advance') {

@@ -21,6 +21,7 @@ export const USAGE = `Usage: kudos-emulator [options]          start an emulator
 
   --port N              port to listen on (default 4000; 0 picks a free one)
   --host ADDRESS        address to bind (default 127.0.0.1)
+  --host-allow HOST     a Host name to answer besides loopback names and the bound address (repeatable)
   --config FILE         JSON file with { clients, users, agents, codeParam, ... }
   --client ID:SECRET:REDIRECT_URI   a client (repeatable; replaces the demo client)
   --user ID:PASSWORD    a user (repeatable; replaces the demo users)
@@ -75,6 +76,7 @@ function parse(argv: string[]): KudosEmulatorOptions | undefined {
     options: {
       port: { type: 'string' },
       host: { type: 'string' },
+      'host-allow': { type: 'string', multiple: true },
       config: { type: 'string' },
       client: { type: 'string', multiple: true },
       user: { type: 'string', multiple: true },
@@ -98,6 +100,7 @@ function parse(argv: string[]): KudosEmulatorOptions | undefined {
   }
   options.port ??= 4000;
   if (values.host) options.host = values.host;
+  if (values['host-allow']) options.allowedHosts = [...(options.allowedHosts ?? []), ...values['host-allow']];
   if (values['code-param']) options.codeParam = values['code-param'] as KudosEmulatorOptions['codeParam'];
   if (values.client) {
     options.clients = values.client.map((spec): EmulatorClient => {

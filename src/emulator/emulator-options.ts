@@ -58,6 +58,11 @@ export interface KudosEmulatorOptions {
   port?: number;
   /** Address to bind; default `127.0.0.1`. */
   host?: string;
+  /**
+   * Host names the emulator answers besides loopback names and the address it is bound to (a
+   * request with another `Host` is refused: a web page cannot reach it by DNS rebinding).
+   */
+  allowedHosts?: string[];
   /** OAuth clients; default: the demo client. */
   clients?: EmulatorClient[];
   /** Users; default: `alice` / `wonderland` and `bobby` / `builder`. */
@@ -139,6 +144,7 @@ export const OBSERVED_AVATAR_EXPIRES = 2_430_432_000;
 export interface ResolvedEmulatorOptions {
   port: number;
   host: string;
+  allowedHosts: string[];
   clients: Required<EmulatorClient>[];
   users: EmulatorUser[];
   agents: EmulatorAgent[];
@@ -195,6 +201,14 @@ function oneOf<T extends string>(value: unknown, name: string, allowed: readonly
   return value as T;
 }
 
+function allowedHosts(value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((h) => typeof h === 'string' && h !== '')) {
+    fail('"allowedHosts" must be an array of host names');
+  }
+  return [...value];
+}
+
 /** Checks the options and applies the defaults. Throws `TypeError` naming the bad option. */
 export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): ResolvedEmulatorOptions {
   const codeParam = options.codeParam ?? 'code';
@@ -248,6 +262,7 @@ export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): Reso
   return {
     port,
     host: options.host ?? '127.0.0.1',
+    allowedHosts: allowedHosts(options.allowedHosts),
     clients,
     users,
     agents,

@@ -5,7 +5,8 @@ import { EmulatorClock } from './clock.js';
 import type { EmulatorClient, EmulatorUser, KudosEmulatorOptions } from './emulator-options.js';
 import { resolveEmulatorOptions } from './emulator-options.js';
 import { issueCode, revokeGrant } from './grants.js';
-import { sendHtml, withQuery } from './http.js';
+import { requestHostAllowed } from './host-check.js';
+import { sendCode, sendHtml, withQuery } from './http.js';
 import { EmulatorOperations, type PaymentArguments } from './operations.js';
 import {
   type EmulatorSnapshot,
@@ -187,7 +188,9 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
   const saver = resolved.state === undefined ? undefined : saveOnChange(state, webhooks, resolved.state);
 
   const router = new Router();
-  router.on(ROUTES.home, (ctx) => sendHtml(ctx.res, 200, homePage(stateJson(state, webhooks))));
+  router.on(ROUTES.home, (ctx) =>
+    sendHtml(ctx.res, 200, homePage(stateJson(state, webhooks), state.adminCsrf)),
+  );
   authorizeRoutes(router, state);
   loginRoutes(router, state);
   accountRoutes(router, state);
@@ -199,6 +202,10 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
   adminRoutes(router, state, ops, webhooks);
 
   const server = http.createServer((req, res) => {
+    if (!requestHostAllowed(req, resolved.host, resolved.allowedHosts)) {
+      sendCode(res, 403, 'HOST_NOT_ALLOWED'); // a rebinding page, or a name it was not told of
+      return;
+    }
     if (applyApiHeaders(req, res)) return; // a CORS preflight, answered
     router
       .handle(req, res, (error) =>

@@ -82,6 +82,8 @@ export class EmulatorState {
   /** Transaction hashes in the order they were added, so that the newest are read without a walk. */
   private readonly transactionOrder: string[] = [];
   readonly jwtSecret: string;
+  /** The token of the home page's forms (Resend): a page of another site cannot read it. */
+  readonly adminCsrf = randomBytes(18).toString('base64url');
   /** Set by close(): nothing new is started after it. */
   closed = false;
   /** Origin the emulator listens on; set once listening. */

@@ -2,7 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { isRecord } from '../../guards.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import { parseDuration } from '../duration.js';
-import { type Ctx, readBody, sendJson } from '../http.js';
+import { ownOrigin } from '../host-check.js';
+import { type Ctx, mediaType, readBody, readForm, sendJson } from '../http.js';
 import { walletAddress } from '../ids.js';
 import type { EmulatorOperations, PaymentArguments } from '../operations.js';
 import { ROUTES } from '../route-table.js';
@@ -58,12 +59,31 @@ export function checkAccess(state: Pick<EmulatorState, 'options'>, ctx: Pick<Ctx
     throw new AdminError(401, 'admin_token_required', 'the admin API needs its token');
 }
 
-/** A browser form posting to the admin API must come from the emulator's own pages. */
+/** A browser request to the admin API must come from the emulator's own pages (when it says). */
 function checkOrigin(state: EmulatorState, ctx: Ctx): void {
   const origin = ctx.req.headers.origin;
-  if (origin !== undefined && origin !== state.origin) {
+  if (origin === undefined) return;
+  const port = Number(new URL(state.origin).port);
+  if (!ownOrigin(origin, port, state.options.host, state.options.allowedHosts)) {
     throw new AdminError(403, 'foreign_origin', 'the admin API does not take requests from other sites');
   }
+}
+
+/**
+ * Changes come as `application/json`, which a page of another site cannot send without a preflight
+ * the emulator refuses (a `text/plain` body or a form can be sent blind). The one exception is the
+ * home page's Resend button: a form carrying the home page's token.
+ */
+async function checkChange(state: EmulatorState, ctx: Ctx, formAllowed: boolean): Promise<void> {
+  const type = mediaType(ctx.req);
+  if (type === 'application/json') return;
+  if (formAllowed && type === 'application/x-www-form-urlencoded') {
+    const form = await readForm(ctx.req);
+    const given = form?.get('csrf') ?? '';
+    if (sameToken(given, state.adminCsrf)) return;
+    throw new AdminError(403, 'csrf_token_invalid', 'the form is not from the emulator home page; reload it');
+  }
+  throw new AdminError(415, 'json_only', 'the admin API takes changes as application/json');
 }
 
 async function readJsonObject(ctx: Ctx): Promise<Record<string, unknown>> {
@@ -197,8 +217,7 @@ async function pay({ state, ops }: Admin, ctx: Ctx): Promise<AdminAnswer> {
 }
 
 /** `POST /_emulator/deliveries/{id}/resend`: JSON for the CLI, a redirect home for the page's button. */
-async function resend({ state, webhooks }: Admin, ctx: Ctx): Promise<AdminAnswer> {
-  checkOrigin(state, ctx);
+async function resend({ webhooks }: Admin, ctx: Ctx): Promise<AdminAnswer> {
   const id = Number(ctx.params[0]);
   if (!Number.isSafeInteger(id) || !webhooks.resend(id)) {
     throw new AdminError(
@@ -272,20 +291,24 @@ export function adminRoutes(
   webhooks: WebhookSender,
 ): void {
   const deps: Admin = { state, ops, webhooks };
-  const admin = (handle: (deps: Admin, ctx: Ctx) => Promise<AdminAnswer>) => async (ctx: Ctx) => {
-    try {
-      checkAccess(state, ctx);
-      const { status = 200, body } = await handle(deps, ctx);
-      if (!ctx.res.headersSent) sendJson(ctx.res, status, body);
-    } catch (error) {
-      if (!(error instanceof AdminError)) throw error;
-      sendJson(ctx.res, error.status, {
-        error: error.message,
-        code: error.code,
-        ...(error.field ? { field: error.field } : {}),
-      });
-    }
-  };
+  const admin =
+    (handle: (deps: Admin, ctx: Ctx) => Promise<AdminAnswer>, formAllowed = false) =>
+    async (ctx: Ctx) => {
+      try {
+        checkAccess(state, ctx);
+        checkOrigin(state, ctx);
+        if (ctx.method !== 'GET' && ctx.method !== 'HEAD') await checkChange(state, ctx, formAllowed);
+        const { status = 200, body } = await handle(deps, ctx);
+        if (!ctx.res.headersSent) sendJson(ctx.res, status, body);
+      } catch (error) {
+        if (!(error instanceof AdminError)) throw error;
+        sendJson(ctx.res, error.status, {
+          error: error.message,
+          code: error.code,
+          ...(error.field ? { field: error.field } : {}),
+        });
+      }
+    };
   router.on(
     ROUTES.adminState,
     admin(async () => ({ body: stateJson(state, webhooks) })),
@@ -295,7 +318,7 @@ export function adminRoutes(
     admin(async () => ({ body: webhooks.deliveries.map(deliveryJson) })),
   );
   router.on(ROUTES.adminPay, admin(pay));
-  router.on(ROUTES.adminResend, admin(resend));
+  router.on(ROUTES.adminResend, admin(resend, true));
   router.on(ROUTES.adminClock, admin(advanceClock));
   router.on(ROUTES.adminUsers, admin(addUser));
   router.on(ROUTES.adminClients, admin(addClient));

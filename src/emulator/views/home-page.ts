@@ -24,12 +24,12 @@ function table(headings: string[], rows: unknown[][], id: string): string {
   return `<div class="scroll"><table id="${id}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
-function resendButton(id: unknown): string {
-  return `<form method="post" action="/_emulator/deliveries/${escapeHtml(String(id))}/resend"><button class="secondary" type="submit">Resend</button></form>`;
+function resendButton(id: unknown, csrf: string): string {
+  return `<form method="post" action="/_emulator/deliveries/${escapeHtml(String(id))}/resend"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><button class="secondary" type="submit">Resend</button></form>`;
 }
 
 /** The emulator's start page: endpoints, accounts, transactions and deliveries, like a cloud emulator's dashboard. */
-export function homePage(state: Record<string, unknown>): string {
+export function homePage(state: Record<string, unknown>, csrf: string): string {
   const s = state as unknown as HomeState;
   const endpoints = Object.values(ROUTES).map((route: EmulatorRoute) => [
     route.what,
@@ -38,7 +38,7 @@ export function homePage(state: Record<string, unknown>): string {
   const deliveries = s.deliveries
     .map(
       (d) =>
-        `<tr><td>${escapeHtml(String(d.id))}</td><td>${escapeHtml(String(d.at))}</td><td>${escapeHtml(String(d.agent))}</td><td><code>${escapeHtml(String(d.url))}</code></td><td><code>${escapeHtml(String(d.txHash))}</code></td><td>${escapeHtml(String(d.status))}</td><td>${escapeHtml(String(d.answer))}</td><td>${escapeHtml(String(d.attempt))}</td><td>${resendButton(d.id)}</td></tr>`,
+        `<tr><td>${escapeHtml(String(d.id))}</td><td>${escapeHtml(String(d.at))}</td><td>${escapeHtml(String(d.agent))}</td><td><code>${escapeHtml(String(d.url))}</code></td><td><code>${escapeHtml(String(d.txHash))}</code></td><td>${escapeHtml(String(d.status))}</td><td>${escapeHtml(String(d.answer))}</td><td>${escapeHtml(String(d.attempt))}</td><td>${resendButton(d.id, csrf)}</td></tr>`,
     )
     .join('');
   return layout(
