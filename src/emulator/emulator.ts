@@ -6,7 +6,7 @@ import type { EmulatorClient, EmulatorUser, KudosEmulatorOptions } from './emula
 import { resolveEmulatorOptions } from './emulator-options.js';
 import { issueCode, revokeGrant } from './grants.js';
 import { requestHostAllowed } from './host-check.js';
-import { sendCode, sendHtml, withQuery } from './http.js';
+import { type Ctx, redirect, sendCode, sendHtml, setCookie, withQuery } from './http.js';
 import { EmulatorOperations, type PaymentArguments } from './operations.js';
 import {
   type EmulatorSnapshot,
@@ -19,7 +19,7 @@ import {
 import { ROUTES } from './route-table.js';
 import { Router } from './router.js';
 import { accountRoutes } from './routes/account.js';
-import { adminRoutes, stateJson } from './routes/admin.js';
+import { ADMIN_COOKIE, adminRoutes, hasAdminToken, stateJson } from './routes/admin.js';
 import { apiRoutes } from './routes/api.js';
 import { authorizeRoutes, checkAuthorizationRequest } from './routes/authorize.js';
 import { avatarRoutes } from './routes/avatar.js';
@@ -30,6 +30,7 @@ import { widgetRoutes } from './routes/widget.js';
 import { type EmulatorCounters, EmulatorState, grantKey } from './state.js';
 import type { EmulatorTransaction, PaymentOutcome } from './transaction.js';
 import { homePage } from './views/home-page.js';
+import { errorPage } from './views/layout.js';
 import { type WebhookDelivery, type WebhookMode, WebhookSender } from './webhook-sender.js';
 
 /** Arguments of {@link KudosEmulator.authorize}. */
@@ -151,6 +152,33 @@ function saveOnChange(state: EmulatorState, webhooks: WebhookSender, file: strin
 }
 
 /**
+ * The home page. With an admin token it shows only to a request that carries it: opened once as
+ * `/?admin_token=TOKEN`, it sets an HttpOnly, SameSite=Lax cookie and sends the browser on to `/`.
+ */
+function showHome(state: EmulatorState, webhooks: WebhookSender, ctx: Ctx): void {
+  const token = state.options.adminToken;
+  if (token !== undefined) {
+    const given = ctx.url.searchParams.get('admin_token');
+    if (given !== null) {
+      const valid = hasAdminToken(token, { req: { headers: { authorization: `Bearer ${given}` } } as never });
+      if (valid) setCookie(ctx.res, ADMIN_COOKIE, given);
+      return redirect(ctx.res, '/');
+    }
+    if (!hasAdminToken(token, ctx)) {
+      return sendHtml(
+        ctx.res,
+        401,
+        errorPage(
+          'Admin token needed',
+          'This emulator has an admin token: open /?admin_token=YOUR_TOKEN once.',
+        ),
+      );
+    }
+  }
+  sendHtml(ctx.res, 200, homePage(stateJson(state, webhooks), state.adminCsrf));
+}
+
+/**
  * Starts a local Kudos emulator on 127.0.0.1 (port 0 picks a free port) and resolves once it listens.
  *
  * @example
@@ -188,9 +216,7 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
   const saver = resolved.state === undefined ? undefined : saveOnChange(state, webhooks, resolved.state);
 
   const router = new Router();
-  router.on(ROUTES.home, (ctx) =>
-    sendHtml(ctx.res, 200, homePage(stateJson(state, webhooks), state.adminCsrf)),
-  );
+  router.on(ROUTES.home, (ctx) => showHome(state, webhooks, ctx));
   authorizeRoutes(router, state);
   loginRoutes(router, state);
   accountRoutes(router, state);

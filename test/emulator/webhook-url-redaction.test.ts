@@ -45,3 +45,42 @@ describe('the emulator redacts a secret in a webhook URL path everywhere it show
     expect(banner).toContain('/webhooks/kudos/REDACTED');
   });
 });
+
+describe('the home page behind --admin-token', () => {
+  it('shows only with the token: opened once as /?admin_token=, then by its cookie', async () => {
+    const { CookieClient, locationOf } = await import('../helpers/cookie-client.js');
+    const kudos = await startKudosEmulator({
+      users: PAYMENT_USERS,
+      agents: [{ id: 'shop-agent', webhookURL: HOOK }],
+      adminToken: 'admin-token-0123456789',
+      paymentDelayMs: 1,
+      webhook: { attempts: 1 },
+    });
+    try {
+      kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+      await kudos.idle();
+      const browser = new CookieClient();
+      const refused = await browser.get(`${kudos.authURL}/`);
+      expect(refused.status).toBe(401);
+      expect(await refused.text()).not.toContain('shop-agent');
+      await browser.get(`${kudos.authURL}/?admin_token=wrong-token-0123456789`);
+      expect((await browser.get(`${kudos.authURL}/`)).status).toBe(401);
+      const opened = await browser.get(`${kudos.authURL}/?admin_token=admin-token-0123456789`);
+      expect(locationOf(opened, kudos.authURL).pathname).toBe('/');
+      const home = await browser.get(`${kudos.authURL}/`);
+      expect(home.status).toBe(200);
+      const html = await home.text();
+      expect(html).toContain('shop-agent');
+      // Its Resend button works with the cookie and the page's token.
+      const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+      const resent = await browser.postForm(`${kudos.authURL}/_emulator/deliveries/1/resend`, { csrf });
+      expect(resent.status).toBe(303);
+      expect(
+        (await new CookieClient().postForm(`${kudos.authURL}/_emulator/deliveries/1/resend`, { csrf }))
+          .status,
+      ).toBe(401);
+    } finally {
+      await kudos.close();
+    }
+  });
+});

@@ -3,7 +3,7 @@ import { isRecord } from '../../guards.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import { parseDuration } from '../duration.js';
 import { ownOrigin } from '../host-check.js';
-import { type Ctx, mediaType, readBody, readForm, sendJson } from '../http.js';
+import { type Ctx, mediaType, parseCookies, readBody, readForm, sendJson } from '../http.js';
 import { walletAddress } from '../ids.js';
 import type { EmulatorOperations, PaymentArguments } from '../operations.js';
 import { ROUTES } from '../route-table.js';
@@ -53,10 +53,19 @@ export function checkAccess(state: Pick<EmulatorState, 'options'>, ctx: Pick<Ctx
     }
     return;
   }
-  const header = ctx.req.headers.authorization ?? '';
-  const given = header.startsWith('Bearer ') ? header.slice(7) : '';
-  if (!given || !sameToken(given, token))
+  if (!hasAdminToken(token, ctx))
     throw new AdminError(401, 'admin_token_required', 'the admin API needs its token');
+}
+
+/** The cookie the home page sets once it was opened with `?admin_token=` (HttpOnly, SameSite=Lax). */
+export const ADMIN_COOKIE = 'kudos_emulator_admin';
+
+/** Whether a request carries the admin token: `Authorization: Bearer`, or the home page's cookie. */
+export function hasAdminToken(token: string, ctx: Pick<Ctx, 'req'>): boolean {
+  const header = ctx.req.headers.authorization ?? '';
+  const bearer = header.startsWith('Bearer ') ? header.slice(7) : '';
+  const cookie = parseCookies(ctx.req.headers.cookie).get(ADMIN_COOKIE) ?? '';
+  return [bearer, cookie].some((given) => given !== '' && sameToken(given, token));
 }
 
 /** A browser request to the admin API must come from the emulator's own pages (when it says). */
