@@ -16,9 +16,9 @@ export interface CommandResult {
 /** A subcommand's own mistake, before any request: exit code 2. */
 export class CommandError extends Error {}
 
-type Values = Record<string, string | boolean | undefined>;
+export type Values = Record<string, string | boolean | undefined>;
 
-async function call(values: Values, method: string, path: string, body?: unknown): Promise<unknown> {
+export async function call(values: Values, method: string, path: string, body?: unknown): Promise<unknown> {
   // --url, else KUDOS_EMULATOR_URL (set once per shell), else the default port.
   const given = values.url ?? process.env.KUDOS_EMULATOR_URL ?? 'http://127.0.0.1:4000';
   const base = withoutTrailingSlashes(String(given));
@@ -72,7 +72,14 @@ const COMMON = {
 export async function runSubcommand(argv: string[]): Promise<CommandResult> {
   const [first = '', second = ''] = argv;
   const key = `${first} ${second}`;
-  const rest = ['trigger payment', 'clock advance', 'users add', 'clients add'].includes(key)
+  const rest = [
+    'trigger payment',
+    'clock advance',
+    'users add',
+    'clients add',
+    'agents add',
+    'agents set-webhook',
+  ].includes(key)
     ? argv.slice(2)
     : argv.slice(1);
   const { values, positionals } = parseArgs({
@@ -88,6 +95,8 @@ export async function runSubcommand(argv: string[]): Promise<CommandResult> {
       remarks: { type: 'string' },
       state: { type: 'string' },
       'display-name': { type: 'string' },
+      webhook: { type: 'string' },
+      redirect: { type: 'string', multiple: true },
     },
     allowPositionals: true,
     strict: true,
@@ -155,6 +164,24 @@ export async function runSubcommand(argv: string[]): Promise<CommandResult> {
       clientID: string;
     };
     return print(client, `added client ${client.clientID}`);
+  }
+  if (key === 'agents add' || key === 'agents set-webhook') {
+    const id = positionals[0];
+    if (!id) throw new CommandError(`${key} needs an agent ID`);
+    const body: Record<string, unknown> = { id };
+    // set-webhook takes the URL as its second word, or `none` to remove the webhook.
+    const webhook = key === 'agents set-webhook' ? positionals[1] : v.webhook;
+    if (key === 'agents set-webhook' && typeof webhook !== 'string') {
+      throw new CommandError('agents set-webhook needs ID URL (or ID none)');
+    }
+    if (typeof webhook === 'string') body.webhookURL = webhook === 'none' ? null : webhook;
+    const redirects = (values as { redirect?: string[] }).redirect;
+    if (redirects?.length) body.paymentRedirectURIs = redirects;
+    const agent = (await call(v, 'POST', '/_emulator/agents', body)) as {
+      id: string;
+      webhookURL: string | null;
+    };
+    return print(agent, `agent ${agent.id}: webhook ${agent.webhookURL ?? 'none'}`);
   }
   throw new CommandError(`unknown subcommand: ${argv.slice(0, 2).join(' ')}`);
 }

@@ -36,14 +36,19 @@ export const USAGE = `Usage: kudos-emulator [options]          start an emulator
   --quiet               do not log requests
   --help                this text
 
-Subcommands (a running emulator at --url, default http://127.0.0.1:4000):
+Subcommands (a running emulator at --url, else KUDOS_EMULATOR_URL, else http://127.0.0.1:4000):
   trigger payment --to ID --amount N [--from ID] [--via AGENT] [--fee N]
                   [--status success|fail|timeout] [--remarks TEXT] [--state TEXT] [--json]
   deliveries [--json]             every webhook delivery
   resend DELIVERY_ID              send that notification again, as a redelivery
   clock advance DURATION          move the clock forward (90s, 61m, 1h)
   users add ID:PASSWORD [--display-name NAME]
-  clients add ID:SECRET:REDIRECT_URI`;
+  clients add ID:SECRET:REDIRECT_URI
+  agents add ID [--webhook URL] [--redirect URI ...]   add an agent (or change one)
+  agents set-webhook ID URL|none  point the agent's webhook at URL (none: remove it)
+  listen --forward-to URL [--agent ID] [--print-body]
+                                  the agent's notifications go to URL and are printed as they
+                                  happen, until Ctrl-C puts its own webhook back`;
 
 /** A mistake on the command line: shown with the usage, exit code 2. */
 export class UsageError extends Error {}
@@ -195,7 +200,7 @@ export function banner(
   }
   lines.push(
     '',
-    `Subcommands (with --url ${emulator.authURL}): trigger payment, deliveries, resend, clock advance, users add, clients add`,
+    `Subcommands (with --url ${emulator.authURL}, or KUDOS_EMULATOR_URL): trigger payment, deliveries, resend, clock advance, users add, clients add, agents add, agents set-webhook, listen --forward-to`,
     'Run kudos-emulator --help for their options.',
   );
   return lines.join('\n');

@@ -36,6 +36,11 @@ export interface EmulatorAgent {
   /** Where notifications are POSTed; `https://user:password@...` sends `Authorization: Basic`. */
   webhookURL?: string;
   /**
+   * Where notifications go instead while `kudos-emulator listen --forward-to` runs; `webhookURL`
+   * is kept, and used again when forwarding ends.
+   */
+  forwardURL?: string;
+  /**
    * The agent's payment redirect whitelist: where the widget may send a payer back after a payment
    * `via` this agent (exact match). None: a payment with a `redirect_uri` shows
    * `AGENT_NOT_SETUP_PAYMENT_REDIRECT`; a URI not on it, `REDIRECT_URI_NOT_WHITELIST`.

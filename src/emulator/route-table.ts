@@ -179,6 +179,12 @@ export const ROUTES = {
     base: 'authURL',
     what: 'admin: add a user ({ id, password, displayName? })',
   },
+  adminAgents: {
+    method: 'POST',
+    path: '/_emulator/agents',
+    base: 'authURL',
+    what: 'admin: add or change an agent ({ id, webhookURL?: URL | null, forwardTo?: URL | null, paymentRedirectURIs? })',
+  },
   adminClients: {
     method: 'POST',
     path: '/_emulator/clients',

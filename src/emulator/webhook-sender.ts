@@ -114,7 +114,8 @@ export class WebhookSender {
   /** Reacts to a transaction event: decides which notifications to send, per the mode. */
   onTransaction(tx: EmulatorTransaction, event: 'created' | 'settled'): void {
     const agentId = tx.request.via;
-    const url = agentId ? this.state.agents.get(agentId)?.webhookURL : undefined;
+    const agent = agentId ? this.state.agents.get(agentId) : undefined;
+    const url = agent?.forwardURL ?? agent?.webhookURL;
     if (!agentId || !url) return; // without via, or without a webhook set up: no notification (docs/kudos-service.md#notifications)
     const statuses: TxStatus[] =
       event === 'created'
@@ -140,7 +141,8 @@ export class WebhookSender {
   resend(id: number): boolean {
     // Delivery ids are 1, 2, 3... in the order of `deliveries`, which only grows: no search.
     const delivery = Number.isSafeInteger(id) ? this.deliveries[id - 1] : undefined;
-    const url = delivery ? this.state.agents.get(delivery.agentId)?.webhookURL : undefined;
+    const agent = delivery ? this.state.agents.get(delivery.agentId) : undefined;
+    const url = agent?.forwardURL ?? agent?.webhookURL;
     if (!delivery || !url) return false;
     const attempt = (this.lastAttempt.get(delivery.notificationId) ?? delivery.attempt) + 1;
     this.track(

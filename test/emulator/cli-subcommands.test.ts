@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authURLOf, runCli, type StartedEmulator, startCli } from '../helpers/cli.js';
+import { authURLOf, CLI, runCli, type StartedEmulator, startCli } from '../helpers/cli.js';
 import { startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 
 // Every subcommand runs the real bin in a child process against a running emulator (also the bin).
@@ -132,6 +133,83 @@ describe('kudos-emulator subcommands against a running emulator', () => {
       '200',
       '1',
     ]);
+  });
+
+  it('agents add and agents set-webhook: add an agent, point its webhook elsewhere, remove it', async () => {
+    const added = await cli(
+      'agents',
+      'add',
+      'new-agent',
+      '--webhook',
+      `${sink.url}?token=agent-secret-0123456789`,
+      '--redirect',
+      'https://shop.example/done',
+    );
+    expect(added.code).toBe(0);
+    expect(added.stdout).toContain('agent new-agent: webhook');
+    expect(added.stdout).not.toContain('agent-secret-0123456789');
+    const state = await (await fetch(`${url}/_emulator/state`)).json();
+    expect(state.agents.find((a: { id: string }) => a.id === 'new-agent')).toMatchObject({
+      paymentRedirectURIs: ['https://shop.example/done'],
+    });
+    const moved = await cli('agents', 'set-webhook', 'new-agent', 'http://127.0.0.1:9/elsewhere');
+    expect(moved.stdout).toBe('agent new-agent: webhook http://127.0.0.1:9/elsewhere\n');
+    const removed = JSON.parse((await cli('agents', 'set-webhook', 'new-agent', 'none', '--json')).stdout);
+    expect(removed).toEqual({
+      id: 'new-agent',
+      webhookURL: null,
+      paymentRedirectURIs: ['https://shop.example/done'],
+    });
+    const bad = await cli('agents', 'set-webhook', 'new-agent', 'not a url');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('"webhookURL" must be an absolute http(s) URL');
+    expect((await cli('agents', 'set-webhook', 'new-agent')).code).toBe(2);
+  });
+
+  it("listen --forward-to: the agent's notifications go to URL and are printed, until Ctrl-C restores its webhook", async () => {
+    const local = await startWebhookSink();
+    const child = spawn(
+      process.execPath,
+      [CLI, 'listen', '--forward-to', local.url, '--agent', 'shop-agent', '--print-body', '--url', url],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const until = async (what: () => boolean) => {
+      for (let i = 0; i < 400 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(what(), out).toBe(true);
+    };
+    try {
+      await until(() => out.includes('Forwarding the notifications of agent shop-agent'));
+      const before = sink.received.length;
+      const hash = (
+        await cli('trigger', 'payment', '--to', 'bobby', '--amount', '1', '--via', 'shop-agent')
+      ).stdout.trim();
+      await until(() => out.includes(`${hash}  success  -> 200`));
+      expect(out).toContain('"txHash":'); // --print-body
+      expect(local.received.map((h) => (h.body as { tx: { txHash: string } }).tx.txHash)).toContain(hash);
+      expect(sink.received.length).toBe(before); // not to the agent's own webhook meanwhile
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(out).toContain(
+        "Stopped forwarding: agent shop-agent's notifications go to its own webhook again.",
+      );
+      const after = (
+        await cli('trigger', 'payment', '--to', 'bobby', '--amount', '1', '--via', 'shop-agent')
+      ).stdout.trim();
+      await until(() =>
+        sink.received.some((h) => (h.body as { tx: { txHash: string } }).tx.txHash === after),
+      );
+    } finally {
+      child.kill('SIGKILL');
+      await local.close();
+    }
   });
 
   it('reads the emulator address from KUDOS_EMULATOR_URL when --url is not given', async () => {

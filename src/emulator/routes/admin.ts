@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { isRecord } from '../../guards.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import { parseDuration } from '../duration.js';
+import type { EmulatorAgent } from '../emulator-options.js';
 import { ownOrigin } from '../host-check.js';
 import { type Ctx, mediaType, parseCookies, readBody, readForm, sendJson } from '../http.js';
 import { walletAddress } from '../ids.js';
@@ -255,6 +256,47 @@ async function advanceClock({ state, ops }: Admin, ctx: Ctx): Promise<AdminAnswe
   return { body: { now: new Date(state.clock.now()).toISOString(), clockOffsetMs: state.clock.offset } };
 }
 
+/**
+ * `POST /_emulator/agents`: adds an agent, or changes one: its webhook (`webhookURL`, `null` to
+ * remove it) and its payment redirect whitelist (`paymentRedirectURIs`); fields not given stay.
+ */
+async function setAgent({ state }: Admin, ctx: Ctx): Promise<AdminAnswer> {
+  const body = await readJsonObject(ctx);
+  const id = text(body, 'id', true) as string;
+  const existing = state.agents.get(id);
+  const agent: EmulatorAgent = { ...existing, id };
+  if (body.webhookURL === null) delete agent.webhookURL;
+  else if (body.webhookURL !== undefined) {
+    const url = text(body, 'webhookURL') as string;
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+      throw bad('webhookURL', 'must be an absolute http(s) URL');
+    agent.webhookURL = url;
+  }
+  // `forwardTo` (kudos-emulator listen): deliveries go there for a while; null ends it.
+  if (body.forwardTo === null) delete agent.forwardURL;
+  else if (body.forwardTo !== undefined) {
+    const url = text(body, 'forwardTo') as string;
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+      throw bad('forwardTo', 'must be an absolute http(s) URL');
+    agent.forwardURL = url;
+  }
+  if (body.paymentRedirectURIs !== undefined) {
+    const uris = body.paymentRedirectURIs;
+    if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string' && URL.canParse(u))) {
+      throw bad('paymentRedirectURIs', 'must be an array of absolute URLs');
+    }
+    agent.paymentRedirectURIs = [...uris];
+  }
+  state.agents.set(id, agent);
+  state.changed();
+  const shown = {
+    id,
+    webhookURL: agent.webhookURL ? displayWebhookURL(agent.webhookURL) : null,
+    paymentRedirectURIs: agent.paymentRedirectURIs ?? [],
+  };
+  return { status: existing ? 200 : 201, body: shown };
+}
+
 /** `POST /_emulator/users`. */
 async function addUser({ ops }: Admin, ctx: Ctx): Promise<AdminAnswer> {
   const body = await readJsonObject(ctx);
@@ -324,11 +366,20 @@ export function adminRoutes(
   );
   router.on(
     ROUTES.adminDeliveries,
-    admin(async () => ({ body: webhooks.deliveries.map(deliveryJson) })),
+    // `?body=1` adds each delivery's notification body (no secret is in it): for `listen --print-body`.
+    admin(async (_deps, ctx) => {
+      const withBody = ctx.url.searchParams.get('body') === '1';
+      return {
+        body: webhooks.deliveries.map((d) =>
+          withBody ? { ...deliveryJson(d), body: JSON.parse(d.body) } : deliveryJson(d),
+        ),
+      };
+    }),
   );
   router.on(ROUTES.adminPay, admin(pay));
   router.on(ROUTES.adminResend, admin(resend, true));
   router.on(ROUTES.adminClock, admin(advanceClock));
   router.on(ROUTES.adminUsers, admin(addUser));
   router.on(ROUTES.adminClients, admin(addClient));
+  router.on(ROUTES.adminAgents, admin(setAgent));
 }
