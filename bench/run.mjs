@@ -13,6 +13,7 @@ import { benchLogin } from './login.mjs';
 import { benchRecovery } from './recovery.mjs';
 import { benchRefreshStorm } from './refresh-storm.mjs';
 import { withGoals, writeReport } from './report.mjs';
+import { benchStateFile } from './state-file.mjs';
 import { benchWebhook } from './webhook.mjs';
 
 const smoke = process.argv.includes('--smoke');
@@ -30,6 +31,8 @@ const size = smoke
       repeat: 1,
       exchanges: 100,
       kept: 500,
+      stateSizes: [100, 2000],
+      stateChanges: 20,
     }
   : {
       runs: 5,
@@ -47,6 +50,8 @@ const size = smoke
       repeat: 20,
       exchanges: 6000,
       kept: 100_000,
+      stateSizes: [1000, 100_000],
+      stateChanges: 200,
     };
 
 // `--only=3,9`: run these sections and keep the other sections of bench/results.json as they were.
@@ -114,6 +119,14 @@ if (runs(7)) {
 if (runs(8)) {
   log('8. emulator: authorization-code exchanges');
   results.emulator = await benchEmulator({ runs: size.runs, amount: size.exchanges });
+}
+if (runs(10)) {
+  log('10. emulator state file: one change at 1,000 and 100,000 transactions');
+  results.stateFile = await benchStateFile({
+    runs: Math.min(size.runs, 3),
+    sizes: size.stateSizes,
+    changes: size.stateChanges,
+  });
 }
 if (runs(9)) {
   log('9. recovery: unprocessed() and redrive()');

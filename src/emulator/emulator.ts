@@ -13,8 +13,7 @@ import {
   lockStateFile,
   readSnapshot,
   removeLeftovers,
-  takeSnapshot,
-  writeSnapshot,
+  StateFileWriter,
 } from './persistence.js';
 import { ROUTES } from './route-table.js';
 import { Router } from './router.js';
@@ -127,16 +126,30 @@ function restore(
   });
 }
 
-/** Saves the state file after every change, at most once per turn of the event loop. */
-function saveOnChange(state: EmulatorState, webhooks: WebhookSender, file: string): { flush(): void } {
-  let scheduled: NodeJS.Immediate | undefined;
-  const save = () => {
-    scheduled = undefined;
+/**
+ * Saves the state file after every change, at most once per turn of the event loop (see
+ * StateFileWriter: the cost of a save does not grow with the history). The log is compacted first.
+ */
+function saveOnChange(
+  state: EmulatorState,
+  webhooks: WebhookSender,
+  file: string,
+  loaded: boolean,
+): { flush(): void } {
+  const writer = new StateFileWriter(file);
+  const attempt = (write: () => void) => {
     try {
-      writeSnapshot(file, takeSnapshot(state, webhooks.snapshot()));
+      write();
     } catch (error) {
       state.log(`could not save the state file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
     }
+  };
+  // A file read at the start is compacted (and an older format rewritten); a new one waits for a change.
+  if (loaded) attempt(() => writer.compact(state, webhooks.snapshot()));
+  let scheduled: NodeJS.Immediate | undefined;
+  const save = () => {
+    scheduled = undefined;
+    attempt(() => writer.save(state, webhooks.snapshot()));
   };
   state.onChange = () => {
     scheduled ??= setImmediate(save);
@@ -213,7 +226,10 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
     unlock?.();
     throw new TypeError(`startKudosEmulator: "autoLogin" names no user: ${resolved.autoLogin}`);
   }
-  const saver = resolved.state === undefined ? undefined : saveOnChange(state, webhooks, resolved.state);
+  const saver =
+    resolved.state === undefined
+      ? undefined
+      : saveOnChange(state, webhooks, resolved.state, snapshot !== undefined);
 
   const router = new Router();
   router.on(ROUTES.home, (ctx) => showHome(state, webhooks, ctx));

@@ -265,6 +265,7 @@ export function settleLater(
     tx.status = tx.outcome;
     tx.completeTs = state.clock.now();
     if (tx.outcome !== 'timeout') tx.height = 1_000_000 + state.transactions.size;
+    state.transactionChanged(tx);
     state.log(`transaction ${tx.txHash.slice(0, 8)}… ${tx.outcome}`);
     listener(tx, 'settled');
     settle();

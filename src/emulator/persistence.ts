@@ -1,4 +1,5 @@
 import {
+  appendFileSync,
   closeSync,
   lstatSync,
   openSync,
@@ -18,15 +19,20 @@ import type { EmulatorState, Grant, RefreshRecord } from './state.js';
 import type { EmulatorTransaction } from './transaction.js';
 import type { OutboxEntry, WebhookDelivery } from './webhook-sender.js';
 
-/** Version of the state file format. */
-const FORMAT = 1;
+/**
+ * Version of the state file format. 2: the file holds what stays small (users, clients, agents,
+ * grants, tokens, clock, outbox), and `FILE.log` the history (transactions and deliveries), appended
+ * line by line, so saving one change costs the same at 100,000 transactions as at 10. 1 (read, and
+ * rewritten as 2 at the next start): everything in the file.
+ */
+const FORMAT = 2;
 
 /** A transaction as saved: everything but its promise. */
 export type SavedTransaction = Omit<EmulatorTransaction, 'settled'>;
 
 /** What a state file holds. */
 export interface EmulatorSnapshot {
-  format: typeof FORMAT;
+  format: typeof FORMAT | 1;
   jwtSecret: string;
   clockOffsetMs: number;
   users: EmulatorUser[];
@@ -69,12 +75,49 @@ export function readSnapshot(file: string): EmulatorSnapshot | undefined {
   } catch {
     throw new EmulatorStateFileError(file, 'is not valid JSON (corrupt?)');
   }
-  if (!isRecord(json) || json.format !== FORMAT) {
+  if (!isRecord(json) || (json.format !== FORMAT && json.format !== 1)) {
     throw new EmulatorStateFileError(file, `is not a kudos-emulator state file (format ${FORMAT})`);
   }
+  if (json.format === FORMAT) Object.assign(json, readLog(file));
   const problem = shapeProblem(json);
   if (problem) throw new EmulatorStateFileError(file, `has an invalid "${problem}"`);
   return json as unknown as EmulatorSnapshot;
+}
+
+/** The log of a state file: its transactions (the last version of each) and deliveries (by ID). */
+function readLog(file: string): { transactions: unknown[]; deliveries: unknown[] } {
+  let text: string;
+  try {
+    text = readFileSync(logOf(file), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { transactions: [], deliveries: [] };
+    throw new EmulatorStateFileError(
+      logOf(file),
+      `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  const transactions = new Map<unknown, unknown>();
+  const deliveries = new Map<unknown, unknown>();
+  const lines = text.split('\n');
+  for (const [i, line] of lines.entries()) {
+    if (line === '') continue;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      if (i === lines.length - 1) break; // the line a kill cut off: nothing after it was answered
+      throw new EmulatorStateFileError(logOf(file), `has an invalid "line ${i + 1}" (not JSON)`);
+    }
+    if (isRecord(entry) && isRecord(entry.t)) transactions.set(entry.t.txHash, entry.t);
+    else if (isRecord(entry) && isRecord(entry.d)) deliveries.set(entry.d.id, entry.d);
+    else throw new EmulatorStateFileError(logOf(file), `has an invalid "line ${i + 1}"`);
+  }
+  return { transactions: [...transactions.values()], deliveries: [...deliveries.values()] };
+}
+
+/** Where a state file keeps its history. */
+function logOf(file: string): string {
+  return `${target(file)}.log`;
 }
 
 type Check = (value: unknown) => boolean;
@@ -146,13 +189,25 @@ function shapeProblem(json: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-/** The state worth keeping, with the webhook sender's deliveries and what it has still to send. */
-export function takeSnapshot(
-  state: EmulatorState,
-  webhooks: Pick<EmulatorSnapshot, 'deliveries' | 'outbox' | 'nextNotificationId'>,
-): EmulatorSnapshot {
+/** A transaction as the file keeps it: everything but its promise. */
+function saved(tx: EmulatorTransaction): SavedTransaction {
   return {
-    ...webhooks,
+    txHash: tx.txHash,
+    request: tx.request,
+    status: tx.status,
+    outcome: tx.outcome,
+    ts: tx.ts,
+    completeTs: tx.completeTs,
+    height: tx.height,
+  };
+}
+
+/** What the file itself holds (format 2): all but the history, whose size grows. */
+function smallPart(
+  state: EmulatorState,
+  webhooks: { outbox: OutboxEntry[]; nextNotificationId: number },
+): Omit<EmulatorSnapshot, 'transactions' | 'deliveries'> {
+  return {
     format: FORMAT,
     jwtSecret: state.jwtSecret,
     clockOffsetMs: state.clock.offset,
@@ -162,16 +217,63 @@ export function takeSnapshot(
     grants: [...state.grants.values()],
     refreshTokens: [...state.refreshTokens],
     activeRefresh: [...state.activeRefresh],
-    transactions: [...state.transactions.values()].map((tx) => ({
-      txHash: tx.txHash,
-      request: tx.request,
-      status: tx.status,
-      outcome: tx.outcome,
-      ts: tx.ts,
-      completeTs: tx.completeTs,
-      height: tx.height,
-    })),
+    outbox: webhooks.outbox,
+    nextNotificationId: webhooks.nextNotificationId,
   };
+}
+
+/** What the emulator's webhook sender gives the state file. */
+export interface SenderState {
+  deliveries: readonly WebhookDelivery[];
+  outbox: OutboxEntry[];
+  nextNotificationId: number;
+}
+
+/**
+ * Saves a state file: the small part rewritten atomically, the history appended to `FILE.log`
+ * (the transactions added or changed since the last save, and the new deliveries). The log is
+ * compacted (rewritten with one line per transaction and delivery) at the start and whenever it
+ * holds four times more lines than that: a cost per change that does not grow with the history.
+ */
+export class StateFileWriter {
+  private logLines = 0;
+  private savedDeliveries = 0;
+
+  constructor(private readonly file: string) {}
+
+  /** Rewrites the log with everything the emulator holds now, then the file (at the start). */
+  compact(state: EmulatorState, sender: SenderState): void {
+    state.takeUnsavedTransactions();
+    const lines = [
+      ...[...state.transactions.values()].map((tx) => JSON.stringify({ t: saved(tx) })),
+      ...sender.deliveries.map((d) => JSON.stringify({ d })),
+    ];
+    const log = logOf(this.file);
+    const temporary = `${log}.${process.pid}.tmp`;
+    writeFileSync(temporary, lines.length ? `${lines.join('\n')}\n` : '', { mode: 0o600 });
+    renameSync(temporary, log);
+    this.logLines = lines.length;
+    this.savedDeliveries = sender.deliveries.length;
+    writeSnapshot(this.file, smallPart(state, sender) as EmulatorSnapshot);
+  }
+
+  /** Saves one turn's changes. */
+  save(state: EmulatorState, sender: SenderState): void {
+    const lines = [
+      ...state.takeUnsavedTransactions().map((tx) => JSON.stringify({ t: saved(tx) })),
+      ...sender.deliveries.slice(this.savedDeliveries).map((d) => JSON.stringify({ d })),
+    ];
+    this.savedDeliveries = sender.deliveries.length;
+    if (lines.length) {
+      appendFileSync(logOf(this.file), `${lines.join('\n')}\n`, { mode: 0o600 });
+      this.logLines += lines.length;
+    }
+    if (this.logLines > 4 * (state.transactions.size + sender.deliveries.length) + 1000) {
+      this.compact(state, sender);
+      return;
+    }
+    writeSnapshot(this.file, smallPart(state, sender) as EmulatorSnapshot);
+  }
 }
 
 /** The file a state path stands for: a symbolic link's target (written through, never replaced). */
@@ -213,7 +315,7 @@ export function removeLeftovers(file: string): void {
     return;
   }
   for (const name of names) {
-    if (name.startsWith(prefix) && /^\d+\.tmp$/.test(name.slice(prefix.length))) {
+    if (name.startsWith(prefix) && /^(log\.)?\d+\.tmp$/.test(name.slice(prefix.length))) {
       rmSync(join(dirname(real), name), { force: true });
     }
   }

@@ -121,8 +121,24 @@ export class EmulatorState {
   /** Called after every change worth keeping (a state file saves on it). */
   onChange: () => void = () => undefined;
 
+  /** Transactions added or changed since the state file last saved them. */
+  private readonly unsaved = new Set<string>();
+
+  /** Tells that a transaction changed (it settled): the state file appends its new version. */
+  transactionChanged(tx: EmulatorTransaction): void {
+    this.unsaved.add(tx.txHash);
+  }
+
+  /** The transactions added or changed since the last call: what the state file's log appends. */
+  takeUnsavedTransactions(): EmulatorTransaction[] {
+    const list = [...this.unsaved].flatMap((hash) => this.transactions.get(hash) ?? []);
+    this.unsaved.clear();
+    return list;
+  }
+
   /** Records a transaction (a new payment, or one restored from a state file). */
   addTransaction(tx: EmulatorTransaction): void {
+    this.unsaved.add(tx.txHash);
     if (!this.transactions.has(tx.txHash)) {
       this.transactionOrder.push(tx.txHash);
       const { from, to, via } = tx.request;

@@ -27,6 +27,7 @@ describe('npm run bench (smoke: tiny amounts)', () => {
     expect(results.emulator.kudos.rps.median).toBeGreaterThan(0);
     expect(results.emulator.oauth2MockServer.rps.median).toBeGreaterThan(0);
     expect(results.recovery).toMatchObject({ kept: 500 });
+    expect(results.stateFile.rows.map((r: { transactions: number }) => r.transactions)).toEqual([100, 2000]);
     expect(results.recovery.redriveMs.median).toBeGreaterThan(0);
     const report = readFileSync('test-results/bench-smoke/BENCHMARKS.md', 'utf8');
     for (const heading of [
@@ -39,6 +40,7 @@ describe('npm run bench (smoke: tiny amounts)', () => {
       '## 7. Hostile request data of growing length',
       '## 8. The emulator as a test dependency',
       '## 9. Recovery: unprocessed() and redrive()',
+      '## 10. The emulator state file at scale',
     ]) {
       expect(report).toContain(heading);
     }

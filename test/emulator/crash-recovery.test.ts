@@ -71,12 +71,14 @@ describe('kudos-emulator --state survives a crash: pending payments and retries 
     const url = await start(dir, config);
     const paidAt = Date.now();
     void pay(url).catch(() => undefined); // the admin API answers once the payment settled: never, here
+    // The state file's history: one JSON line per transaction version, in state.json.log.
     const saved = () => {
-      if (!existsSync(join(dir, 'state.json'))) return undefined;
-      const state = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as {
-        transactions: Array<{ txHash: string; status: string }>;
-      };
-      return state.transactions.find((t) => t.status === 'pending')?.txHash;
+      if (!existsSync(join(dir, 'state.json.log'))) return undefined;
+      const lines = readFileSync(join(dir, 'state.json.log'), 'utf8').split('\n').filter(Boolean);
+      const txs = lines
+        .map((l) => JSON.parse(l) as { t?: { txHash: string; status: string } })
+        .flatMap((e) => e.t ?? []);
+      return txs.find((t) => t.status === 'pending')?.txHash;
     };
     await poll(() => saved() !== undefined, 'the save of the pending payment');
     const hash = saved() as string;

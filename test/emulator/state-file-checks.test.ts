@@ -47,12 +47,9 @@ describe('the emulator refuses numbers out of range and state files of the wrong
       'users[0].id',
       (s: Record<string, unknown>) => ((s.users as Array<Record<string, unknown>>)[0] = { id: 5 }),
     ],
-    [
-      'transactions[0].ts',
-      (s: Record<string, unknown>) => ((s.transactions as Array<Record<string, unknown>>)[0]!.ts = 'x'),
-    ],
+    ['jwtSecret', (s: Record<string, unknown>) => (s.jwtSecret = 42)],
     ['grants', (s: Record<string, unknown>) => (s.grants = {})],
-    ['jwtSecret', (s: Record<string, unknown>) => delete s.jwtSecret],
+    ['clients', (s: Record<string, unknown>) => delete s.clients],
   ])('refuses a state file whose "%s" is wrong, naming the file and the field', async (field, spoil) => {
     const { file, state } = await savedState();
     spoil(state);
@@ -94,5 +91,23 @@ describe('the emulator refuses numbers out of range and state files of the wrong
     kudos = undefined;
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(readFileSync(real, 'utf8')).toContain('carol-link');
+  });
+
+  it('refuses a history line of the wrong shape naming the field, and skips only a last line a kill cut off', async () => {
+    const { file } = await savedState();
+    const log = `${file}.log`;
+    const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    const spoiled = lines.map((line) => {
+      const entry = JSON.parse(line) as { t?: Record<string, unknown> };
+      if (entry.t) entry.t.ts = 'x';
+      return JSON.stringify(entry);
+    });
+    writeFileSync(log, `${spoiled.join('\n')}\n`);
+    await expect(startKudosEmulator({ state: file })).rejects.toThrow(
+      `state file ${file} has an invalid "transactions[0].ts"`,
+    );
+    writeFileSync(log, `${lines.join('\n')}\n{"t":{"txHash":"cut o`); // a kill in the middle of an append
+    kudos = await startKudosEmulator({ state: file });
+    expect((await (await fetch(`${kudos.authURL}/_emulator/state`)).json()).transactions).toHaveLength(1);
   });
 });
