@@ -36,6 +36,10 @@ describe('a page of another site cannot drive the emulator (Chromium)', () => {
 <form id="users" method="post" action="${target}/_emulator/users" enctype="text/plain" target="sink">
 <input name='{"id":"mallory1","password":"x","pad":"' value='"}'></form>
 <form id="resend" method="post" action="${target}/_emulator/deliveries/1/resend" target="sink"></form>
+<form id="register" method="post" action="${target}/in/register" target="sink">
+<input name="username" value="mallory3"><input name="password" value="mallory-password"><input name="next" value="/in/account"></form>
+<form id="login" method="post" action="${target}/in/login" target="sink">
+<input name="username" value="alice"><input name="password" value="wonderland"><input name="next" value="/in/account"></form>
 <script>
 const blind = (path, body) => fetch('${target}' + path, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body });
 Promise.allSettled([
@@ -45,7 +49,13 @@ Promise.allSettled([
   blind('/_emulator/users', '${json({ id: 'mallory2', password: 'x' })}'),
 ]).then(() => {
   document.getElementById('users').submit();
-  setTimeout(() => { document.getElementById('resend').submit(); setTimeout(() => { window.done = true; }, 300); }, 300);
+  setTimeout(() => {
+    document.getElementById('resend').submit();
+    setTimeout(() => {
+      document.getElementById('register').submit();
+      setTimeout(() => { document.getElementById('login').submit(); setTimeout(() => { window.done = true; }, 300); }, 300);
+    }, 300);
+  }, 300);
 });
 </script>`);
       }),
@@ -75,9 +85,20 @@ Promise.allSettled([
     expect(state.clients.map((c: { clientID: string }) => c.clientID)).not.toContain('evil-client');
     expect(state.users.map((u: { id: string }) => u.id)).not.toEqual(expect.arrayContaining(['mallory1']));
     expect(state.users.map((u: { id: string }) => u.id)).not.toContain('mallory2');
+    expect(state.users.map((u: { id: string }) => u.id)).not.toContain('mallory3'); // register form: no token
     expect(state.transactions).toHaveLength(before.transactions);
     expect(kudos.deliveries).toHaveLength(before.deliveries);
     expect(kudos.now() - before.clock).toBeLessThan(60_000); // not moved by an hour
+  });
+
+  it('a login form posted from another site does not sign the browser in (login CSRF)', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(attacker.url);
+    await page.waitForFunction(() => (window as unknown as { done?: boolean }).done === true);
+    const account = await context.request.get(`${kudos.authURL}/in/account`, { maxRedirects: 0 });
+    expect(account.status()).toBe(302); // still signed out: sent to the login page
+    await context.close();
   });
 
   it('the home page itself still resends with its own form', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authURLOf, CLI, runCli, type StartedEmulator, startCli } from '../helpers/cli.js';
+import { CookieClient } from '../helpers/cookie-client.js';
 import { startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 
 // Every subcommand runs the real bin in a child process against a running emulator (also the bin).
@@ -261,11 +262,10 @@ describe('kudos-emulator subcommands against a running emulator', () => {
     const { stdout, code } = await cli('users', 'add', 'carol-new:carol-pass', '--display-name', 'Carol');
     expect(code).toBe(0);
     expect(stdout).toMatch(/^added user carol-new \(wallet cosmos1/);
-    const login = await fetch(`${url}/in/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ username: 'carol-new', password: 'carol-pass', next: '/in/account' }),
-      redirect: 'manual',
+    const login = await new CookieClient().postForm(`${url}/in/login`, {
+      username: 'carol-new',
+      password: 'carol-pass',
+      next: '/in/account',
     });
     expect(login.status).toBe(302);
     const bad = await cli('users', 'add', 'ab:pw');

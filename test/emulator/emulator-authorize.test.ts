@@ -41,6 +41,25 @@ describe('emulator authorization page (docs/kudos-service.md#authorization-page)
   });
   afterEach(() => kudos.close());
 
+  it('refuses login and register forms without the token of their page (403), and takes them with it', async () => {
+    for (const path of ['/in/login', '/in/register']) {
+      const blind = await fetch(`${kudos.authURL}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ username: 'alice', password: 'wonderland', next: '/in/account' }),
+        redirect: 'manual',
+      });
+      expect([blind.status, blind.headers.get('set-cookie')], path).toEqual([403, null]);
+      expect(await blind.text()).toContain('Form expired');
+    }
+    const signedIn = await client.postForm(`${kudos.authURL}/in/login`, {
+      username: 'alice',
+      password: 'wonderland',
+      next: '/in/account',
+    });
+    expect(signedIn.status).toBe(302);
+  });
+
   it('names the demo users on its login page, and no account of its own configuration', async () => {
     const page = await (await client.get(`${kudos.authURL}/in/login`)).text();
     expect(page).toContain(

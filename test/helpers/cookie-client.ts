@@ -28,8 +28,18 @@ export class CookieClient {
     return this.request(url);
   }
 
-  /** POST an urlencoded form. */
-  postForm(url: string | URL, form: Record<string, string>): Promise<Response> {
+  /**
+   * POST an urlencoded form. The emulator's login and register forms carry a token of their page
+   * (`form_token`, with its cookie): as a browser would, the page is loaded first when the form has
+   * none.
+   */
+  async postForm(url: string | URL, form: Record<string, string>): Promise<Response> {
+    const target = new URL(url);
+    if (/^\/in\/(login|register)$/.test(target.pathname) && form.form_token === undefined) {
+      const page = await (await this.get(target)).text();
+      const token = /name="form_token" value="([^"]*)"/.exec(page)?.[1];
+      if (token !== undefined) form = { ...form, form_token: token };
+    }
     return this.request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -1,5 +1,6 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { DEMO_USERS, USER_ID_PATTERN } from '../emulator-options.js';
-import { type Ctx, field, readForm, redirect, sendHtml } from '../http.js';
+import { type Ctx, field, readForm, redirect, sendHtml, setCookie } from '../http.js';
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
 import { currentSession, endSession, safeNext, startSession } from '../sessions.js';
@@ -17,14 +18,46 @@ function demoAccounts(state: EmulatorState): string[] {
   );
 }
 
+/** The cookie half of the login and register forms' token (the other half is a hidden field). */
+const FORM_COOKIE = 'kudos_emulator_form';
+
+/**
+ * A token for the login or register page: set as a cookie (SameSite=Lax: a page of another site
+ * cannot send it with a POST) and put in the form, so a form posted from elsewhere is refused.
+ */
+function formToken(ctx: Ctx): string {
+  const token = ctx.cookies.get(FORM_COOKIE) ?? randomBytes(18).toString('base64url');
+  setCookie(ctx.res, FORM_COOKIE, token);
+  return token;
+}
+
+/** Whether a posted login or register form carries the token of its page. */
+function formTokenValid(ctx: Ctx, form: URLSearchParams): boolean {
+  const cookie = Buffer.from(ctx.cookies.get(FORM_COOKIE) ?? '');
+  const given = Buffer.from(field(form, 'form_token') ?? '');
+  return cookie.length > 0 && cookie.length === given.length && timingSafeEqual(cookie, given);
+}
+
+const expired = (ctx: Ctx) =>
+  sendHtml(
+    ctx.res,
+    403,
+    errorPage('Form expired', 'This form was not sent from the emulator page: reload it.'),
+  );
+
 async function login(state: EmulatorState, ctx: Ctx): Promise<void> {
   const form = await readForm(ctx.req);
   if (!form) return sendHtml(ctx.res, 400, errorPage('Invalid request', 'The form could not be read.'));
+  if (!formTokenValid(ctx, form)) return expired(ctx);
   const next = safeNext(field(form, 'next'));
   const username = field(form, 'username') ?? '';
   const user = state.users.get(username);
   if (!user || user.password !== field(form, 'password')) {
-    return sendHtml(ctx.res, 401, loginPage(next, 'Wrong username or password.', demoAccounts(state)));
+    return sendHtml(
+      ctx.res,
+      401,
+      loginPage(next, 'Wrong username or password.', demoAccounts(state), formToken(ctx)),
+    );
   }
   startSession(state, ctx, user.id);
   state.log(`user ${user.id} logged in`);
@@ -34,6 +67,7 @@ async function login(state: EmulatorState, ctx: Ctx): Promise<void> {
 async function register(state: EmulatorState, ctx: Ctx): Promise<void> {
   const form = await readForm(ctx.req);
   if (!form) return sendHtml(ctx.res, 400, errorPage('Invalid request', 'The form could not be read.'));
+  if (!formTokenValid(ctx, form)) return expired(ctx);
   const next = safeNext(field(form, 'next'));
   const values = {
     username: field(form, 'username') ?? '',
@@ -52,7 +86,7 @@ async function register(state: EmulatorState, ctx: Ctx): Promise<void> {
           : values.displayName.length > 80
             ? 'Display name must have 80 characters or fewer.'
             : undefined;
-  if (problem) return sendHtml(ctx.res, 400, registerPage(next, problem, values));
+  if (problem) return sendHtml(ctx.res, 400, registerPage(next, problem, values, formToken(ctx)));
   state.users.set(values.username, {
     id: values.username,
     password,
@@ -70,12 +104,16 @@ export function loginRoutes(router: Router, state: EmulatorState): void {
     sendHtml(
       ctx.res,
       200,
-      loginPage(safeNext(ctx.url.searchParams.get('next')), undefined, demoAccounts(state)),
+      loginPage(safeNext(ctx.url.searchParams.get('next')), undefined, demoAccounts(state), formToken(ctx)),
     );
   });
   router.on(ROUTES.login, (ctx) => login(state, ctx));
   router.on(ROUTES.registerPage, (ctx) => {
-    sendHtml(ctx.res, 200, registerPage(safeNext(ctx.url.searchParams.get('next'))));
+    sendHtml(
+      ctx.res,
+      200,
+      registerPage(safeNext(ctx.url.searchParams.get('next')), undefined, {}, formToken(ctx)),
+    );
   });
   router.on(ROUTES.register, (ctx) => register(state, ctx));
   router.on(ROUTES.logout, async (ctx) => {

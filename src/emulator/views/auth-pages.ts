@@ -2,7 +2,7 @@ import type { EmulatorClient } from '../emulator-options.js';
 import { escapeHtml, hiddenFields, layout } from './layout.js';
 
 /** The login page; `next` is where to go after logging in; `demo` names the demo accounts. */
-export function loginPage(next: string, error?: string, demo: readonly string[] = []): string {
+export function loginPage(next: string, error?: string, demo: readonly string[] = [], token = ''): string {
   const accounts = demo.length
     ? `<p id="demo-users">Demo users: ${demo.map((d) => `<code>${escapeHtml(d)}</code>`).join(', ')}</p>`
     : '';
@@ -10,7 +10,7 @@ export function loginPage(next: string, error?: string, demo: readonly string[] 
     'Log in',
     `<h1>Log in to Kudos</h1>${accounts}
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
-<form method="post" action="/in/login">${hiddenFields({ next })}
+<form method="post" action="/in/login">${hiddenFields({ next, form_token: token })}
 <label for="username">Username</label><input type="text" id="username" name="username" autocomplete="username" required>
 <label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
 <button class="primary" type="submit">Log in</button></form>
@@ -19,12 +19,17 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 }
 
 /** The registration page. */
-export function registerPage(next: string, error?: string, values: Record<string, string> = {}): string {
+export function registerPage(
+  next: string,
+  error?: string,
+  values: Record<string, string> = {},
+  token = '',
+): string {
   return layout(
     'Register',
     `<h1>Create a Kudos account</h1>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
-<form method="post" action="/in/register">${hiddenFields({ next })}
+<form method="post" action="/in/register">${hiddenFields({ next, form_token: token })}
 <label for="username">Username (lower-case letters, digits, -)</label>
 <input type="text" id="username" name="username" value="${escapeHtml(values.username ?? '')}" required>
 <label for="displayName">Display name</label>
