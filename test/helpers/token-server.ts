@@ -25,6 +25,8 @@ export interface FakeTokenServer {
   answer: TokenAnswer;
   /** Sockets destroyed by the client (what a client-side timeout must do). */
   closedSockets: () => number;
+  /** Forgets the requests and answers as when started: what an `afterEach` needs between tests. */
+  reset: () => void;
   close: () => Promise<void>;
 }
 
@@ -47,6 +49,10 @@ export async function startTokenServer(answer: TokenAnswer = { kind: 'json', bod
     requests: [],
     answer,
     closedSockets: () => closed,
+    reset: () => {
+      state.requests.length = 0;
+      state.answer = answer;
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const server = http.createServer((req, res) => {

@@ -53,10 +53,7 @@ let tokens: FakeTokenServer;
 beforeAll(async () => {
   tokens = await startTokenServer();
 });
-afterEach(() => {
-  tokens.requests.length = 0;
-  tokens.answer = { kind: 'json', body: tokenResponse() };
-});
+afterEach(() => tokens.reset());
 afterAll(() => tokens.close());
 
 /** The options of passport-oauth2's own tests, at the local token endpoint; `extra` overrides. */

@@ -33,10 +33,7 @@ let tokens: FakeTokenServer;
 beforeAll(async () => {
   tokens = await startTokenServer();
 });
-afterEach(() => {
-  tokens.requests.length = 0;
-  tokens.answer = { kind: 'json', body: tokenResponse() };
-});
+afterEach(() => tokens.reset());
 afterAll(() => tokens.close());
 
 function options(extra: Partial<KudosStrategyOptions> = {}): KudosStrategyOptions {
