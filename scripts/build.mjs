@@ -21,7 +21,7 @@ const input = {
   index: 'src/index.ts',
   'webhook/index': 'src/webhook/index.ts',
   'redis/index': 'src/redis/index.ts',
-  'emulator/index': 'src/emulator/index.ts',
+  'testing/index': 'src/testing/index.ts',
   'emulator/cli': 'src/emulator/cli.ts',
 };
 
@@ -36,17 +36,13 @@ for (const [dir, format] of [
     format,
     entryFileNames: '[name].js',
     chunkFileNames: 'shared/[name]-[hash].js',
-    // The small helpers of src/ that several entry points share, in one chunk: loading the main
-    // entry point reads two files, not six. Everything else stays with the entry point that uses it.
+    // The base layer and the wire contract, which every entry point uses, in one chunk: loading
+    // the main entry point reads two files, not six. Everything else stays with the entry point that uses it.
     codeSplitting: {
       groups: [
         {
-          name: (id) =>
-            /[\\/]src[\\/](guards|errors|error-codes|read-capped|redact|scopes|service-error|token-response|url-path)\.ts$/.test(
-              id,
-            )
-              ? 'shared'
-              : null,
+          debugName: 'shared',
+          name: (id) => (/[\\/]src[\\/](base|protocol)[\\/]/.test(id) ? 'shared' : null),
         },
       ],
     },

@@ -1,19 +1,32 @@
-// Checks the import structure of src/ that ARCHITECTURE.md describes: no import cycles (type-only
-// imports included), and each room imports only the rooms it may. Exits non-zero naming the
+// Checks the layers of src/ that ARCHITECTURE.md draws: no import cycles (type-only imports
+// included), and each room imports only the rooms below it (or itself). Exits non-zero naming the
 // offending files.
+//
+//   base  <-  protocol  <-  callback, tokens, webhook, redis  <-  strategy  <-  index
+//                       <-  emulator
+//
+// The entry points (index.ts, testing/) sit on top and may re-export any room but each other.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
-/** Rooms (folders of src/; "core" is src/ itself) and the rooms each may import. */
+const LOW = ['base', 'protocol'];
+const EMULATOR = ['emulator', 'emulator/routes', 'emulator/views'];
+
+/** Rooms (folders of src/; "index" is src/index.ts) and the rooms each may import. */
 export const ALLOWED = {
-  core: ['core', 'callback', 'tokens'],
-  callback: ['core', 'callback', 'tokens'],
-  tokens: ['core', 'tokens'],
-  webhook: ['core', 'webhook'],
-  redis: ['core', 'redis', 'webhook', 'tokens'],
-  emulator: ['core', 'emulator', 'emulator/routes', 'emulator/views'],
-  'emulator/routes': ['core', 'emulator', 'emulator/routes', 'emulator/views'],
-  'emulator/views': ['core', 'emulator', 'emulator/views'],
+  base: ['base'],
+  protocol: LOW,
+  tokens: [...LOW, 'tokens'],
+  callback: [...LOW, 'tokens', 'callback'],
+  webhook: [...LOW, 'webhook', 'webhook/memory-store'],
+  // The memory store implements the store interface of webhook/dedupe.ts (type imports only).
+  'webhook/memory-store': [...LOW, 'webhook', 'webhook/memory-store'],
+  redis: [...LOW, 'tokens', 'webhook', 'redis'],
+  strategy: [...LOW, 'callback', 'tokens', 'strategy'],
+  index: [...LOW, 'callback', 'tokens', 'strategy'],
+  ...Object.fromEntries(EMULATOR.map((room) => [room, [...LOW, ...EMULATOR]])),
+  // passport-kudos/testing: the emulator, and the store contract that third-party stores run.
+  testing: [...LOW, ...EMULATOR, 'webhook'],
 };
 
 function files(dir) {
@@ -23,7 +36,7 @@ function files(dir) {
   });
 }
 
-const roomOf = (file) => relative('src', dirname(file)).replaceAll('\\', '/') || 'core';
+const roomOf = (file) => relative('src', dirname(file)).replaceAll('\\', '/') || 'index';
 const graph = new Map();
 for (const file of files('src')) {
   const text = readFileSync(file, 'utf8');
@@ -36,14 +49,10 @@ for (const file of files('src')) {
 const problems = [];
 for (const [file, targets] of graph) {
   const from = roomOf(relative(process.cwd(), file));
+  if (!(from in ALLOWED)) problems.push(`${relative(process.cwd(), file)}: room "${from}" has no rule here`);
   for (const target of targets) {
     const to = roomOf(relative(process.cwd(), target));
-    // Entry points may re-export: the main one any room's public API, the testing one (the emulator's)
-    // the dedupe store contract that third-party stores run.
-    const entry =
-      (from === 'core' && file.endsWith('index.ts')) ||
-      (from === 'emulator' && file.endsWith('index.ts') && target.endsWith('store-contract.ts'));
-    if (!(ALLOWED[from] ?? []).includes(to) && !entry) {
+    if (!(ALLOWED[from] ?? []).includes(to)) {
       problems.push(
         `${relative(process.cwd(), file)} (${from}) imports ${relative(process.cwd(), target)} (${to})`,
       );
@@ -72,4 +81,4 @@ if (problems.length > 0) {
   console.error(`check-imports: ${problems.length} problem(s)\n${problems.join('\n')}`);
   process.exit(1);
 }
-console.log(`check-imports: ${graph.size} files, no cycles, every import within its room's rules`);
+console.log(`check-imports: ${graph.size} files, no cycles, every room imports only the layers below it`);

@@ -1,5 +1,5 @@
 // npm run docs: writes the generated parts of the READMEs from their one source: the emulator's
-// route table (src/emulator/route-table.ts), the error-code table (src/error-codes.ts), and the code
+// route table (src/emulator/route-table.ts), the error-code table (src/base/error-codes.ts), and the code
 // examples (docs/snippets/*, type-checked and run by npm test). Each part sits between
 // `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`; the tests fail when a README's part
 // differs from what this script writes.

@@ -15,7 +15,7 @@ export {
   type KudosErrorClassName,
   type KudosErrorCode,
   type KudosErrorCodeInfo,
-} from './error-codes.js';
+} from './base/error-codes.js';
 export {
   KudosApiError,
   type KudosApiErrorOptions,
@@ -24,7 +24,19 @@ export {
   type KudosErrorOptions,
   KudosTokenError,
   type KudosTokenErrorOptions,
-} from './errors.js';
+} from './base/errors.js';
+export { type KudosProfile, type KudosProfileJson, parseProfile } from './protocol/profile.js';
+export {
+  hasScope,
+  KNOWN_KUDOS_SCOPES,
+  type KnownKudosScope,
+  type KudosScope,
+  scopeCovers,
+} from './protocol/scopes.js';
+export {
+  type KudosTokenResponse,
+  validateTokenResponse,
+} from './protocol/token-response.js';
 export type {
   KudosStrategyOptions,
   KudosStrategyOptionsBase,
@@ -36,26 +48,13 @@ export type {
   KudosVerifyWithParams,
   KudosVerifyWithRequest,
   KudosVerifyWithRequestAndParams,
-} from './options.js';
-export { type KudosProfile, type KudosProfileJson, parseProfile } from './profile.js';
-export {
-  hasScope,
-  KNOWN_KUDOS_SCOPES,
-  type KnownKudosScope,
-  type KudosScope,
-  scopeCovers,
-} from './scopes.js';
+} from './strategy/options.js';
 export {
   DENIED_MESSAGE,
   type KudosAuthenticateOptions,
   KudosStrategy,
   KudosStrategy as Strategy,
-} from './strategy.js';
-export type { KudosTokenParams } from './token-params.js';
-export {
-  type KudosTokenResponse,
-  validateTokenResponse,
-} from './token-response.js';
+} from './strategy/strategy.js';
 export {
   createKudosClient,
   type KudosClient,
@@ -64,4 +63,5 @@ export {
 } from './tokens/client.js';
 export { type KudosRefreshLock, MemoryRefreshLock } from './tokens/lock.js';
 export { type KudosTokenStore, MemoryTokenStore } from './tokens/store.js';
+export type { KudosTokenParams } from './tokens/token-params.js';
 export { type KudosTokenSet, type ReadableClaims, readJwtClaims, toTokenSet } from './tokens/token-set.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { KudosError } from '../errors.js';
+import { KudosError } from '../base/errors.js';
 
 /** The parts of a request used to resolve a relative callback URL. */
 export interface UrlRequest extends Pick<IncomingMessage, 'url' | 'headers' | 'socket'> {

@@ -1,15 +1,20 @@
 import type { Request } from 'express';
 import type OAuth2Strategy from 'passport-oauth2';
-import { isObjectLike } from '../guards.js';
-import type { ResolvedEndpoints } from '../options.js';
-import type { KudosScope } from '../scopes.js';
-import { toTokenParams } from '../token-params.js';
-import type { KudosTokenResponse } from '../token-response.js';
+import { isObjectLike } from '../base/guards.js';
+import type { KudosScope } from '../protocol/scopes.js';
+import type { KudosTokenResponse } from '../protocol/token-response.js';
+import type { TokenEndpointRequest } from '../tokens/post-form.js';
+import { toTokenParams } from '../tokens/token-params.js';
 import { requestTokens } from '../tokens/token-request.js';
 import { toTokenSet } from '../tokens/token-set.js';
 import { resolveCallbackURL } from './callback-url.js';
 import { invokeVerify, type VerifiedCallback } from './invoke-verify.js';
-import { loadProfile, type ProfileCallback, type ProfileConfig } from './load-profile.js';
+import {
+  type KudosSkipUserProfile,
+  loadProfile,
+  type ProfileCallback,
+  type ProfileConfig,
+} from './load-profile.js';
 
 // The callback half of the login: check the state, exchange the code, build the profile, call the
 // app's verify function. passport-oauth2's own callback code cannot be reused as it is (it asks the
@@ -38,6 +43,23 @@ export interface CallbackOptions {
   scope?: KudosScope | readonly KudosScope[];
   callbackURL?: string;
   [option: string]: unknown;
+}
+
+/** The endpoints and limits a strategy works with, after defaults are applied. */
+export interface ResolvedEndpoints {
+  /** `{base_url}` of the API when the options gave it (the API client's default). */
+  baseURL: string | undefined;
+  authorizationURL: string;
+  tokenURL: string;
+  refreshURL: string;
+  revokeURL: string | undefined;
+  /** `{base_url}/users/profile` or the `profileURL` option; undefined when neither was given. */
+  profileURL: string | undefined;
+  scope: string;
+  /** Time limit and headers of every request to the token endpoint. */
+  request: TokenEndpointRequest;
+  skipUserProfile: KudosSkipUserProfile;
+  fetchProfile: boolean;
 }
 
 /** What the strategy keeps besides what passport-oauth2 keeps. */

@@ -1,5 +1,5 @@
-import { isThenable } from '../guards.js';
-import type { KudosTokenParams } from '../token-params.js';
+import { isThenable } from '../base/guards.js';
+import type { KudosTokenParams } from '../tokens/token-params.js';
 
 /** The verify callback Passport expects: `done(err, user, info)`. */
 export type VerifiedCallback = (err?: unknown, user?: unknown, info?: unknown) => void;

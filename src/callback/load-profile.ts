@@ -1,13 +1,18 @@
-import { KudosError } from '../errors.js';
-import { isThenable } from '../guards.js';
-import type { KudosSkipUserProfile } from '../options.js';
-import { profileFromResponse } from '../profile.js';
-import type { KudosTokenResponse } from '../token-response.js';
+import { KudosError } from '../base/errors.js';
+import { isThenable } from '../base/guards.js';
+import { profileFromResponse } from '../protocol/profile.js';
+import type { KudosTokenResponse } from '../protocol/token-response.js';
 import type { TokenEndpointRequest } from '../tokens/post-form.js';
 import { requestProfile } from '../tokens/profile-request.js';
 
 // passport-oauth2's profile step, with one deliberate difference: a skipped profile is the Kudos
 // profile of the token response (it costs no request), where passport-oauth2 passes none.
+
+/** `skipUserProfile`, in each form passport-oauth2 accepts (and a promise-returning one). */
+export type KudosSkipUserProfile =
+  | boolean
+  | ((accessToken: string) => boolean | Promise<boolean>)
+  | ((accessToken: string, done: (err: unknown, skip?: boolean) => void) => void);
 
 /** `done` of `userProfile()`, as passport-oauth2 defines it. */
 export type ProfileCallback = (err?: unknown, profile?: unknown) => void;

@@ -4,7 +4,7 @@
  * message (which names the field) and exits 1.
  */
 import { parseArgs } from 'node:util';
-import { withoutTrailingSlashes } from '../url-path.js';
+import { withoutTrailingSlashes } from '../base/url-path.js';
 import { parseDuration } from './duration.js';
 
 /** What a subcommand prints, and its exit code. */

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { isRecord } from '../guards.js';
+import { isRecord } from '../base/guards.js';
 import { type KudosEmulator, startKudosEmulator } from './emulator.js';
 import type {
   EmulatorAgent,

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import type { ServiceErrorWord } from '../protocol/service-errors.js';
 import type { EmulatorClient } from './emulator-options.js';
 import type { EmulatorState } from './state.js';
 
@@ -33,7 +34,7 @@ function sameSecret(a: string, b: string): boolean {
 /** Result of authenticating a client at the token or revocation endpoint. */
 export type ClientCheck =
   | { ok: true; client: Required<EmulatorClient> }
-  | { ok: false; code: 'MISSING_CLIENT_INFO' | 'INVALID_CLIENT_CRED' };
+  | { ok: false; code: Extract<ServiceErrorWord, 'MISSING_CLIENT_INFO' | 'INVALID_CLIENT_CRED'> };
 
 /** Checks `client_id` and `client_secret` of a form body (docs/kudos-service.md#token-exchange, docs/kudos-service.md#errors). */
 export function authenticateClient(state: EmulatorState, form: URLSearchParams): ClientCheck {

@@ -1,18 +1,11 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { ACCESS_TOKEN_LIFETIME_S } from '../token-response.js';
+import { ACCESS_TOKEN_LIFETIME_S } from '../protocol/limits.js';
+import type { ServiceErrorWord } from '../protocol/service-errors.js';
+import type { KudosTokenResponseAsSent, ProfileField } from '../protocol/token-response.js';
 import { OBSERVED_AVATAR_EXPIRES } from './emulator-options.js';
 import { opaqueToken } from './ids.js';
 import { type AccessTokenClaims, signJwt, verifyJwt } from './jwt.js';
 import { type EmulatorState, grantKey } from './state.js';
-
-/** The five fields of a token response, exactly (docs/kudos-service.md#token-response). */
-export interface EmulatorTokenResponse {
-  user: string;
-  displayName: string;
-  avatar: string;
-  refresh_token: string;
-  access_token: string;
-}
 
 /** Signs an avatar URL of `userId` that expires at `expires` (epoch seconds). */
 export function avatarSignature(state: EmulatorState, userId: string, expires: number): string {
@@ -25,6 +18,21 @@ export function avatarURL(state: EmulatorState, userId: string): string {
   const expires = lifetime === undefined ? OBSERVED_AVATAR_EXPIRES : state.clock.nowSeconds() + lifetime;
   const signature = avatarSignature(state, userId, expires);
   return `${state.origin}/avatars/${encodeURIComponent(userId)}.svg?Expires=${expires}&Signature=${signature}`;
+}
+
+/**
+ * The profile fields of a user, as the token response and the profile operation send them: typed by
+ * the wire contract, so a profile field added there must be sent here.
+ */
+export function profileFields(
+  state: EmulatorState,
+  userId: string,
+): Pick<KudosTokenResponseAsSent, 'user' | ProfileField> {
+  return {
+    user: userId,
+    displayName: state.users.get(userId)?.displayName ?? userId,
+    avatar: avatarURL(state, userId),
+  };
 }
 
 /** Issues an authorization code for an accepted consent. */
@@ -61,9 +69,8 @@ export function issueTokens(
   userId: string,
   scope: string[],
   keep?: string,
-): EmulatorTokenResponse {
-  const user = state.users.get(userId);
-  if (!user) throw new Error('issueTokens: unknown user');
+): KudosTokenResponseAsSent {
+  if (!state.users.has(userId)) throw new Error('issueTokens: unknown user');
   const key = grantKey(clientID, userId);
   let refreshToken = keep;
   if (refreshToken === undefined) {
@@ -90,9 +97,7 @@ export function issueTokens(
   ids.add(claims.jti);
   state.accessTokenIds.set(key, ids);
   return {
-    user: userId,
-    displayName: user.displayName ?? userId,
-    avatar: avatarURL(state, userId),
+    ...profileFields(state, userId),
     refresh_token: refreshToken,
     access_token: signJwt(claims, state.jwtSecret),
   };
@@ -135,7 +140,7 @@ export function revokeToken(state: EmulatorState, clientID: string, token: strin
 /** Result of checking a bearer token. */
 export type BearerCheck =
   | { ok: true; claims: AccessTokenClaims }
-  | { ok: false; status: 401; code: 'LOGIN_NEEDED' | 'TOKEN_EXPIRED' };
+  | { ok: false; code: Extract<ServiceErrorWord, 'LOGIN_NEEDED' | 'TOKEN_EXPIRED'> };
 
 /**
  * Checks the access token of an API call: `Authorization: Bearer <token>` (exact casing) or, as
@@ -156,8 +161,7 @@ export function checkBearer(
     token = queried.length === 1 ? queried[0] : undefined;
   }
   const claims = token ? verifyJwt(token, state.jwtSecret) : undefined;
-  if (!claims || state.revokedAccessTokenIds.has(claims.jti))
-    return { ok: false, status: 401, code: 'LOGIN_NEEDED' };
-  if (state.clock.nowSeconds() >= claims.exp) return { ok: false, status: 401, code: 'TOKEN_EXPIRED' };
+  if (!claims || state.revokedAccessTokenIds.has(claims.jti)) return { ok: false, code: 'LOGIN_NEEDED' };
+  if (state.clock.nowSeconds() >= claims.exp) return { ok: false, code: 'TOKEN_EXPIRED' };
   return { ok: true, claims };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isRecord } from '../guards.js';
-import { BodyTooLargeError, readCapped } from '../read-capped.js';
+import { isRecord } from '../base/guards.js';
+import { BodyTooLargeError, readCapped } from '../base/read-capped.js';
+import { SERVICE_ERRORS, type ServiceErrorWord } from '../protocol/service-errors.js';
 
 /** One request as the emulator's handlers see it. */
 export interface Ctx {
@@ -133,9 +134,14 @@ export function sendCode(res: ServerResponse, status: number, code: string, type
 }
 
 /**
- * Answers an error code of the authenticated API: the same one-word body, but sent as
+ * Answers one of the service's error words with its status. The authenticated API sends it as
  * `text/html`, the framework's default for a plain string (observed, docs/kudos-service.md#errors).
  */
+export function sendServiceError(res: ServerResponse, word: ServiceErrorWord, api = false): void {
+  sendCode(res, SERVICE_ERRORS[word].status, word, api ? 'text/html' : 'text/plain');
+}
+
+/** Answers an error word of the emulator's own (where the service's answer is not known), as the API would. */
 export function sendApiCode(res: ServerResponse, status: number, code: string): void {
   sendCode(res, status, code, 'text/html');
 }

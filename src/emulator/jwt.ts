@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { isObjectLike } from '../guards.js';
+import { isObjectLike } from '../base/guards.js';
 
 /** Claims of an access token as the original service issued them (docs/kudos-service.md#observed-values). */
 export interface AccessTokenClaims {

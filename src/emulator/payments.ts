@@ -1,12 +1,10 @@
+import { DENOM, UNITS_PER_TOKEN } from '../protocol/limits.js';
+import type { KudosRawAmount } from '../protocol/transaction.js';
 import { txHash, walletAddress } from './ids.js';
 import type { EmulatorState } from './state.js';
 import type { EmulatorTransaction, PaymentOutcome, PaymentRequest } from './transaction.js';
 
 export type { EmulatorTransaction, PaymentOutcome, PaymentRequest, TxStatus } from './transaction.js';
-
-/** Smallest unit of the emulator's token, and how many of them make one whole token (docs/kudos-service.md#notifications). */
-export const DENOM = 'nanokudos';
-const UNITS_PER_TOKEN = 1_000_000_000n;
 
 /**
  * A refusal of the widget: the service's code where the reading observed one
@@ -157,7 +155,7 @@ export function checkPayment(state: EmulatorState, params: URLSearchParams, paye
 }
 
 /** The coin of `tokens` in the smallest unit. */
-export function coin(tokens: string): { amount: string; denom: string } {
+export function coin(tokens: string): KudosRawAmount {
   return { amount: toUnits(tokens).toString(), denom: DENOM };
 }
 
@@ -165,7 +163,7 @@ export function coin(tokens: string): { amount: string; denom: string } {
 export interface PaymentOutput {
   userId: string;
   address: string;
-  coin: { amount: string; denom: string };
+  coin: KudosRawAmount;
   /** The agent's fee output (`via` with a fee above 0). */
   agent: boolean;
 }
@@ -186,7 +184,7 @@ export function paymentOutputs(request: PaymentRequest): PaymentOutput[] {
 }
 
 /** The sum of the outputs, as one coin. */
-export function totalCoin(outputs: readonly PaymentOutput[]): { amount: string; denom: string } {
+export function totalCoin(outputs: readonly PaymentOutput[]): KudosRawAmount {
   const total = outputs.reduce((sum, output) => sum + BigInt(output.coin.amount), 0n);
   return { amount: total.toString(), denom: DENOM };
 }

@@ -12,7 +12,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { isRecord } from '../guards.js';
+import { isRecord } from '../base/guards.js';
 import { MAX_CLOCK_OFFSET_MS } from './clock.js';
 import type { EmulatorAgent, EmulatorClient, EmulatorUser } from './emulator-options.js';
 import type { EmulatorState, Grant, RefreshRecord } from './state.js';

@@ -16,11 +16,13 @@ export interface EmulatorRoute {
   readonly path: string;
   /** What the path is shown relative to. */
   readonly base: RouteBase;
-  /** The path as a pattern, when it has placeholders (groups become the handler's params). */
+  /** The path as a pattern, when it is not the path with each `{name}` one segment (groups become the handler's params). */
   readonly pattern?: RegExp;
   /** What it is, for people. */
   readonly what: string;
 }
+
+import { KUDOS_API, KUDOS_PAGES } from '../protocol/endpoints.js';
 
 /** The API's prefix on the emulator's server: `{baseURL}` is `{origin}/api`. */
 export const API_PREFIX = '/api';
@@ -34,14 +36,14 @@ export const ROUTES = {
   },
   authorize: {
     method: 'GET',
-    path: '/in/oauth/',
+    path: KUDOS_PAGES.authorize,
     base: 'authURL',
     pattern: /^\/in\/oauth\/?$/,
     what: 'authorization page (sign in, consent)',
   },
   authorizeDecision: {
     method: 'POST',
-    path: '/in/oauth/',
+    path: KUDOS_PAGES.authorize,
     base: 'authURL',
     pattern: /^\/in\/oauth\/?$/,
     what: 'consent form: accept or decline',
@@ -65,55 +67,56 @@ export const ROUTES = {
   },
   widget: {
     method: 'GET',
-    path: '/in/widget/pay',
+    path: KUDOS_PAGES.widget,
     base: 'authURL',
     what: 'payment widget: to, amount, via, fee, remarks, state, redirect_uri, blocking, opener',
   },
-  widgetConfirm: { method: 'POST', path: '/in/widget/pay', base: 'authURL', what: 'payment widget: confirm' },
+  widgetConfirm: {
+    method: 'POST',
+    path: KUDOS_PAGES.widget,
+    base: 'authURL',
+    what: 'payment widget: confirm',
+  },
   avatar: {
     method: 'GET',
     path: '/avatars/{user}.svg',
     base: 'authURL',
-    pattern: /^\/avatars\/([^/]+)\.svg$/,
     what: 'signed avatar images (Expires, Signature)',
   },
   token: {
     method: 'POST',
-    path: '/api/oauth/access_token',
+    path: `${API_PREFIX}${KUDOS_API.token}`,
     base: 'baseURL',
     what: 'token endpoint: grant_type authorization_code or refresh_token',
   },
   revoke: {
     method: 'POST',
-    path: '/api/oauth/revoke',
+    path: `${API_PREFIX}${KUDOS_API.revoke}`,
     base: 'baseURL',
     what: 'client revocation (RFC 7009 form: token, client_id, client_secret)',
   },
   profile: {
     method: 'GET',
-    path: '/api/users/profile',
+    path: `${API_PREFIX}${KUDOS_API.profile}`,
     base: 'baseURL',
     what: 'profile operation, scope profile: user, displayName, avatar, wallet, cosmosWallet; email with scope email',
   },
   userMin: {
     method: 'GET',
-    path: '/api/users/id/{id}/min',
+    path: `${API_PREFIX}${KUDOS_API.user}`,
     base: 'baseURL',
-    pattern: /^\/api\/users\/id\/([^/]+)\/min$/,
     what: 'public short profile (no token); `?type=payment` adds paymentRedirectWhiteList',
   },
   txById: {
     method: 'GET',
-    path: '/api/tx/id/{hash}',
+    path: `${API_PREFIX}${KUDOS_API.transaction}`,
     base: 'baseURL',
-    pattern: /^\/api\/tx\/id\/([^/]+)$/,
     what: "transaction record (a notification's `tx` fields), no token",
   },
   txHistory: {
     method: 'GET',
-    path: '/api/tx/history/user/{id}',
+    path: `${API_PREFIX}${KUDOS_API.history}`,
     base: 'baseURL',
-    pattern: /^\/api\/tx\/history\/user\/([^/]+)$/,
     what: "a user's transactions, newest first, at most 10 from `ts` (`?ts=&count=`); that user's token with `read`",
   },
   me: {

@@ -21,7 +21,7 @@ export class Router {
    * `ctx.params`. Only routes of the table can be added, so the table lists them all.
    */
   on(route: EmulatorRoute, handler: Handler): this {
-    const pattern = route.pattern ?? new RegExp(`^${route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+    const pattern = route.pattern ?? pathPattern(route.path);
     this.routes.push({ method: route.method, pattern, handler, route });
     return this;
   }
@@ -56,4 +56,10 @@ export class Router {
       else res.destroy();
     }
   }
+}
+
+/** `path` as a pattern: literal, except that each `{name}` is one path segment (a group). */
+function pathPattern(path: string): RegExp {
+  const literal = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${literal.replace(/\{\w+\}/g, '([^/]+)')}$`);
 }

@@ -1,11 +1,13 @@
+import type { KudosTxStatus } from '../protocol/transaction.js';
+
 // The emulator's payment and transaction types: shared by the state (which holds transactions)
 // and the payment code (which makes them), so that neither imports the other.
 
-/** Final statuses a test can force on a payment. */
-export type PaymentOutcome = 'success' | 'fail' | 'timeout';
+/** Transaction status, as the wire contract has it. */
+export type TxStatus = KudosTxStatus;
 
-/** Transaction status (docs/kudos-service.md#notifications). */
-export type TxStatus = 'pending' | PaymentOutcome;
+/** Final statuses a test can force on a payment. */
+export type PaymentOutcome = Exclude<KudosTxStatus, 'pending'>;
 
 /** A checked widget payment (docs/kudos-service.md#payment-widget). */
 export interface PaymentRequest {

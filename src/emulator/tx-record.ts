@@ -1,3 +1,5 @@
+import type { KudosPayParameters, KudosRawNotification } from '../protocol/notification.js';
+import type { KudosRawTx } from '../protocol/transaction.js';
 import type { MultiSendAmounts } from './emulator-options.js';
 import { walletAddress } from './ids.js';
 import { paymentOutputs, totalCoin } from './payments.js';
@@ -14,7 +16,7 @@ export function transactionRecord(
   tx: EmulatorTransaction,
   status: TxStatus = tx.status,
   amounts: MultiSendAmounts = 'total',
-): Record<string, unknown> {
+): KudosRawTx {
   const outputs = paymentOutputs(tx.request);
   const [only] = outputs;
   const single = outputs.length === 1 && only !== undefined;
@@ -37,8 +39,8 @@ export function transactionRecord(
  * The notification's `metadata` (observed): the widget's values, all inside `kudosPay`, each only
  * when it is not empty (no `agentFee` without a fee); `blocking` as the string given.
  */
-export function paymentMetadata(request: PaymentRequest): { kudosPay: Record<string, unknown> } {
-  const kudosPay: Record<string, unknown> = {
+export function paymentMetadata(request: PaymentRequest): { kudosPay: KudosPayParameters } {
+  const kudosPay: KudosPayParameters = {
     toIds: [...request.to],
     amounts: [...request.amounts],
     agentId: request.via,
@@ -59,6 +61,6 @@ export function notificationBody(
   tx: EmulatorTransaction,
   status: TxStatus,
   amounts: MultiSendAmounts,
-): { tx: Record<string, unknown>; metadata: { kudosPay: Record<string, unknown> } } {
+): KudosRawNotification {
   return { tx: transactionRecord(tx, status, amounts), metadata: paymentMetadata(tx.request) };
 }

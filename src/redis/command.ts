@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { KudosError } from '../errors.js';
+import { KudosError } from '../base/errors.js';
 
 /**
  * The one thing passport-kudos needs of a Redis client: send a raw command. A connected

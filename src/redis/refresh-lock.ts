@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { KudosError } from '../errors.js';
+import { KudosError } from '../base/errors.js';
 import type { KudosRefreshLock } from '../tokens/lock.js';
 import { DELETE_IF_OWNER, type KudosRedisClient, type KudosRedisOptions, RedisKeys } from './command.js';
 

@@ -1,4 +1,4 @@
-import { isObjectLike } from '../guards.js';
+import { isObjectLike } from '../base/guards.js';
 import type { KudosTokenStore } from '../tokens/store.js';
 import type { KudosTokenSet } from '../tokens/token-set.js';
 import { type KudosRedisClient, type KudosRedisOptions, RedisKeys } from './command.js';

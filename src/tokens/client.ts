@@ -1,12 +1,14 @@
+import { KudosApiError, KudosTokenError } from '../base/errors.js';
+import { withoutTrailingSlashes } from '../base/url-path.js';
 import {
   apiErrorCode,
   apiRequest,
   capResponse,
   DEFAULT_MAX_RESPONSE_BYTES,
   readApiJson,
-} from '../api-call.js';
-import { KudosApiError, KudosTokenError } from '../errors.js';
-import { withoutTrailingSlashes } from '../url-path.js';
+} from '../protocol/api-call.js';
+import { DEFAULT_TIMEOUT_MS } from '../protocol/limits.js';
+import type { ServiceErrorWord } from '../protocol/service-errors.js';
 import { type KudosRefreshLock, MemoryRefreshLock } from './lock.js';
 import type { KudosTokenStore } from './store.js';
 import type { KudosTokenSet } from './token-set.js';
@@ -18,9 +20,6 @@ export interface KudosRefresher {
   /** `{base_url}` of the API, used when the client is given no `baseURL`. */
   readonly baseURL?: string | undefined;
 }
-
-/** Default time limit of one API call (answer and body), in milliseconds: the strategy's default too. */
-export const DEFAULT_API_TIMEOUT_MS = 10_000;
 
 /** Options of {@link createKudosClient}. */
 export interface KudosClientOptions {
@@ -90,7 +89,7 @@ function checkClientOptions(options: KudosClientOptions): {
       'createKudosClient requires "baseURL", an absolute URL (or a strategy created with the "baseURL" option)',
     );
   }
-  const timeout = options.timeout ?? DEFAULT_API_TIMEOUT_MS;
+  const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
   if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
     throw new TypeError('createKudosClient option "timeout" must be a positive number of milliseconds');
   }
@@ -154,7 +153,7 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
     let res = await call(set);
     if (res.ok) return capResponse(res, what, maxResponseBytes);
     let code = await apiErrorCode(res, what, timeout);
-    if (res.status === 401 && code === 'TOKEN_EXPIRED') {
+    if (res.status === 401 && code === ('TOKEN_EXPIRED' satisfies ServiceErrorWord)) {
       set = await refreshFor(userId, set);
       res = await call(set);
       if (res.ok) return capResponse(res, what, maxResponseBytes);

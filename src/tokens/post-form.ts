@@ -2,8 +2,8 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { stringify } from 'node:querystring';
-import { KudosTokenError } from '../errors.js';
-import { BodyTooLargeError, readCapped } from '../read-capped.js';
+import { KudosTokenError } from '../base/errors.js';
+import { BodyTooLargeError, readCapped } from '../base/read-capped.js';
 
 /** What the token endpoint answered, read whole. */
 export interface FormResponse {

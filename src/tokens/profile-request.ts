@@ -1,6 +1,6 @@
-import { apiErrorCode, apiRequest, readApiJson } from '../api-call.js';
-import { KudosApiError } from '../errors.js';
-import { type KudosProfile, profileFromApi } from '../profile.js';
+import { KudosApiError } from '../base/errors.js';
+import { apiErrorCode, apiRequest, readApiJson } from '../protocol/api-call.js';
+import { type KudosProfile, profileFromApi } from '../protocol/profile.js';
 
 /** Largest profile answer read (a profile is well under a kilobyte). */
 const MAX_PROFILE_BYTES = 64 * 1024;

@@ -1,5 +1,6 @@
-import { KudosError, KudosTokenError } from '../errors.js';
-import { validateRefreshResponse } from '../token-response.js';
+import { KudosError, KudosTokenError } from '../base/errors.js';
+import { CLIENT_ERROR_WORDS } from '../protocol/service-errors.js';
+import { validateRefreshResponse } from '../protocol/token-response.js';
 import { postForm, type TokenEndpointRequest } from './post-form.js';
 import { errorAnswer, requestTokens, secretsOf } from './token-request.js';
 import { type KudosTokenSet, readJwtClaims, toTokenSet } from './token-set.js';
@@ -15,19 +16,12 @@ export interface TokenEndpointConfig {
   request: TokenEndpointRequest;
 }
 
-/** Codes that mean the client's own credentials or request are wrong: signing in again would not help. */
-const CLIENT_PROBLEMS = new Set([
-  'MISSING_CLIENT_INFO',
-  'INVALID_CLIENT_CRED',
-  'BODY_PARSE_FAILED',
-  'invalid_client',
-]);
-
 function asReauth(error: unknown): unknown {
   if (
     error instanceof KudosTokenError &&
     (error.httpStatus === 400 || error.httpStatus === 401) &&
-    !CLIENT_PROBLEMS.has(error.code)
+    !CLIENT_ERROR_WORDS.has(error.code) &&
+    error.code !== 'invalid_client' // RFC 6749's word for the same
   ) {
     return new KudosTokenError('Kudos refused the refresh token: the user must sign in again', {
       code: 'reauth_required',

@@ -1,8 +1,8 @@
-import { KudosTokenError } from '../errors.js';
-import { isObjectLike } from '../guards.js';
-import { redactSecrets } from '../redact.js';
-import { readServiceError, type ServiceError } from '../service-error.js';
-import { type KudosTokenResponse, validateTokenResponse } from '../token-response.js';
+import { KudosTokenError } from '../base/errors.js';
+import { isObjectLike } from '../base/guards.js';
+import { redactSecrets } from '../base/redact.js';
+import { readServiceError, type ServiceError } from '../protocol/service-errors.js';
+import { type KudosTokenResponse, validateTokenResponse } from '../protocol/token-response.js';
 import { type FormFields, type FormResponse, postForm, type TokenEndpointRequest } from './post-form.js';
 
 /** Code used when the token endpoint answered an error without a readable code of its own. */

@@ -1,5 +1,6 @@
-import { isObjectLike } from '../guards.js';
-import { ACCESS_TOKEN_LIFETIME_S, type KudosTokenResponse } from '../token-response.js';
+import { isObjectLike } from '../base/guards.js';
+import { ACCESS_TOKEN_LIFETIME_S } from '../protocol/limits.js';
+import type { KudosTokenResponse } from '../protocol/token-response.js';
 
 /**
  * What an app stores per user to call Kudos later. Build it with {@link toTokenSet}; the verify

@@ -1,4 +1,4 @@
-import { withoutTrailingSlashes } from '../url-path.js';
+import { withoutTrailingSlashes } from '../base/url-path.js';
 import { KudosWebhookError } from './errors.js';
 import { isObject, type Json } from './parse.js';
 import type { KudosConfirmation, KudosNotification } from './types.js';

@@ -10,22 +10,24 @@
  *
  * @packageDocumentation
  */
+
+export type * from '../protocol/notification.js';
+export type * from '../protocol/transaction.js';
 export type { WebhookRequest } from './body.js';
 export {
   type CosmosConfirmerOptions,
   cosmosConfirmer,
   type KudosConfirmer,
 } from './confirm.js';
-export {
-  type KudosClaimContext,
-  type KudosClaimResult,
-  type KudosDedupeStore,
-  type KudosKeptNotification,
-  type KudosUnprocessedNotification,
-  MemoryDedupeStore,
-  type MemoryDedupeStoreOptions,
+export type {
+  KudosClaimContext,
+  KudosClaimResult,
+  KudosDedupeStore,
+  KudosKeptNotification,
+  KudosUnprocessedNotification,
 } from './dedupe.js';
 export { KudosWebhookError, type KudosWebhookErrorCode } from './errors.js';
+export { MemoryDedupeStore, type MemoryDedupeStoreOptions } from './memory-store/memory-dedupe-store.js';
 export {
   type KudosWebhookErrorHandler,
   type KudosWebhookHandler,

@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import { isObjectLike } from '../guards.js';
+import { isObjectLike } from '../base/guards.js';
 import { readNotificationBody, type WebhookRequest } from './body.js';
 import type { KudosConfirmer } from './confirm.js';
-import { type KudosDedupeStore, type KudosUnprocessedNotification, MemoryDedupeStore } from './dedupe.js';
+import type { KudosDedupeStore, KudosUnprocessedNotification } from './dedupe.js';
 import { KudosWebhookError } from './errors.js';
+import { MemoryDedupeStore } from './memory-store/memory-dedupe-store.js';
 import { type KudosNotificationHandler, type PipelineSettings, runNotification } from './pipeline.js';
 import { asHandlerError } from './process-once.js';
 import {

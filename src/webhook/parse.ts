@@ -1,14 +1,13 @@
-import { isObjectLike, isRecord } from '../guards.js';
+import { isObjectLike, isRecord } from '../base/guards.js';
+import {
+  type KudosAmount,
+  type KudosOutput,
+  type KudosTransaction,
+  type KudosTxStatus,
+  TX_STATUSES,
+} from '../protocol/transaction.js';
 import { KudosWebhookError } from './errors.js';
-import type {
-  KudosAmount,
-  KudosNotification,
-  KudosNotificationSource,
-  KudosOutput,
-  KudosPaymentMetadata,
-  KudosTransaction,
-  KudosTxStatus,
-} from './types.js';
+import type { KudosNotification, KudosNotificationSource, KudosPaymentMetadata } from './types.js';
 
 /** Keys that never reach application objects (prototype pollution). */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -22,7 +21,6 @@ const MAX_AMOUNT_DIGITS = 78;
 /** Longest string accepted for ids, addresses, denoms and types. */
 const MAX_TEXT = 256;
 
-const STATUSES: readonly KudosTxStatus[] = ['pending', 'success', 'fail', 'timeout'];
 const AMOUNT = /^[1-9][0-9]*$/;
 const TX_HASH = /^[0-9A-Fa-f]{64}$/;
 
@@ -156,10 +154,10 @@ function parseTx(value: unknown): Omit<KudosTransaction, 'outputs'> {
     );
   }
   const status = required(value, 'status', 'tx.status');
-  if (typeof status !== 'string' || !STATUSES.includes(status as KudosTxStatus)) {
+  if (typeof status !== 'string' || !(TX_STATUSES as readonly string[]).includes(status)) {
     throw new KudosWebhookError(
       'invalid_status',
-      `"tx.status" must be one of ${STATUSES.join(', ')}`,
+      `"tx.status" must be one of ${TX_STATUSES.join(', ')}`,
       'tx.status',
     );
   }

@@ -1,7 +1,9 @@
-import { apiErrorCode, apiRequest, readApiJson } from '../api-call.js';
-import { KudosApiError } from '../errors.js';
-import { isRecord } from '../guards.js';
-import { withoutTrailingSlashes } from '../url-path.js';
+import { KudosApiError } from '../base/errors.js';
+import { isRecord } from '../base/guards.js';
+import { withoutTrailingSlashes } from '../base/url-path.js';
+import { apiErrorCode, apiRequest, readApiJson } from '../protocol/api-call.js';
+import { apiPath, KUDOS_API } from '../protocol/endpoints.js';
+import { DEFAULT_TIMEOUT_MS } from '../protocol/limits.js';
 import { KudosWebhookError } from './errors.js';
 import { type PipelineSettings, runNotification } from './pipeline.js';
 import { asHandlerError } from './process-once.js';
@@ -46,7 +48,6 @@ export interface KudosReconcileResult {
 
 /** Most history pages one reconcile reads (10 records each). */
 const MAX_PAGES = 10_000;
-const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** Largest answer read from a lookup (a page of 10 records is a few kB). */
 const MAX_LOOKUP_BYTES = 1024 * 1024;
@@ -117,8 +118,8 @@ export async function reconcile(
       throw new KudosWebhookError('invalid_tx_hash', '"txHash" must be 64 hexadecimal characters', 'txHash');
     }
     const record = await getJson(
-      `${base}/tx/id/${args.txHash.toUpperCase()}`,
-      'GET /tx/id/{hash}',
+      base + apiPath(KUDOS_API.transaction, { hash: args.txHash.toUpperCase() }),
+      `GET ${KUDOS_API.transaction}`,
       timeoutMs,
     );
     if (record !== undefined) await feed(settings, record, result);
@@ -133,11 +134,11 @@ export async function reconcile(
   let cursor: number | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const from = cursor === undefined ? '' : `ts=${cursor}&`;
-    const url = `${base}/tx/history/user/${encodeURIComponent(args.user)}?${from}count=10`;
-    const records = await getJson(url, 'GET /tx/history/user/{id}', timeoutMs, args.accessToken);
+    const url = `${base}${apiPath(KUDOS_API.history, { id: args.user })}?${from}count=10`;
+    const records = await getJson(url, `GET ${KUDOS_API.history}`, timeoutMs, args.accessToken);
     if (!Array.isArray(records)) {
       if (records === undefined) return result;
-      throw new KudosApiError('invalid_response', 200, 'GET /tx/history/user/{id}', {
+      throw new KudosApiError('invalid_response', 200, `GET ${KUDOS_API.history}`, {
         status: 502,
         message: 'Kudos API answered a transaction history that is not a list',
       });

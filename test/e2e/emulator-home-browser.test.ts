@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
+import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';

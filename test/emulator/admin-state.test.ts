@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/emulator/duration.js';
-import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
 import { AdminError, checkAccess } from '../../src/emulator/routes/admin.js';
+import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { exchangeCode, PAYMENT_USERS, postTokenForm } from '../helpers/emulator-user.js';
 

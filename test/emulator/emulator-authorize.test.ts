@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
+import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { formFields, passAuthorization } from '../helpers/emulator-user.js';
 

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
+import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 
 /** Sends raw bytes and returns the status line of the answer (or '' when the socket closed). */
 function raw(port: number, request: string): Promise<string> {

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
+import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { formFields } from '../helpers/emulator-user.js';
 

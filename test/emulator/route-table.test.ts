@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
 import { type EmulatorRoute, ROUTES, routeTableMarkdown } from '../../src/emulator/route-table.js';
+import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 
 // The route table is the one list of the emulator's endpoints: the server answers each route, the
 // home page shows each, and both READMEs carry the table as generated (`npm run docs`).

@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdtempSync, readFileSync, symlinkSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
+import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { runCli } from '../helpers/cli.js';
 
 // Numbers from a request or a file are range-checked, and a state file of the wrong shape is refused

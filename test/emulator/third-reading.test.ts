@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { readJwtClaims } from '../../src/index.js';
 import {
   type KudosEmulator,
   type KudosEmulatorOptions,
   startKudosEmulator,
-} from '../../src/emulator/index.js';
-import { readJwtClaims } from '../../src/index.js';
+} from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { formFields, PAYMENT_USERS, passAuthorization } from '../helpers/emulator-user.js';
 import { SHOP, SHOP_CLIENT, shopAuthorizeURL, shopSignIn, shopTokens } from '../helpers/shop-client.js';

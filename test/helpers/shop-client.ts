@@ -1,4 +1,4 @@
-import type { KudosEmulator } from '../../src/emulator/index.js';
+import type { KudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from './cookie-client.js';
 import { exchangeCode, PAYMENT_USERS, passAuthorization } from './emulator-user.js';
 

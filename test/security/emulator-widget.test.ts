@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
+import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient } from '../helpers/cookie-client.js';
 import { formFields, PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { isLocalPath } from '../../example/app.js';
+import { redactSecrets } from '../../src/base/redact.js';
+import { withoutTrailingSlashes } from '../../src/base/url-path.js';
 import { firstHeader, resolveCallbackURL } from '../../src/callback/callback-url.js';
 import { readCallbackParams } from '../../src/callback/params.js';
-import { redactSecrets } from '../../src/redact.js';
-import { withoutTrailingSlashes } from '../../src/url-path.js';
 import { checkMediaType, type WebhookRequest } from '../../src/webhook/body.js';
 import { checkSecret, redactWebhookURL } from '../../src/webhook/secret.js';
 

@@ -2,7 +2,6 @@ import nock from 'nock';
 import passport from 'passport';
 import refreshLib from 'passport-oauth2-refresh';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
 import {
   createKudosClient,
   KudosApiError,
@@ -15,6 +14,7 @@ import {
   toTokenSet,
   validateTokenResponse,
 } from '../../src/index.js';
+import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { exchangeCode, passAuthorization } from '../helpers/emulator-user.js';
 import { startApp, type TestApp } from '../helpers/express-app.js';

@@ -5,7 +5,7 @@ import {
   type KudosEmulator,
   type KudosEmulatorOptions,
   startKudosEmulator,
-} from '../../src/emulator/index.js';
+} from '../../src/testing/index.js';
 import {
   cosmosConfirmer,
   type KudosNotification,

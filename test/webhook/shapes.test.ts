@@ -3,7 +3,7 @@ import {
   type KudosEmulator,
   type KudosEmulatorOptions,
   startKudosEmulator,
-} from '../../src/emulator/index.js';
+} from '../../src/testing/index.js';
 import { cosmosConfirmer, type KudosNotification } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { sampleNotification, withTx } from '../helpers/notifications.js';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dedupeStoreContract } from '../../src/emulator/index.js';
 import { RedisDedupeStore } from '../../src/redis/index.js';
+import { dedupeStoreContract } from '../../src/testing/index.js';
 import { MemoryDedupeStore } from '../../src/webhook/index.js';
 import { sharedRedis } from '../helpers/redis-server.js';
 

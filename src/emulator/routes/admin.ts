@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { isRecord } from '../../guards.js';
+import { isRecord } from '../../base/guards.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import { parseDuration } from '../duration.js';
 import type { EmulatorAgent } from '../emulator-options.js';

@@ -1,6 +1,6 @@
-import { hasScope } from '../../scopes.js';
-import { avatarURL, checkBearer } from '../grants.js';
-import { type Ctx, safeDecode, sendApiCode, sendJson } from '../http.js';
+import { hasScope } from '../../protocol/scopes.js';
+import { checkBearer, profileFields } from '../grants.js';
+import { type Ctx, safeDecode, sendApiCode, sendJson, sendServiceError } from '../http.js';
 import { walletAddress } from '../ids.js';
 import type { AccessTokenClaims } from '../jwt.js';
 import { ROUTES } from '../route-table.js';
@@ -18,8 +18,9 @@ function protectedOperation(state: EmulatorState, scope: string, operation: Oper
   return (ctx: Ctx): void => {
     state.counters.apiCalls++;
     const check = checkBearer(state, ctx.req.headers.authorization, ctx.url.searchParams);
-    if (!check.ok) return sendApiCode(ctx.res, check.status, check.code);
-    if (!hasScope(check.claims.scope, scope)) return sendApiCode(ctx.res, 403, 'INSUFFICIENT_PERMISSION');
+    if (!check.ok) return sendServiceError(ctx.res, check.code, true);
+    if (!hasScope(check.claims.scope, scope))
+      return sendServiceError(ctx.res, 'INSUFFICIENT_PERMISSION', true);
     sendJson(ctx.res, 200, operation(check.claims, ctx));
   };
 }
@@ -28,9 +29,7 @@ function protectedOperation(state: EmulatorState, scope: string, operation: Oper
 function shortProfile(state: EmulatorState, id: string): Record<string, unknown> {
   const wallet = walletAddress(id);
   return {
-    user: id,
-    displayName: state.users.get(id)?.displayName ?? id,
-    avatar: avatarURL(state, id),
+    ...profileFields(state, id),
     wallet,
     cosmosWallet: wallet,
   };
@@ -68,9 +67,9 @@ function txHistory(state: EmulatorState, ctx: Ctx): void {
   state.counters.apiCalls++;
   const id = safeDecode(ctx.params[0] ?? '') ?? '';
   const check = checkBearer(state, ctx.req.headers.authorization, ctx.url.searchParams);
-  if (!check.ok) return sendApiCode(ctx.res, check.status, check.code);
+  if (!check.ok) return sendServiceError(ctx.res, check.code, true);
   if (check.claims.user !== id || !hasScope(check.claims.scope, 'read')) {
-    return sendApiCode(ctx.res, 401, 'LOGIN_NEEDED');
+    return sendServiceError(ctx.res, 'LOGIN_NEEDED', true);
   }
   const ts = ctx.url.searchParams.get('ts');
   const from = ts === null || ts === '' ? state.clock.now() : Number(ts);

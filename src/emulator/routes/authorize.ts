@@ -1,4 +1,4 @@
-import { hasScope, KUDOS_SCOPE_DESCRIPTIONS } from '../../scopes.js';
+import { hasScope, KUDOS_SCOPE_DESCRIPTIONS } from '../../protocol/scopes.js';
 import { redirectURIAllowed } from '../clients.js';
 import type { EmulatorClient } from '../emulator-options.js';
 import { issueCode } from '../grants.js';

@@ -1,32 +1,25 @@
 import { authenticateClient } from '../clients.js';
 import { issueTokens, revokeGrant, revokeToken } from '../grants.js';
-import { type Ctx, field, readClientRequest, sendCode, sendJson } from '../http.js';
+import { type Ctx, field, readClientRequest, sendJson, sendServiceError } from '../http.js';
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
 import type { EmulatorState } from '../state.js';
-
-/**
- * Plain-text codes for the cases the service was not observed to answer, in the same style as the listed ones
- * (the original answers a single upper-case word): the emulator's choice, documented in the README.
- */
-const INVALID_GRANT = 'INVALID_GRANT';
-const UNSUPPORTED_GRANT_TYPE = 'UNSUPPORTED_GRANT_TYPE';
 
 function exchangeCode(state: EmulatorState, ctx: Ctx, form: URLSearchParams, clientID: string): void {
   state.counters.authorizationCodeGrants++;
   const code = field(form, 'code') ?? '';
   const record = state.codes.get(code);
-  if (!record || record.clientID !== clientID) return sendCode(ctx.res, 400, INVALID_GRANT);
+  if (!record || record.clientID !== clientID) return sendServiceError(ctx.res, 'INVALID_GRANT');
   if (record.used) {
     // A replayed code ends what it issued (RFC 6749 section 4.1.2), unless a newer login replaced it.
     const stillLive = record.refreshToken && state.refreshTokens.has(record.refreshToken);
     if (stillLive) revokeGrant(state, record.clientID, record.userId);
     state.log(`replayed authorization code for ${record.userId} refused`);
-    return sendCode(ctx.res, 400, INVALID_GRANT);
+    return sendServiceError(ctx.res, 'INVALID_GRANT');
   }
   if (state.clock.now() >= record.expiresAt || field(form, 'redirect_uri') !== record.redirectURI) {
     state.codes.delete(code);
-    return sendCode(ctx.res, 400, INVALID_GRANT);
+    return sendServiceError(ctx.res, 'INVALID_GRANT');
   }
   record.used = true;
   const tokens = issueTokens(state, clientID, record.userId, record.scope);
@@ -38,7 +31,7 @@ function exchangeCode(state: EmulatorState, ctx: Ctx, form: URLSearchParams, cli
 function refresh(state: EmulatorState, ctx: Ctx, form: URLSearchParams, clientID: string): void {
   state.counters.refreshGrants++;
   const record = state.refreshTokens.get(field(form, 'refresh_token') ?? '');
-  if (!record || record.clientID !== clientID) return sendCode(ctx.res, 400, INVALID_GRANT);
+  if (!record || record.clientID !== clientID) return sendServiceError(ctx.res, 'INVALID_GRANT');
   // Observed: the service keeps the refresh token ('reuse'); 'rotate' issues a new one (rule a ends the old).
   const keep = state.options.refreshTokens === 'reuse' ? field(form, 'refresh_token') : undefined;
   const tokens = issueTokens(state, clientID, record.userId, record.scope, keep);
@@ -57,11 +50,11 @@ async function clientRequest(
   const form = await readClientRequest(ctx.req, ctx.url.searchParams);
   const auth = form ? authenticateClient(state, form) : undefined;
   if (!form || !auth) {
-    sendCode(ctx.res, 400, 'BODY_PARSE_FAILED');
+    sendServiceError(ctx.res, 'BODY_PARSE_FAILED');
     return undefined;
   }
   if (!auth.ok) {
-    sendCode(ctx.res, 400, auth.code);
+    sendServiceError(ctx.res, auth.code);
     return undefined;
   }
   return { form, clientID: auth.client.clientID };
@@ -75,7 +68,7 @@ async function tokenEndpoint(state: EmulatorState, ctx: Ctx): Promise<void> {
   const grantType = field(form, 'grant_type');
   if (grantType === 'authorization_code') return exchangeCode(state, ctx, form, clientID);
   if (grantType === 'refresh_token') return refresh(state, ctx, form, clientID);
-  sendCode(ctx.res, 400, UNSUPPORTED_GRANT_TYPE);
+  sendServiceError(ctx.res, 'UNSUPPORTED_GRANT_TYPE');
 }
 
 async function revocationEndpoint(state: EmulatorState, ctx: Ctx): Promise<void> {
@@ -83,7 +76,7 @@ async function revocationEndpoint(state: EmulatorState, ctx: Ctx): Promise<void>
   const request = await clientRequest(state, ctx);
   if (!request) return;
   const token = field(request.form, 'token');
-  if (!token) return sendCode(ctx.res, 400, 'MISSING_TOKEN');
+  if (!token) return sendServiceError(ctx.res, 'MISSING_TOKEN');
   revokeToken(state, request.clientID, token);
   // RFC 7009 section 2.2: 200 whether or not the token was known.
   ctx.res.writeHead(200, { 'cache-control': 'no-store' });

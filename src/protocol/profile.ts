@@ -1,15 +1,18 @@
-import { isRecord } from './guards.js';
-import { type KudosTokenResponse, validateTokenResponse } from './token-response.js';
+import { isRecord } from '../base/guards.js';
+import {
+  type KudosTokenResponse,
+  PROFILE_FIELDS,
+  type ProfileField,
+  validateTokenResponse,
+} from './token-response.js';
 
 /**
  * The profile fields: those of the token response (`user`, `displayName`, `avatar`), without tokens,
  * and, when the profile came from `GET {base_url}/users/profile` (`fetchProfile`), its wallet
  * addresses and `email` (with the `email` scope) and any other field it sent.
  */
-export interface KudosProfileJson {
+export interface KudosProfileJson extends Partial<Record<ProfileField, string>> {
   user: string;
-  displayName?: string;
-  avatar?: string;
   /** Wallet address (profile operation only). */
   wallet?: string;
   /** Cosmos wallet address, `cosmos1...` (profile operation only). */
@@ -59,13 +62,15 @@ function toProfile(profileJson: KudosProfileJson, raw: string): KudosProfile {
 /** Builds the Passport profile from a token response that was already validated. */
 export function profileFromResponse(response: KudosTokenResponse): KudosProfile {
   const profileJson: KudosProfileJson = { user: response.user };
-  if (response.displayName !== undefined) profileJson.displayName = response.displayName;
-  if (response.avatar !== undefined && response.avatar !== '') profileJson.avatar = response.avatar;
+  for (const field of PROFILE_FIELDS) {
+    const value = response[field];
+    if (value !== undefined && value !== '') profileJson[field] = value; // empty: not set
+  }
   return toProfile(profileJson, JSON.stringify(profileJson));
 }
 
 /** Fields of the profile operation's answer that must be strings when present. */
-const OPTIONAL_STRINGS = ['displayName', 'avatar', 'wallet', 'cosmosWallet', 'email'] as const;
+const OPTIONAL_STRINGS = [...PROFILE_FIELDS, 'wallet', 'cosmosWallet', 'email'] as const;
 
 /**
  * Builds the Passport profile from the answer of `GET {base_url}/users/profile`

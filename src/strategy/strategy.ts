@@ -1,10 +1,13 @@
 import type { Request } from 'express';
 import OAuth2Strategy from 'passport-oauth2';
-import { resolveCallbackURL } from './callback/callback-url.js';
-import { finishCallback, type KudosStrategyConfig } from './callback/exchange.js';
-import { defaultUserProfile, type ProfileCallback } from './callback/load-profile.js';
-import { readCallbackParams } from './callback/params.js';
-import { KudosAuthorizationError, KudosError } from './errors.js';
+import { KudosAuthorizationError, KudosError } from '../base/errors.js';
+import { resolveCallbackURL } from '../callback/callback-url.js';
+import { finishCallback, type KudosStrategyConfig } from '../callback/exchange.js';
+import { defaultUserProfile, type ProfileCallback } from '../callback/load-profile.js';
+import { readCallbackParams } from '../callback/params.js';
+import type { KudosScope } from '../protocol/scopes.js';
+import { refreshTokenSet, revokeAtEndpoint } from '../tokens/refresh.js';
+import type { KudosTokenSet } from '../tokens/token-set.js';
 import {
   type KudosStrategyOptions,
   type KudosStrategyOptionsWithRequest,
@@ -14,9 +17,6 @@ import {
   type KudosVerifyWithRequest,
   resolveOptions,
 } from './options.js';
-import type { KudosScope } from './scopes.js';
-import { refreshTokenSet, revokeAtEndpoint } from './tokens/refresh.js';
-import type { KudosTokenSet } from './tokens/token-set.js';
 
 /** Message of the Passport failure when the user declines on the Kudos consent page. */
 export const DENIED_MESSAGE = 'You declined to sign in with Kudos.';

@@ -15,16 +15,11 @@
  */
 
 export {
-  type DedupeStoreContractCase,
-  type DedupeStoreContractOptions,
-  dedupeStoreContract,
-} from '../webhook/store-contract.js';
-export {
   type AuthorizeArguments,
   type KudosEmulator,
   type PayArguments,
   startKudosEmulator,
-} from './emulator.js';
+} from '../emulator/emulator.js';
 export {
   type CodeParam,
   DEMO_CLIENT,
@@ -33,7 +28,17 @@ export {
   type EmulatorClient,
   type EmulatorUser,
   type KudosEmulatorOptions,
-} from './emulator-options.js';
-export type { EmulatorCounters } from './state.js';
-export type { EmulatorTransaction, PaymentOutcome, PaymentRequest, TxStatus } from './transaction.js';
-export type { WebhookDelivery, WebhookMode } from './webhook-sender.js';
+} from '../emulator/emulator-options.js';
+export type { EmulatorCounters } from '../emulator/state.js';
+export type {
+  EmulatorTransaction,
+  PaymentOutcome,
+  PaymentRequest,
+  TxStatus,
+} from '../emulator/transaction.js';
+export type { WebhookDelivery, WebhookMode } from '../emulator/webhook-sender.js';
+export {
+  type DedupeStoreContractCase,
+  type DedupeStoreContractOptions,
+  dedupeStoreContract,
+} from '../webhook/store-contract.js';

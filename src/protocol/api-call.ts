@@ -1,6 +1,6 @@
-import { KudosApiError } from './errors.js';
-import { BodyTooLargeError, readCapped } from './read-capped.js';
-import { readServiceError } from './service-error.js';
+import { KudosApiError } from '../base/errors.js';
+import { BodyTooLargeError, readCapped } from '../base/read-capped.js';
+import { readServiceError } from './service-errors.js';
 
 /** Largest error body read from the API (the service's error bodies are one word). */
 const MAX_ERROR_BODY_BYTES = 1024 * 1024;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyStatusChange, type KudosTxStatus, MemoryDedupeStore } from '../../src/webhook/index.js';
+import { MemoryDedupeStore } from '../../../src/webhook/index.js';
 
 describe('MemoryDedupeStore', () => {
   it('gives a key to one claimer until its lease expires, it is released, or completed', async () => {
@@ -76,19 +76,5 @@ describe('MemoryDedupeStore', () => {
     expect(store.evictions).toBe(100_000 - 1000);
     expect(await store.claim('k99999', 10)).toBe('done');
     expect(await store.claim('k0', 10)).toBe('claimed');
-  });
-});
-
-describe('classifyStatusChange', () => {
-  const all: KudosTxStatus[] = ['pending', 'success', 'fail', 'timeout'];
-  const advances = new Set(['pending>success', 'pending>fail', 'pending>timeout', 'timeout>success']);
-
-  it.each(all.flatMap((a) => all.map((b) => [a, b] as const)))('%s then %s', (previous, next) => {
-    const expected = previous === next ? 'same' : advances.has(`${previous}>${next}`) ? 'advance' : 'stale';
-    expect(classifyStatusChange(previous, next)).toBe(expected);
-  });
-
-  it('calls the first status of a transaction new', () => {
-    for (const status of all) expect(classifyStatusChange(undefined, status)).toBe('new');
   });
 });

@@ -1,34 +1,9 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { isObjectLike, isRecord } from '../../src/guards.js';
-import { BodyTooLargeError, readCapped } from '../../src/read-capped.js';
-import { redactSecrets, secretForms } from '../../src/redact.js';
-import { readServiceError } from '../../src/service-error.js';
-import { withoutTrailingSlashes } from '../../src/url-path.js';
-
-describe('readServiceError: one rule for the token endpoint and the API', () => {
-  it.each([
-    ['INVALID_CLIENT_CRED', { code: 'INVALID_CLIENT_CRED' }],
-    ['  TOKEN_EXPIRED\n', { code: 'TOKEN_EXPIRED' }],
-    ['{"error":"invalid_grant"}', { code: 'invalid_grant' }],
-    ['{"error":"invalid_client","error_description":"bad"}', { code: 'invalid_client', description: 'bad' }],
-  ])('reads %j', (body, expected) => {
-    expect(readServiceError(body)).toEqual(expected);
-  });
-
-  it.each([
-    ['invalid_grant'], // plain text must be the service's upper-case word
-    ['X'], // one letter is no code
-    ['<html>500</html>'],
-    ['{"error":"<img>"}'],
-    ['{"error":"1abc"}'],
-    ['{"error":42}'],
-    ['[1,2]'],
-    [''],
-  ])('finds no code in %j', (body) => {
-    expect(readServiceError(body)).toBeUndefined();
-  });
-});
+import { isObjectLike, isRecord } from '../../src/base/guards.js';
+import { BodyTooLargeError, readCapped } from '../../src/base/read-capped.js';
+import { redactSecrets, secretForms } from '../../src/base/redact.js';
+import { withoutTrailingSlashes } from '../../src/base/url-path.js';
 
 describe('readCapped', () => {
   it('reads a Node stream whole under the cap, and rejects past it', async () => {

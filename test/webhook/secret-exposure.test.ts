@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/emulator/index.js';
+import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { type KudosWebhookError, kudosWebhook } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { sampleNotification } from '../helpers/notifications.js';

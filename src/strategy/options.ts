@@ -1,18 +1,19 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { Request } from 'express';
 import type OAuth2Strategy from 'passport-oauth2';
-import { isObjectLike } from './guards.js';
-import type { KudosProfile } from './profile.js';
-import type { KudosScope } from './scopes.js';
-import type { KudosTokenParams } from './token-params.js';
-import type { TokenEndpointRequest } from './tokens/post-form.js';
-import { withoutTrailingSlashes } from './url-path.js';
-
-/** Default time limit of a token request, in milliseconds. */
-export const DEFAULT_TIMEOUT_MS = 10_000;
+import { isObjectLike } from '../base/guards.js';
+import { withoutTrailingSlashes } from '../base/url-path.js';
+import type { ResolvedEndpoints } from '../callback/exchange.js';
+import type { KudosSkipUserProfile } from '../callback/load-profile.js';
+import { KUDOS_API, KUDOS_PAGES } from '../protocol/endpoints.js';
+import { DEFAULT_TIMEOUT_MS } from '../protocol/limits.js';
+import type { KudosProfile } from '../protocol/profile.js';
+import type { KudosScope } from '../protocol/scopes.js';
+import type { TokenEndpointRequest } from '../tokens/post-form.js';
+import type { KudosTokenParams } from '../tokens/token-params.js';
 
 /** Default scope requested when none is configured. */
-export const DEFAULT_SCOPE: readonly KudosScope[] = ['profile'];
+const DEFAULT_SCOPE: readonly KudosScope[] = ['profile'];
 
 /** Options shared by both forms of {@link KudosStrategyOptions}. */
 export interface KudosStrategyOptionsBase {
@@ -66,11 +67,7 @@ export interface KudosStrategyOptionsBase {
   profileURL?: string;
 }
 
-/** `skipUserProfile`, in each form passport-oauth2 accepts (and a promise-returning one). */
-export type KudosSkipUserProfile =
-  | boolean
-  | ((accessToken: string) => boolean | Promise<boolean>)
-  | ((accessToken: string, done: (err: unknown, skip?: boolean) => void) => void);
+export type { KudosSkipUserProfile, ResolvedEndpoints };
 
 /** Options of a strategy whose verify function does not receive the request. */
 export interface KudosStrategyOptions extends KudosStrategyOptionsBase {
@@ -126,23 +123,6 @@ export type KudosVerifyFunction = KudosVerify | KudosVerifyWithParams;
 
 /** Any verify function with the request first (arity 5 or 6). */
 export type KudosVerifyFunctionWithRequest = KudosVerifyWithRequest | KudosVerifyWithRequestAndParams;
-
-/** The endpoints and limits a strategy works with, after defaults are applied. */
-export interface ResolvedEndpoints {
-  /** `{base_url}` of the API when the options gave it (the API client's default). */
-  baseURL: string | undefined;
-  authorizationURL: string;
-  tokenURL: string;
-  refreshURL: string;
-  revokeURL: string | undefined;
-  /** `{base_url}/users/profile` or the `profileURL` option; undefined when neither was given. */
-  profileURL: string | undefined;
-  scope: string;
-  /** Time limit and headers of every request to the token endpoint. */
-  request: TokenEndpointRequest;
-  skipUserProfile: KudosSkipUserProfile;
-  fetchProfile: boolean;
-}
 
 function requireString(options: Record<string, unknown>, name: string): string {
   const value = options[name];
@@ -228,11 +208,11 @@ export function resolveOptions(input: unknown): ResolvedEndpoints {
   }
   const options = input as Record<string, unknown>;
   for (const name of ['clientID', 'clientSecret', 'callbackURL']) requireString(options, name);
-  const tokenURL = deriveURL(options, 'tokenURL', 'baseURL', '/oauth/access_token');
+  const tokenURL = deriveURL(options, 'tokenURL', 'baseURL', KUDOS_API.token);
   const given = optionalURL(options, 'baseURL');
   const baseURL = given === undefined ? undefined : withoutTrailingSlashes(given);
   const profileURL =
-    optionalURL(options, 'profileURL') ?? (baseURL === undefined ? undefined : `${baseURL}/users/profile`);
+    optionalURL(options, 'profileURL') ?? (baseURL === undefined ? undefined : baseURL + KUDOS_API.profile);
   const fetchProfile = options.fetchProfile ?? false;
   if (typeof fetchProfile !== 'boolean')
     throw new TypeError('KudosStrategy option "fetchProfile" must be a boolean');
@@ -242,7 +222,7 @@ export function resolveOptions(input: unknown): ResolvedEndpoints {
   const headers = checkHeaders(options.customHeaders);
   return {
     baseURL,
-    authorizationURL: deriveURL(options, 'authorizationURL', 'authURL', '/in/oauth/'),
+    authorizationURL: deriveURL(options, 'authorizationURL', 'authURL', KUDOS_PAGES.authorize),
     tokenURL,
     refreshURL: optionalURL(options, 'refreshURL') ?? tokenURL,
     revokeURL: optionalURL(options, 'revokeURL'),

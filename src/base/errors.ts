@@ -36,8 +36,11 @@ export class KudosError extends Error {
   }
 }
 
-/** What an error code from outside must look like to be used as `code` (else `authorization_error`). */
-const SAFE_CODE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+/**
+ * What an error code from outside (the browser, the service's JSON) must look like to be used as a
+ * `code`: short, and nothing that needs escaping.
+ */
+export const SAFE_ERROR_CODE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
 /** Longest `error_description` kept, in characters. */
 const MAX_DESCRIPTION = 200;
@@ -72,7 +75,7 @@ export class KudosAuthorizationError extends KudosError {
   declare readonly rawCode: string;
 
   constructor(code: string, description: string | undefined) {
-    const safe = SAFE_CODE.test(code) ? code : 'authorization_error';
+    const safe = SAFE_ERROR_CODE.test(code) ? code : 'authorization_error';
     const status = safe === 'server_error' ? 502 : safe === 'temporarily_unavailable' ? 503 : 400;
     const text = description === undefined ? undefined : cleanText(description, MAX_DESCRIPTION);
     super(`Kudos authorization failed with error "${safe}"${text ? `: ${text}` : ''}`, {

@@ -24,7 +24,7 @@ describe('references inside the repository', () => {
   it('every docs/kudos-service.md#anchor names an anchor that exists', () => {
     const missing: string[] = [];
     let count = 0;
-    for (const { file, text } of texts.filter((t) => t.file !== 'test/core/references.test.ts')) {
+    for (const { file, text } of texts.filter((t) => t.file !== 'test/docs/references.test.ts')) {
       for (const m of text.matchAll(/kudos-service\.md#([a-z-]+)/g)) {
         count++;
         if (!anchors.has(m[1])) missing.push(`${file}: #${m[1]}`);
@@ -37,7 +37,7 @@ describe('references inside the repository', () => {
   it('no file refers to a path outside the repository or to the former spec files', () => {
     const outside = /\.\.\/shared\b|\bfacts\.md\b|\binterface\.md\b|\/work\/main|\/root\//;
     const offenders = texts
-      .filter(({ file }) => file !== 'test/core/references.test.ts')
+      .filter(({ file }) => file !== 'test/docs/references.test.ts')
       .filter(({ text }) => outside.test(text))
       .map(({ file }) => file);
     expect(offenders).toEqual([]);

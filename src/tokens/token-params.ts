@@ -1,5 +1,6 @@
-import { ACCESS_TOKEN_LIFETIME_S, type KudosTokenResponse } from './token-response.js';
-import type { KudosTokenSet } from './tokens/token-set.js';
+import { ACCESS_TOKEN_LIFETIME_S } from '../protocol/limits.js';
+import type { KudosTokenResponse } from '../protocol/token-response.js';
+import type { KudosTokenSet } from './token-set.js';
 
 /**
  * `params` handed to a verify function of arity 5 (6 with the request): the token response,

@@ -1,29 +1,40 @@
-import { KudosTokenError } from './errors.js';
-import { isRecord } from './guards.js';
+import { KudosTokenError } from '../base/errors.js';
+import { isRecord } from '../base/guards.js';
 
 /**
- * The token response of Kudos (docs/kudos-service.md#token-response): the profile and the tokens in one object.
- * A real response has exactly these five fields (no `expires_in`, `token_type` or `scope`).
- *
- * @see docs/kudos-service.md#token-response, docs/kudos-service.md#token-exchange
+ * The profile fields of the token response besides `user`, each a string when present. The
+ * profile (protocol/profile.ts) carries every one of them; the emulator must send every one (see
+ * {@link KudosTokenResponseAsSent}). Adding a profile field starts here.
  */
-export interface KudosTokenResponse {
-  /** User ID of the authorizing user, a short lower-case handle. */
-  user: string;
-  /** Display name of the user. */
-  displayName?: string;
-  /** Signed, time-limited URL of the avatar image. */
-  avatar?: string;
+export const PROFILE_FIELDS = ['displayName', 'avatar'] as const;
+
+/** A name of {@link PROFILE_FIELDS}. */
+export type ProfileField = (typeof PROFILE_FIELDS)[number];
+
+/** The token fields of the response. */
+interface TokenFields {
   /** Refresh token; see docs/kudos-service.md#limits for its validity. */
   refresh_token?: string;
   /** Access token, a bearer token valid for one hour. */
   access_token: string;
-  /** Any field the service may add is kept. */
+}
+
+/**
+ * The token response of Kudos: the profile and the tokens in one object. A real response has
+ * exactly the five fields of {@link KudosTokenResponseAsSent} (no `expires_in`, `token_type` or
+ * `scope`); what is read is checked field by field, and any field the service may add is kept.
+ *
+ * @see docs/kudos-service.md#token-response, docs/kudos-service.md#token-exchange
+ */
+export interface KudosTokenResponse extends TokenFields, Partial<Record<ProfileField, string>> {
+  /** User ID of the authorizing user, a short lower-case handle. */
+  user: string;
   [field: string]: unknown;
 }
 
-/** Access token lifetime in seconds, (docs/kudos-service.md#limits). */
-export const ACCESS_TOKEN_LIFETIME_S = 3600;
+/** What the service sends, exactly (docs/kudos-service.md#token-response): the emulator answers this. */
+export type KudosTokenResponseAsSent = { user: string } & Record<ProfileField, string> &
+  Required<TokenFields>;
 
 function invalid(message: string): KudosTokenError {
   return new KudosTokenError(message, { code: 'invalid_token_response', status: 502 });
@@ -48,12 +59,8 @@ export function validateTokenResponse(json: unknown): KudosTokenResponse {
  * A refresh answer: like a token response, but it may lack `user` and the profile fields, and may
  * repeat the refresh token (observed, docs/kudos-service.md#refresh-and-revocation).
  */
-export interface KudosRefreshResponse {
+export interface KudosRefreshResponse extends TokenFields, Partial<Record<ProfileField, string>> {
   user?: string;
-  displayName?: string;
-  avatar?: string;
-  refresh_token?: string;
-  access_token: string;
   [field: string]: unknown;
 }
 
@@ -74,7 +81,7 @@ function validateAnswer(json: unknown, required: readonly string[]): Record<stri
       throw invalid(`token response "${field}" must be a non-empty string`);
     }
   }
-  for (const field of ['displayName', 'avatar', 'refresh_token']) checkOptionalString(record, field);
+  for (const field of [...PROFILE_FIELDS, 'refresh_token']) checkOptionalString(record, field);
   const expiresIn = record.expires_in;
   if (expiresIn !== undefined && (typeof expiresIn !== 'number' || !(expiresIn > 0))) {
     throw invalid('token response "expires_in" must be a positive number when present');

@@ -1,0 +1,32 @@
+/**
+ * Where the service's operations live (docs/kudos-service.md#addresses): pages under `{authURL}`,
+ * the API under `{baseURL}`. The strategy's defaults, the API calls and the emulator's routes are
+ * all made from this table, so a path is written once.
+ */
+export const KUDOS_PAGES = {
+  /** The authorization page (docs/kudos-service.md#authorization-page). */
+  authorize: '/in/oauth/',
+  /** The payment widget (docs/kudos-service.md#payment-widget). */
+  widget: '/in/widget/pay',
+} as const;
+
+/** API operations, relative to `{baseURL}`; `{name}` is a path parameter. */
+export const KUDOS_API = {
+  /** Token exchange and refresh (docs/kudos-service.md#token-exchange). */
+  token: '/oauth/access_token',
+  /** Token revocation (docs/kudos-service.md#refresh-and-revocation). */
+  revoke: '/oauth/revoke',
+  /** The signed-in user's profile (docs/kudos-service.md#authenticated-api). */
+  profile: '/users/profile',
+  /** Another user's public profile. */
+  user: '/users/id/{id}/min',
+  /** One transaction record, no token needed (docs/kudos-service.md#transactions). */
+  transaction: '/tx/id/{hash}',
+  /** A user's transaction records, newest first (docs/kudos-service.md#transactions). */
+  history: '/tx/history/user/{id}',
+} as const;
+
+/** `path` with each `{name}` replaced by its percent-encoded value. */
+export function apiPath(path: string, params: Readonly<Record<string, string>> = {}): string {
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+}
