@@ -1,5 +1,7 @@
+import { lastSegmentBounds } from './url-path.js';
+
 /** What replaces a secret in any text passport-kudos hands out. */
-export const REDACTED_TEXT = '[REDACTED]';
+const REDACTED_TEXT = '[REDACTED]';
 
 function lowerHex(encoded: string): string {
   return encoded.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
@@ -29,4 +31,51 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
     for (const form of secretForms(secret)) out = out.split(form).join(REDACTED_TEXT);
   }
   return out;
+}
+
+/** Shortest webhook secret the receiver accepts: a shorter path segment is not taken for one. */
+export const MIN_WEBHOOK_SECRET_LENGTH = 16;
+
+/** What replaces a secret in a URL (no brackets: they would be percent-encoded). */
+const REDACTED_IN_URL = 'REDACTED';
+
+/** Query parameters that may carry a secret, compared in lower case. */
+const SECRET_PARAMS = new Set(['token', 'secret', 'key', 'signature', 'access_token']);
+
+/**
+ * A webhook URL (absolute, or a request target `/path?query`) fit to show and log: credentials
+ * removed, secret-named query parameters (`token`, `secret`, `key`, `signature`, `access_token`,
+ * any case) redacted, and the last non-empty path segment redacted when it is at least
+ * `minSegment` characters, unless the secret was carried in `?token=` (the receiver's two places
+ * for a secret). String operations, not `new URL()`: a target such as `//x` would read as a host.
+ */
+export function redactWebhookURL(url: string, minSegment = 1): string {
+  let origin = '';
+  let rest = url;
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(url);
+  if (scheme) {
+    const authorityEnd = url.slice(scheme[0].length).search(/[/?#]/);
+    const end = authorityEnd === -1 ? url.length : scheme[0].length + authorityEnd;
+    const authority = url.slice(scheme[0].length, end);
+    origin = scheme[0] + authority.slice(authority.lastIndexOf('@') + 1);
+    rest = url.slice(end);
+  }
+  const mark = rest.indexOf('?');
+  let path = mark === -1 ? rest : rest.slice(0, mark);
+  let search = mark === -1 ? '' : rest.slice(mark);
+  const query = new URLSearchParams(search);
+  const entries = [...query];
+  if (entries.some(([name]) => SECRET_PARAMS.has(name.toLowerCase()))) {
+    const redacted = entries.map(([name, value]): [string, string] => [
+      name,
+      SECRET_PARAMS.has(name.toLowerCase()) ? REDACTED_IN_URL : value,
+    ]);
+    search = `?${new URLSearchParams(redacted).toString()}`;
+  }
+  if (!query.has('token')) {
+    const { start, end } = lastSegmentBounds(path);
+    if (end - start >= Math.max(1, minSegment))
+      path = `${path.slice(0, start)}${REDACTED_IN_URL}${path.slice(end)}`;
+  }
+  return origin + path + search;
 }

@@ -3,7 +3,7 @@ import type { TLSSocket } from 'node:tls';
 import { KudosError } from '../base/errors.js';
 
 /** The parts of a request used to resolve a relative callback URL. */
-export interface UrlRequest extends Pick<IncomingMessage, 'url' | 'headers' | 'socket'> {
+interface UrlRequest extends Pick<IncomingMessage, 'url' | 'headers' | 'socket'> {
   originalUrl?: string;
   /** Node's old name of `socket`; unit-test requests (chai-passport-strategy) set only this one. */
   connection?: unknown;

@@ -39,7 +39,7 @@ import {
 // test/callback/exchange.test.ts has a test per item, so a passport-oauth2 upgrade can be checked.
 
 /** Per-request options the callback reads. */
-export interface CallbackOptions {
+interface CallbackOptions {
   scope?: KudosScope | readonly KudosScope[];
   callbackURL?: string;
   [option: string]: unknown;
@@ -73,7 +73,7 @@ export interface KudosStrategyConfig extends ResolvedEndpoints, ProfileConfig {
 }
 
 /** The strategy as this file needs it: Passport's actions, its config, its hooks and its state store. */
-export interface CallbackStrategy {
+interface CallbackStrategy {
   success(user: Express.User, info?: object): void;
   fail(challenge?: object, status?: number): void;
   error(err: Error): void;

@@ -5,7 +5,7 @@ import type { KudosTokenParams } from '../tokens/token-params.js';
 export type VerifiedCallback = (err?: unknown, user?: unknown, info?: unknown) => void;
 
 /** Everything the strategy has for a verify function after a successful token exchange. */
-export interface VerifyArguments {
+interface VerifyArguments {
   req: unknown;
   accessToken: string;
   refreshToken: string | undefined;

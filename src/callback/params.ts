@@ -6,7 +6,7 @@ import { isObjectLike } from '../base/guards.js';
  * or `authorization_code` in different places and never says which one the service sends.
  * @see docs/kudos-service.md#authorization-page
  */
-export const CODE_PARAMS = ['code', 'auth_code', 'authorization_code'] as const;
+const CODE_PARAMS = ['code', 'auth_code', 'authorization_code'] as const;
 
 /**
  * Every parameter that makes a request a callback rather than the start of a login. A request
@@ -19,14 +19,14 @@ type CallbackParamName = (typeof CALLBACK_PARAMS)[number];
 const MAX_PARAM_LENGTH = 4096;
 
 /** What a request to the strategy's route carries. */
-export type CallbackParams =
+type CallbackParams =
   | { kind: 'start' }
   | { kind: 'error'; error: string; description: string | undefined }
   | { kind: 'invalid'; message: string }
   | { kind: 'code'; code: string; state: string | undefined };
 
 /** The parts of a request the strategy reads; any framework's request has them. */
-export interface CallbackRequest extends Partial<Pick<IncomingMessage, 'url'>> {
+interface CallbackRequest extends Partial<Pick<IncomingMessage, 'url'>> {
   originalUrl?: string;
   /** The framework's parsed query string (Express, Fastify, or a test setting only `req.query`). */
   query?: unknown;

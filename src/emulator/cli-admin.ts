@@ -8,7 +8,7 @@ import { withoutTrailingSlashes } from '../base/url-path.js';
 import { parseDuration } from './duration.js';
 
 /** What a subcommand prints, and its exit code. */
-export interface CommandResult {
+interface CommandResult {
   out: string;
   code: number;
 }

@@ -51,7 +51,7 @@ Subcommands (a running emulator at --url, else KUDOS_EMULATOR_URL, else http://1
                                   happen, until Ctrl-C puts its own webhook back`;
 
 /** A mistake on the command line: shown with the usage, exit code 2. */
-export class UsageError extends Error {}
+class UsageError extends Error {}
 
 function splitOnce(value: string, separator: string, what: string): [string, string] {
   const at = value.indexOf(separator);

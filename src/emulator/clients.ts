@@ -32,7 +32,7 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /** Result of authenticating a client at the token or revocation endpoint. */
-export type ClientCheck =
+type ClientCheck =
   | { ok: true; client: Required<EmulatorClient> }
   | { ok: false; code: Extract<ServiceErrorWord, 'MISSING_CLIENT_INFO' | 'INVALID_CLIENT_CRED'> };
 

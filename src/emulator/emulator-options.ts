@@ -49,7 +49,7 @@ export interface EmulatorAgent {
 }
 
 /** How refresh answers treat the refresh token (the interface is silent; see the README). */
-export type RefreshTokenMode = 'reuse' | 'rotate';
+type RefreshTokenMode = 'reuse' | 'rotate';
 
 /** How a `MsgMultiSend` record gives its amount: one summed coin (observed), or one coin per output. */
 export type MultiSendAmounts = 'total' | 'per-output';

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { KUDOS_API } from '../protocol/endpoints.js';
 import { applyApiHeaders } from './api-headers.js';
 import { EmulatorClock } from './clock.js';
 import type { EmulatorClient, EmulatorUser, KudosEmulatorOptions } from './emulator-options.js';
@@ -7,7 +8,10 @@ import { resolveEmulatorOptions } from './emulator-options.js';
 import { issueCode, revokeGrant } from './grants.js';
 import { requestHostAllowed } from './host-check.js';
 import { type Ctx, redirect, sendCode, sendHtml, setCookie, withQuery } from './http.js';
-import { EmulatorOperations, type PaymentArguments } from './operations.js';
+import { EmulatorOperations, type PayArguments } from './operations.js';
+
+export type { PayArguments };
+
 import {
   type EmulatorSnapshot,
   lockStateFile,
@@ -44,9 +48,6 @@ export interface AuthorizeArguments {
   redirectURI?: string;
   state?: string;
 }
-
-/** Arguments of {@link KudosEmulator.pay}: a widget payment, made without a browser, checked as the widget checks it. */
-export type PayArguments = PaymentArguments;
 
 /** A running emulator and its test helpers. */
 export interface KudosEmulator {
@@ -309,8 +310,8 @@ function emulatorHandle({
   return {
     authURL: state.authURL,
     baseURL: state.baseURL,
-    tokenURL: `${state.baseURL}/oauth/access_token`,
-    revokeURL: `${state.baseURL}/oauth/revoke`,
+    tokenURL: state.baseURL + KUDOS_API.token,
+    revokeURL: state.baseURL + KUDOS_API.revoke,
     port,
     counters: state.counters,
     deliveries: webhooks.deliveries,

@@ -13,7 +13,7 @@ export function avatarSignature(state: EmulatorState, userId: string, expires: n
 }
 
 /** A signed avatar URL of `userId`, valid for the emulator's avatar lifetime. */
-export function avatarURL(state: EmulatorState, userId: string): string {
+function avatarURL(state: EmulatorState, userId: string): string {
   const lifetime = state.options.avatarLifetimeSeconds;
   const expires = lifetime === undefined ? OBSERVED_AVATAR_EXPIRES : state.clock.nowSeconds() + lifetime;
   const signature = avatarSignature(state, userId, expires);
@@ -138,7 +138,7 @@ export function revokeToken(state: EmulatorState, clientID: string, token: strin
 }
 
 /** Result of checking a bearer token. */
-export type BearerCheck =
+type BearerCheck =
   | { ok: true; claims: AccessTokenClaims }
   | { ok: false; code: Extract<ServiceErrorWord, 'LOGIN_NEEDED' | 'TOKEN_EXPIRED'> };
 

@@ -14,7 +14,7 @@ function hostName(host: string): string {
  * is bound to, or a host given with `allowedHosts` (`--host-allow`). Anything else is refused on every
  * route: a DNS-rebinding page (`Host: rebind.test` resolving to 127.0.0.1) reads and changes nothing.
  */
-export function hostAllowed(host: string | undefined, bound: string, allowed: readonly string[]): boolean {
+function hostAllowed(host: string | undefined, bound: string, allowed: readonly string[]): boolean {
   if (!host) return false;
   const name = hostName(host);
   if (LOOPBACK.has(name) || name.endsWith('.localhost')) return true;

@@ -15,10 +15,10 @@ export interface Ctx {
 }
 
 /** Largest request body the emulator reads (forms and JSON are small). */
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 
 /** Why a body could not be read. */
-export class BodyError extends Error {
+class BodyError extends Error {
   constructor(readonly reason: 'too_large' | 'aborted') {
     super(reason === 'too_large' ? 'request body too large' : 'request body aborted');
   }

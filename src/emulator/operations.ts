@@ -5,8 +5,8 @@ import type { EmulatorState } from './state.js';
 import type { EmulatorTransaction, PaymentOutcome, PaymentRequest } from './transaction.js';
 import type { WebhookSender } from './webhook-sender.js';
 
-/** Arguments of a payment made without a browser, checked as the widget checks them. */
-export interface PaymentArguments {
+/** Arguments of `pay()`: a widget payment, made without a browser, checked as the widget checks it. */
+export interface PayArguments {
   /** Payer user ID. */
   from: string;
   /** Receiver user ID, or several. */
@@ -63,7 +63,7 @@ export class EmulatorOperations {
   }
 
   /** Makes a payment exactly as the widget would. Throws `TypeError` naming the problem. */
-  pay({ outcome, from, to, amount, redirectURI, blocking, ...rest }: PaymentArguments): EmulatorTransaction {
+  pay({ outcome, from, to, amount, redirectURI, blocking, ...rest }: PayArguments): EmulatorTransaction {
     if (!this.state.users.has(from)) throw new TypeError('"from" must name an existing user.');
     const params = new URLSearchParams();
     const values = {

@@ -44,7 +44,7 @@ const MAX_REMARKS = 255;
 const MAX_RECEIVERS = 20;
 
 /** A decimal token amount in the smallest unit. */
-export function toUnits(tokens: string): bigint {
+function toUnits(tokens: string): bigint {
   const [whole = '0', fraction = ''] = tokens.split('.');
   return BigInt(whole) * UNITS_PER_TOKEN + BigInt(fraction.padEnd(9, '0'));
 }
@@ -160,7 +160,7 @@ export function coin(tokens: string): KudosRawAmount {
 }
 
 /** One output of a payment on chain: each receiver, then the agent's fee when there is one. */
-export interface PaymentOutput {
+interface PaymentOutput {
   userId: string;
   address: string;
   coin: KudosRawAmount;
@@ -217,7 +217,7 @@ export function chainMessages(request: PaymentRequest): unknown[] {
 }
 
 /** Called when a transaction is created and when it reaches its final status. */
-export type TransactionListener = (tx: EmulatorTransaction, event: 'created' | 'settled') => void;
+type TransactionListener = (tx: EmulatorTransaction, event: 'created' | 'settled') => void;
 
 /**
  * Creates a `pending` transaction that becomes `outcome` (default `success`) after the

@@ -28,7 +28,7 @@ import type { OutboxEntry, WebhookDelivery } from './webhook-sender.js';
 const FORMAT = 2;
 
 /** A transaction as saved: everything but its promise. */
-export type SavedTransaction = Omit<EmulatorTransaction, 'settled'>;
+type SavedTransaction = Omit<EmulatorTransaction, 'settled'>;
 
 /** What a state file holds. */
 export interface EmulatorSnapshot {
@@ -223,7 +223,7 @@ function smallPart(
 }
 
 /** What the emulator's webhook sender gives the state file. */
-export interface SenderState {
+interface SenderState {
   deliveries: readonly WebhookDelivery[];
   outbox: OutboxEntry[];
   nextNotificationId: number;
@@ -297,7 +297,7 @@ function target(file: string): string {
  * mid-write never leaves a half-written state file. A symbolic link is written through: its target
  * is replaced, the link stays.
  */
-export function writeSnapshot(file: string, snapshot: EmulatorSnapshot): void {
+function writeSnapshot(file: string, snapshot: EmulatorSnapshot): void {
   const real = target(file);
   const temporary = `${real}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(snapshot, null, 1)}\n`, { mode: 0o600 });

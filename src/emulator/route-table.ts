@@ -7,7 +7,7 @@
  */
 
 /** Where a route's path is relative to: `{authURL}` (the server's root: pages) or `{baseURL}` (the API, `/api`). */
-export type RouteBase = 'authURL' | 'baseURL';
+type RouteBase = 'authURL' | 'baseURL';
 
 /** One route of the emulator. */
 export interface EmulatorRoute {
@@ -197,10 +197,10 @@ export const ROUTES = {
 } as const satisfies Record<string, EmulatorRoute>;
 
 /** The name of a route of the table. */
-export type RouteName = keyof typeof ROUTES;
+type RouteName = keyof typeof ROUTES;
 
 /** The path a route is shown with, relative to its base: `{baseURL}/oauth/access_token`. */
-export function shownPath(route: EmulatorRoute): string {
+function shownPath(route: EmulatorRoute): string {
   const path = route.base === 'baseURL' ? route.path.slice(API_PREFIX.length) : route.path;
   return `{${route.base}}${path}`;
 }

@@ -3,7 +3,7 @@ import { type Ctx, parseCookies, sendCode } from './http.js';
 import type { EmulatorRoute } from './route-table.js';
 
 /** A route handler; may be async. */
-export type Handler = (ctx: Ctx) => void | Promise<void>;
+type Handler = (ctx: Ctx) => void | Promise<void>;
 
 interface Route {
   method: string;

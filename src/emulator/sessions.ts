@@ -4,7 +4,7 @@ import { setCookie } from './http.js';
 import type { EmulatorState, LoginSession } from './state.js';
 
 /** Name of the emulator's own login cookie (distinct from any app's session cookie on the same host). */
-export const SESSION_COOKIE = 'kudos_emulator_session';
+const SESSION_COOKIE = 'kudos_emulator_session';
 
 /** The logged-in user's session, if any. */
 export function currentSession(state: EmulatorState, ctx: Ctx): LoginSession | undefined {

@@ -17,7 +17,7 @@ export interface Grant {
 }
 
 /** An authorization code: single use, short-lived, bound to client, redirect URI and user. */
-export interface CodeRecord {
+interface CodeRecord {
   clientID: string;
   userId: string;
   redirectURI: string;

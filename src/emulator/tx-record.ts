@@ -39,7 +39,7 @@ export function transactionRecord(
  * The notification's `metadata` (observed): the widget's values, all inside `kudosPay`, each only
  * when it is not empty (no `agentFee` without a fee); `blocking` as the string given.
  */
-export function paymentMetadata(request: PaymentRequest): { kudosPay: KudosPayParameters } {
+function paymentMetadata(request: PaymentRequest): { kudosPay: KudosPayParameters } {
   const kudosPay: KudosPayParameters = {
     toIds: [...request.to],
     amounts: [...request.amounts],

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from '../base/redact.js';
 import type { EmulatorState } from './state.js';
 import type { EmulatorTransaction, TxStatus } from './transaction.js';
 import { notificationBody } from './tx-record.js';
@@ -57,34 +58,6 @@ export interface WebhookMode {
   pendingFirst: boolean;
   /** Send the final status first, then a `pending` notification. */
   outOfOrder: boolean;
-}
-
-/** Query parameters that may carry a webhook secret. */
-const SECRET_PARAMS = new Set(['token', 'secret', 'key', 'signature', 'access_token']);
-
-/** Shortest last path segment taken for a secret (the receiver wants secrets of 16 characters or more). */
-const MIN_PATH_SECRET = 16;
-
-/**
- * A webhook URL fit to show and log: no credentials, secret-looking parameters redacted, and a last
- * path segment long enough to be a secret (`/webhooks/kudos/<secret>`, which the receiver accepts)
- * redacted too.
- */
-export function displayWebhookURL(url: string): string {
-  const shown = new URL(url);
-  shown.username = '';
-  shown.password = '';
-  for (const name of [...new Set(shown.searchParams.keys())]) {
-    if (SECRET_PARAMS.has(name.toLowerCase())) shown.searchParams.set(name, 'REDACTED');
-  }
-  const segments = shown.pathname.split('/');
-  let last = segments.length - 1;
-  while (last > 0 && segments[last] === '') last--;
-  if (last > 0 && (segments[last] as string).length >= MIN_PATH_SECRET) {
-    segments[last] = 'REDACTED';
-    shown.pathname = segments.join('/');
-  }
-  return shown.toString();
 }
 
 function describeFailure(error: Error): string {
@@ -255,7 +228,7 @@ export class WebhookSender {
     this.deliveries.push({
       id: this.nextDeliveryId++,
       notificationId,
-      url: displayWebhookURL(url),
+      url: redactWebhookURL(url, MIN_WEBHOOK_SECRET_LENGTH),
       agentId,
       txHash: hash,
       txStatus,

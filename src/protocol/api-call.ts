@@ -6,7 +6,7 @@ import { readServiceError } from './service-errors.js';
 const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 
 /** One authenticated API request. `what` (method and path, no query) names it in errors. */
-export interface ApiRequest {
+interface ApiRequest {
   url: string;
   timeout: number;
   /** The bearer token; none for the service's public operations. */

@@ -57,7 +57,7 @@ export function scopeCovers(granted: string, required: string): boolean {
 }
 
 /** Splits a space-separated scope string, or copies an array, dropping empty entries. */
-export function toScopeList(scopes: string | readonly string[]): string[] {
+function toScopeList(scopes: string | readonly string[]): string[] {
   const list = typeof scopes === 'string' ? scopes.split(/\s+/) : [...scopes];
   return list.filter((s) => s !== '');
 }

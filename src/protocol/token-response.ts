@@ -59,7 +59,7 @@ export function validateTokenResponse(json: unknown): KudosTokenResponse {
  * A refresh answer: like a token response, but it may lack `user` and the profile fields, and may
  * repeat the refresh token (observed, docs/kudos-service.md#refresh-and-revocation).
  */
-export interface KudosRefreshResponse extends TokenFields, Partial<Record<ProfileField, string>> {
+interface KudosRefreshResponse extends TokenFields, Partial<Record<ProfileField, string>> {
   user?: string;
   [field: string]: unknown;
 }

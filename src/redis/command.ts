@@ -19,17 +19,13 @@ export interface KudosRedisOptions {
 }
 
 /** Default time limit of one Redis command. */
-export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
 
 /**
  * Sends one command with a time limit. A failure or a timeout becomes `KudosError`
  * `redis_unavailable` (503), so callers answer "try again later" instead of hanging.
  */
-export async function runCommand(
-  client: KudosRedisClient,
-  args: string[],
-  timeoutMs: number,
-): Promise<unknown> {
+async function runCommand(client: KudosRedisClient, args: string[], timeoutMs: number): Promise<unknown> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);

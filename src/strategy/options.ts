@@ -157,7 +157,7 @@ function deriveURL(options: Record<string, unknown>, override: string, base: str
  * Joins a scope option into the space-separated form the service expects.
  * @see docs/kudos-service.md#authorization-page ("scopes separated by one space")
  */
-export function joinScope(scope: unknown): string {
+function joinScope(scope: unknown): string {
   if (typeof scope === 'string') return scope.trim();
   if (Array.isArray(scope) && scope.every((s) => typeof s === 'string')) return scope.join(' ');
   throw new TypeError('KudosStrategy option "scope" must be a string or an array of strings');

@@ -6,7 +6,7 @@ import { errorAnswer, requestTokens, secretsOf } from './token-request.js';
 import { type KudosTokenSet, readJwtClaims, toTokenSet } from './token-set.js';
 
 /** What refresh and revocation need of a strategy's configuration. */
-export interface TokenEndpointConfig {
+interface TokenEndpointConfig {
   clientID: string;
   clientSecret: string;
   refreshURL: string;

@@ -6,7 +6,7 @@ import { type KudosTokenResponse, validateTokenResponse } from '../protocol/toke
 import { type FormFields, type FormResponse, postForm, type TokenEndpointRequest } from './post-form.js';
 
 /** Code used when the token endpoint answered an error without a readable code of its own. */
-export const UNREADABLE_ERROR_CODE = 'token_endpoint_error';
+const UNREADABLE_ERROR_CODE = 'token_endpoint_error';
 
 /** Form fields that carry secrets and must never come back out in an error. */
 const SECRET_FIELDS = ['client_secret', 'code', 'refresh_token', 'token', 'code_verifier'];
@@ -50,10 +50,10 @@ export function errorAnswer(response: FormResponse, secrets: readonly string[]):
  * The strategy's `parseErrorResponse(body, status)` hook, as passport-oauth2 calls it: an `Error` it
  * returns is the error; when it returns nothing (or throws), the `KudosTokenError` is.
  */
-export type ParseErrorResponse = (body: string, status: number) => unknown;
+type ParseErrorResponse = (body: string, status: number) => unknown;
 
 /** How {@link requestTokens} reads the answer, beyond the time limit and headers of the request. */
-export interface TokenRequestOptions<T> extends TokenEndpointRequest {
+interface TokenRequestOptions<T> extends TokenEndpointRequest {
   /** Validates a 2xx JSON answer; default: a sign-in token response. */
   validate?: (json: unknown) => T;
   /** Called for an error answer (the body with the request's secrets redacted, and the HTTP status). */

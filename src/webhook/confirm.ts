@@ -82,7 +82,7 @@ function paidOnChain(messages: Json[], from: string | null, denom: string): Map<
  * notification's outputs (`tx.to`) must add up to its amount, and each of `receivers` must be one of
  * them, paid its own amount when the notification gives one (else anything above 0).
  */
-export function checkChainTransaction(
+function checkChainTransaction(
   body: unknown,
   notification: KudosNotification,
   receivers: readonly string[],

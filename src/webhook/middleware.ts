@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { isObjectLike } from '../base/guards.js';
+import { MIN_WEBHOOK_SECRET_LENGTH } from '../base/redact.js';
 import { readNotificationBody, type WebhookRequest } from './body.js';
 import type { KudosConfirmer } from './confirm.js';
 import type { KudosDedupeStore, KudosUnprocessedNotification } from './dedupe.js';
@@ -17,13 +18,13 @@ import { type KudosRedriveResult, listUnprocessed, redrive } from './recovery.js
 import { checkSecret } from './secret.js';
 
 /** Default largest notification body: 64 kB. */
-export const DEFAULT_WEBHOOK_LIMIT = 64 * 1024;
+const DEFAULT_WEBHOOK_LIMIT = 64 * 1024;
 /** Default time a processed notification key is remembered: 7 days. */
-export const DEFAULT_DEDUPE_TTL_MS = 7 * 24 * 3600 * 1000;
+const DEFAULT_DEDUPE_TTL_MS = 7 * 24 * 3600 * 1000;
 /** Default processing lease: renewed while the handler runs; a crashed process's claim expires after it. */
-export const DEFAULT_LEASE_MS = 60 * 1000;
+const DEFAULT_LEASE_MS = 60 * 1000;
 /** Default longest wait for the handler before answering 503 `handler_timeout`. */
-export const DEFAULT_HANDLER_TIMEOUT_MS = 25 * 1000;
+const DEFAULT_HANDLER_TIMEOUT_MS = 25 * 1000;
 /** Seconds a sender is asked to wait (`Retry-After`) before retrying a 409 or 503. */
 const RETRY_AFTER_S = '5';
 
@@ -117,7 +118,10 @@ const BODY_PARSER_ERRORS: Record<string, () => KudosWebhookError> = {
 function checkSecrets(secret: unknown): readonly string[] | undefined {
   if (secret === false) return undefined;
   const secrets: unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : [];
-  if (secrets.length === 0 || !secrets.every((s) => typeof s === 'string' && s.length >= 16)) {
+  if (
+    secrets.length === 0 ||
+    !secrets.every((s) => typeof s === 'string' && s.length >= MIN_WEBHOOK_SECRET_LENGTH)
+  ) {
     throw new TypeError(
       'kudosWebhook option "secret" must be a string (or strings) of at least 16 characters; it is missing or too short (pass secret: false to run without one)',
     );

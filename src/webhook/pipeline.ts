@@ -25,7 +25,7 @@ export interface PipelineSettings {
 }
 
 /** One notification to run: its body as received, where it came from, and whether it is trusted. */
-export interface PipelineInput {
+interface PipelineInput {
   body: unknown;
   source: KudosNotificationSource;
   /** Its secret was checked, or it was fetched from the service itself. */

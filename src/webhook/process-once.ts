@@ -9,7 +9,7 @@ import {
 import { KudosWebhookError } from './errors.js';
 
 /** Timing of {@link processOnce}. */
-export interface ProcessOnceOptions {
+interface ProcessOnceOptions {
   /** Processing lease of a claim, renewed while the work runs. */
   leaseMs: number;
   /** How long a processed key is remembered. */

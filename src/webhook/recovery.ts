@@ -3,7 +3,7 @@ import { type PipelineSettings, runNotification } from './pipeline.js';
 import { asHandlerError } from './process-once.js';
 
 /** Most kept notifications one `unprocessed()` or `redrive()` reads. */
-export const MAX_KEPT_READ = 1_000_000;
+const MAX_KEPT_READ = 1_000_000;
 
 /** What `redrive()` did. */
 export interface KudosRedriveResult {

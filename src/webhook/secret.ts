@@ -1,8 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { redactWebhookURL } from '../base/redact.js';
+import { lastSegmentBounds } from '../base/url-path.js';
 import type { WebhookRequest } from './body.js';
-
-/** What replaces the secret in `req.url` and `req.originalUrl`. */
-export const REDACTED = 'REDACTED';
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
@@ -16,13 +15,7 @@ function matches(candidate: string, secrets: readonly string[]): boolean {
   return found;
 }
 
-/** Where the last non-empty segment of a path starts and ends (a trailing slash is skipped). */
-function lastSegmentBounds(pathname: string): { start: number; end: number } {
-  let end = pathname.length;
-  while (end > 0 && pathname[end - 1] === '/') end--;
-  return { start: pathname.lastIndexOf('/', end - 1) + 1, end };
-}
-
+/** The last non-empty segment of a path, decoded (a trailing slash is skipped); empty when undecodable. */
 function lastSegment(pathname: string): string {
   const { start, end } = lastSegmentBounds(pathname);
   try {
@@ -32,51 +25,23 @@ function lastSegment(pathname: string): string {
   }
 }
 
-/** `token` in any letter case: a sender may spell it `Token`, and it still must not be logged. */
-function isTokenName(name: string): boolean {
-  return name.toLowerCase() === 'token';
-}
-
 /**
  * A request target split into its path and its query, without `new URL()`: a target such as `//x`
  * or `//` reads as a host there and throws. The path is kept exactly as sent.
  */
-function splitTarget(target: string): { path: string; query: URLSearchParams; search: string } {
+function splitTarget(target: string): { path: string; query: URLSearchParams } {
   const mark = target.indexOf('?');
   const path = mark === -1 ? target : target.slice(0, mark);
-  const search = mark === -1 ? '' : target.slice(mark);
-  return { path, query: new URLSearchParams(search), search };
-}
-
-/**
- * The URL with every `token` query parameter (any case) redacted and, unless the secret was carried
- * in `?token=`, the last non-empty path segment too: whether or not it matched, it may be a secret.
- */
-export function redactWebhookURL(url: string): string {
-  let { path, query, search } = splitTarget(url);
-  const entries = [...query];
-  if (entries.some(([name]) => isTokenName(name))) {
-    const redacted = entries.map(([name, value]): [string, string] => [
-      name,
-      isTokenName(name) ? REDACTED : value,
-    ]);
-    query = new URLSearchParams(redacted);
-    search = `?${query.toString()}`;
-  }
-  if (!query.has('token')) {
-    const { start, end } = lastSegmentBounds(path);
-    if (end > start) path = `${path.slice(0, start)}${REDACTED}${path.slice(end)}`;
-  }
-  return path + search;
+  return { path, query: new URLSearchParams(mark === -1 ? '' : target.slice(mark)) };
 }
 
 /**
  * Checks the webhook secret carried in the URL, in the `token` query parameter or else as the
- * last non-empty path segment, and redacts both places ({@link redactWebhookURL}) from `req.url`
+ * last non-empty path segment, and redacts both places (`redactWebhookURL()`) from `req.url`
  * and `req.originalUrl` before anything else sees them, matched or not. Returns whether it
  * matched one of `secrets`.
  */
-export function checkUrlSecret(req: WebhookRequest, secrets: readonly string[]): boolean {
+function checkUrlSecret(req: WebhookRequest, secrets: readonly string[]): boolean {
   const { path, query } = splitTarget(req.originalUrl ?? req.url ?? '/');
   const tokens = query.getAll('token');
   const fromQuery = tokens.length > 0;

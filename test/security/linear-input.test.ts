@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { isLocalPath } from '../../example/app.js';
-import { redactSecrets } from '../../src/base/redact.js';
+import { redactSecrets, redactWebhookURL } from '../../src/base/redact.js';
 import { withoutTrailingSlashes } from '../../src/base/url-path.js';
 import { firstHeader, resolveCallbackURL } from '../../src/callback/callback-url.js';
 import { readCallbackParams } from '../../src/callback/params.js';
 import { checkMediaType, type WebhookRequest } from '../../src/webhook/body.js';
-import { checkSecret, redactWebhookURL } from '../../src/webhook/secret.js';
+import { checkSecret } from '../../src/webhook/secret.js';
 
 // Every function that reads request data, fed 100,000-character hostile inputs. These assert the
 // answers; how the time grows with the length is measured by `npm run bench` (its section 7), not here.

@@ -1,17 +1,18 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isRecord } from '../../base/guards.js';
+import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from '../../base/redact.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import { parseDuration } from '../duration.js';
 import type { EmulatorAgent } from '../emulator-options.js';
 import { ownOrigin } from '../host-check.js';
 import { type Ctx, mediaType, parseCookies, readBody, readForm, sendJson } from '../http.js';
 import { walletAddress } from '../ids.js';
-import type { EmulatorOperations, PaymentArguments } from '../operations.js';
+import type { EmulatorOperations, PayArguments } from '../operations.js';
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
 import type { EmulatorState } from '../state.js';
 import type { EmulatorTransaction, PaymentOutcome } from '../transaction.js';
-import { displayWebhookURL, type WebhookDelivery, type WebhookSender } from '../webhook-sender.js';
+import type { WebhookDelivery, WebhookSender } from '../webhook-sender.js';
 
 /** A refused admin request: status, stable code, and the field it is about. */
 export class AdminError extends Error {
@@ -130,7 +131,7 @@ function textOrList(body: Record<string, unknown>, field: string): string | stri
 }
 
 /** A transaction as the admin API and the CLI show it. */
-export function transactionJson(tx: EmulatorTransaction): Record<string, unknown> {
+function transactionJson(tx: EmulatorTransaction): Record<string, unknown> {
   const { request } = tx;
   return {
     txHash: tx.txHash,
@@ -148,7 +149,7 @@ export function transactionJson(tx: EmulatorTransaction): Record<string, unknown
 }
 
 /** A delivery as the admin API and the CLI show it: no body, no secret. */
-export function deliveryJson(d: WebhookDelivery): Record<string, unknown> {
+function deliveryJson(d: WebhookDelivery): Record<string, unknown> {
   return {
     id: d.id,
     at: new Date(d.at).toISOString(),
@@ -181,7 +182,7 @@ export function stateJson(state: EmulatorState, webhooks: WebhookSender): Record
     agents: [...state.agents.values()].map((a) => ({
       id: a.id,
       wallet: walletAddress(a.id),
-      webhookURL: a.webhookURL ? displayWebhookURL(a.webhookURL) : null,
+      webhookURL: a.webhookURL ? redactWebhookURL(a.webhookURL, MIN_WEBHOOK_SECRET_LENGTH) : null,
       paymentRedirectURIs: a.paymentRedirectURIs ?? [],
     })),
     transactions: state.recentTransactions(50).map(transactionJson),
@@ -211,7 +212,7 @@ async function pay({ state, ops }: Admin, ctx: Ctx): Promise<AdminAnswer> {
   if (!from) throw bad('from', 'is needed: no other user to pay from');
   const status = text(body, 'status') ?? 'success';
   if (!OUTCOMES.includes(status as PaymentOutcome)) throw bad('status', 'must be success, fail or timeout');
-  const args: PaymentArguments = { from, to, amount, outcome: status as PaymentOutcome };
+  const args: PayArguments = { from, to, amount, outcome: status as PaymentOutcome };
   for (const field of ['via', 'fee', 'remarks', 'state'] as const) {
     const value = text(body, field);
     if (value !== undefined) args[field] = value;
@@ -291,7 +292,7 @@ async function setAgent({ state }: Admin, ctx: Ctx): Promise<AdminAnswer> {
   state.changed();
   const shown = {
     id,
-    webhookURL: agent.webhookURL ? displayWebhookURL(agent.webhookURL) : null,
+    webhookURL: agent.webhookURL ? redactWebhookURL(agent.webhookURL, MIN_WEBHOOK_SECRET_LENGTH) : null,
     paymentRedirectURIs: agent.paymentRedirectURIs ?? [],
   };
   return { status: existing ? 200 : 201, body: shown };

@@ -11,7 +11,7 @@ import { consentPage } from '../views/auth-pages.js';
 import { errorPage } from '../views/layout.js';
 
 /** A checked authorization request. */
-export interface AuthorizationRequest {
+interface AuthorizationRequest {
   client: Required<EmulatorClient>;
   redirectURI: string;
   scopes: string[];
@@ -92,7 +92,7 @@ const STANDALONE_SCOPES = new Set(['profile', 'email']);
  * `read:kudos write:kudos`, `read` -> `read:read write:read`), and `profile` is always added. With no
  * scope at all, exactly the client's default scopes (as configured: `profile` unless set otherwise).
  */
-export function grantedScopes(client: Required<EmulatorClient>, requested: readonly string[]): string[] {
+function grantedScopes(client: Required<EmulatorClient>, requested: readonly string[]): string[] {
   if (requested.length === 0) return [...new Set(client.defaultScopes)];
   const expanded = requested.flatMap((scope) =>
     scope.includes(':') || STANDALONE_SCOPES.has(scope) ? [scope] : [`read:${scope}`, `write:${scope}`],

@@ -15,7 +15,7 @@ import { errorPage } from '../views/layout.js';
 import { openerResultPage, paymentResultPage, widgetPage } from '../views/widget-pages.js';
 
 /** Starts a payment; provided by the emulator so that tests can force outcomes. */
-export type Pay = (request: PaymentRequest) => EmulatorTransaction;
+type Pay = (request: PaymentRequest) => EmulatorTransaction;
 
 /** A refused payment: an error page with the code, never a redirect. */
 function refusal(ctx: Ctx, refused: PaymentRefusal): void {

@@ -41,7 +41,7 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 }
 
 /** One requested scope and its description (docs/kudos-service.md#scopes). */
-export interface ScopeLine {
+interface ScopeLine {
   scope: string;
   description: string;
 }
