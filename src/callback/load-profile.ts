@@ -119,7 +119,7 @@ export function defaultUserProfile(config: ProfileConfig, accessToken: string, d
       }),
     );
   }
-  requestProfile(config.profileURL, accessToken, config.request.timeout).then(
+  requestProfile({ url: config.profileURL, accessToken, timeout: config.request.timeout }).then(
     (profile) => answer(null, profile),
     (error: unknown) => answer(error),
   );

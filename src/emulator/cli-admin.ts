@@ -13,7 +13,7 @@ interface CommandResult {
   code: number;
 }
 
-/** A subcommand's own mistake, before any request: exit code 2. */
+/** A mistake on the command line, found before anything runs: exit code 2 and the usage. */
 export class CommandError extends Error {}
 
 export type Values = Record<string, string | boolean | undefined>;

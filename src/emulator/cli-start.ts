@@ -2,9 +2,11 @@
  * `kudos-emulator` (no subcommand): starts the local Kudos emulator from the shell.
  * Flags or a JSON config file (the options of `startKudosEmulator`) set clients, users and agents.
  */
+
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isRecord } from '../base/guards.js';
+import { CommandError } from './cli-admin.js';
 import { type KudosEmulator, startKudosEmulator } from './emulator.js';
 import type {
   EmulatorAgent,
@@ -51,11 +53,9 @@ Subcommands (a running emulator at --url, else KUDOS_EMULATOR_URL, else http://1
                                   happen, until Ctrl-C puts its own webhook back`;
 
 /** A mistake on the command line: shown with the usage, exit code 2. */
-class UsageError extends Error {}
-
 function splitOnce(value: string, separator: string, what: string): [string, string] {
   const at = value.indexOf(separator);
-  if (at <= 0) throw new UsageError(`${what} must look like A${separator}B`);
+  if (at <= 0) throw new CommandError(`${what} must look like A${separator}B`);
   return [value.slice(0, at), value.slice(at + 1)];
 }
 
@@ -64,14 +64,14 @@ function readConfig(path: string): KudosEmulatorOptions {
   try {
     text = readFileSync(path, 'utf8');
   } catch {
-    throw new UsageError(`cannot read config file ${path}`);
+    throw new CommandError(`cannot read config file ${path}`);
   }
   try {
     const json: unknown = JSON.parse(text);
     if (!isRecord(json)) throw new Error('not an object');
     return json as KudosEmulatorOptions;
   } catch {
-    throw new UsageError(`config file ${path} is not a JSON object`);
+    throw new CommandError(`config file ${path} is not a JSON object`);
   }
 }
 
@@ -100,7 +100,7 @@ function parse(argv: string[]): KudosEmulatorOptions | undefined {
   const options: KudosEmulatorOptions = values.config ? readConfig(values.config) : {};
   if (values.port !== undefined) {
     if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535)
-      throw new UsageError('--port must be 0 to 65535');
+      throw new CommandError('--port must be 0 to 65535');
     options.port = Number(values.port);
   }
   options.port ??= 4000;
@@ -138,7 +138,7 @@ function parse(argv: string[]): KudosEmulatorOptions | undefined {
 /** `--payment-redirect ID=URI`: whitelists URI for payments via agent ID, or to user ID without via. */
 function addPaymentRedirect(options: KudosEmulatorOptions, spec: string): void {
   const [id, uri] = splitOnce(spec, '=', '--payment-redirect');
-  if (!URL.canParse(uri)) throw new UsageError(`--payment-redirect ${id}=... needs an absolute URL`);
+  if (!URL.canParse(uri)) throw new CommandError(`--payment-redirect ${id}=... needs an absolute URL`);
   const agent = options.agents?.find((a) => a.id === id);
   if (agent) {
     agent.paymentRedirectURIs = [...(agent.paymentRedirectURIs ?? []), uri];
@@ -147,7 +147,7 @@ function addPaymentRedirect(options: KudosEmulatorOptions, spec: string): void {
   options.users = (options.users ?? DEMO_USERS).map((u) => ({ ...u }));
   const user = options.users.find((u) => u.id === id);
   if (!user)
-    throw new UsageError(
+    throw new CommandError(
       `--payment-redirect ${id}=...: no agent or user "${id}" (give --agent or --user first)`,
     );
   user.paymentRedirectURIs = [...(user.paymentRedirectURIs ?? []), uri];

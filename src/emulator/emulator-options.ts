@@ -1,3 +1,5 @@
+import { checkPositive } from '../base/numbers.js';
+
 /** An OAuth client registered with the emulator (setup that the real service does by hand). */
 export interface EmulatorClient {
   clientID: string;
@@ -173,12 +175,8 @@ function fail(message: string): never {
   throw new TypeError(`startKudosEmulator: ${message}`);
 }
 
-function positive(value: unknown, name: string, fallback: number, allowZero = false): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
-    fail(`"${name}" must be a ${allowZero ? 'non-negative' : 'positive'} number`);
-  }
-  return value;
+function positive(value: unknown, name: string, fallback: number, zero = false): number {
+  return value === undefined ? fallback : checkPositive(value, `startKudosEmulator: "${name}"`, { zero });
 }
 
 function checkURIs(value: unknown, name: string): void {

@@ -5,17 +5,22 @@ import { readServiceError } from './service-errors.js';
 /** Largest error body read from the API (the service's error bodies are one word). */
 const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 
-/** One authenticated API request. `what` (method and path, no query) names it in errors. */
-interface ApiRequest {
-  url: string;
-  timeout: number;
-  /** The bearer token; none for the service's public operations. */
-  accessToken?: string;
-  init: RequestInit;
+/** One call to the API, as its errors name it: `what` (method and path, no query) and its time limit. */
+export interface ApiCall {
   what: string;
+  /** Milliseconds for the answer and its body. */
+  timeout: number;
 }
 
-function bodyTimeout(what: string, timeout: number, status: number, cause: unknown): KudosApiError {
+/** One API request. */
+interface ApiRequest extends ApiCall {
+  url: string;
+  /** The bearer token; none for the service's public operations. */
+  accessToken?: string;
+  init?: RequestInit;
+}
+
+function bodyTimeout({ what, timeout }: ApiCall, status: number, cause: unknown): KudosApiError {
   return new KudosApiError('timeout', status, what, {
     status: 504,
     cause,
@@ -55,7 +60,7 @@ function failure(
 
 /** Sends one request with the bearer token and a deadline that covers the answer and its body. */
 export async function apiRequest(request: ApiRequest): Promise<Response> {
-  const { url, timeout, accessToken, init } = request;
+  const { url, timeout, accessToken, init = {} } = request;
   const headers = new Headers(init.headers);
   if (accessToken !== undefined) headers.set('authorization', `Bearer ${accessToken}`);
   const deadline = AbortSignal.timeout(timeout);
@@ -68,7 +73,7 @@ export async function apiRequest(request: ApiRequest): Promise<Response> {
 }
 
 /** The service's error code of an error answer (docs/kudos-service.md#errors), from at most 1 MiB, or `api_error`. */
-export async function apiErrorCode(res: Response, what: string, timeout: number): Promise<string> {
+export async function apiErrorCode(res: Response, call: ApiCall): Promise<string> {
   try {
     const text = res.body
       ? (await readCapped(res.body, MAX_ERROR_BODY_BYTES, 'truncate')).toString('utf8')
@@ -76,7 +81,7 @@ export async function apiErrorCode(res: Response, what: string, timeout: number)
     return readServiceError(text)?.code ?? 'api_error';
   } catch (cause) {
     if (cause instanceof DOMException && (cause.name === 'TimeoutError' || cause.name === 'AbortError')) {
-      throw bodyTimeout(what, timeout, res.status, cause);
+      throw bodyTimeout(call, res.status, cause);
     }
     return 'api_error';
   }
@@ -119,19 +124,15 @@ export function capResponse(res: Response, what: string, limit: number): Respons
  * The JSON of a 2xx answer, read up to `limit` bytes: `response_too_large` past it, `timeout` when
  * its body stalls, `invalid_response` when it is not JSON.
  */
-export async function readApiJson(
-  res: Response,
-  what: string,
-  timeout: number,
-  limit: number,
-): Promise<unknown> {
+export async function readApiJson(res: Response, call: ApiCall, limit: number): Promise<unknown> {
+  const { what } = call;
   let text: string;
   try {
     text = res.body ? (await readCapped(res.body, limit, 'reject')).toString('utf8') : '';
   } catch (cause) {
     if (cause instanceof BodyTooLargeError) throw tooLarge(what, res.status, limit);
     if (cause instanceof KudosApiError) throw cause;
-    throw bodyTimeout(what, timeout, res.status, cause);
+    throw bodyTimeout(call, res.status, cause);
   }
   try {
     return JSON.parse(text);

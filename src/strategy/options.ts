@@ -2,6 +2,7 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { Request } from 'express';
 import type OAuth2Strategy from 'passport-oauth2';
 import { isObjectLike } from '../base/guards.js';
+import { checkPositive } from '../base/numbers.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
 import type { ResolvedEndpoints } from '../callback/exchange.js';
 import type { KudosSkipUserProfile } from '../callback/load-profile.js';
@@ -163,13 +164,6 @@ function joinScope(scope: unknown): string {
   throw new TypeError('KudosStrategy option "scope" must be a string or an array of strings');
 }
 
-function checkTimeout(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new TypeError('KudosStrategy option "timeout" must be a positive number of milliseconds');
-  }
-  return value;
-}
-
 /** `customHeaders` checked as node:http would check them when sending, so a bad one fails early. */
 function checkHeaders(value: unknown): Record<string, string> | undefined {
   if (value === undefined) return undefined;
@@ -229,7 +223,9 @@ export function resolveOptions(input: unknown): ResolvedEndpoints {
     profileURL,
     scope: joinScope(options.scope ?? DEFAULT_SCOPE),
     request: {
-      timeout: checkTimeout(options.timeout ?? DEFAULT_TIMEOUT_MS),
+      timeout: checkPositive(options.timeout ?? DEFAULT_TIMEOUT_MS, 'KudosStrategy option "timeout"', {
+        unit: 'milliseconds',
+      }),
       ...(headers === undefined ? {} : { headers }),
     },
     skipUserProfile: checkSkip(options.skipUserProfile),

@@ -1,4 +1,5 @@
 import { KudosApiError, KudosTokenError } from '../base/errors.js';
+import { checkPositive } from '../base/numbers.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
 import {
   apiErrorCode,
@@ -89,16 +90,14 @@ function checkClientOptions(options: KudosClientOptions): {
       'createKudosClient requires "baseURL", an absolute URL (or a strategy created with the "baseURL" option)',
     );
   }
-  const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
-  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
-    throw new TypeError('createKudosClient option "timeout" must be a positive number of milliseconds');
-  }
-  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0) {
-    throw new TypeError(
-      'createKudosClient option "maxResponseBytes" must be a positive whole number of bytes',
-    );
-  }
+  const timeout = checkPositive(options.timeout ?? DEFAULT_TIMEOUT_MS, 'createKudosClient option "timeout"', {
+    unit: 'milliseconds',
+  });
+  const maxResponseBytes = checkPositive(
+    options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    'createKudosClient option "maxResponseBytes"',
+    { whole: true, unit: 'bytes' },
+  );
   return { baseURL: withoutTrailingSlashes(baseURL), timeout, maxResponseBytes };
 }
 
@@ -152,12 +151,12 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
     let set = await tokenSet(userId);
     let res = await call(set);
     if (res.ok) return capResponse(res, what, maxResponseBytes);
-    let code = await apiErrorCode(res, what, timeout);
+    let code = await apiErrorCode(res, { what, timeout });
     if (res.status === 401 && code === ('TOKEN_EXPIRED' satisfies ServiceErrorWord)) {
       set = await refreshFor(userId, set);
       res = await call(set);
       if (res.ok) return capResponse(res, what, maxResponseBytes);
-      code = await apiErrorCode(res, what, timeout);
+      code = await apiErrorCode(res, { what, timeout });
     }
     throw new KudosApiError(code, res.status, what);
   }
@@ -166,8 +165,7 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
     const what = `${init?.method ?? 'GET'} ${path.split('?')[0]}`;
     return (await readApiJson(
       await authorizedFetch(userId, path, init),
-      what,
-      timeout,
+      { what, timeout },
       maxResponseBytes,
     )) as T;
   }

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { isObjectLike } from '../base/guards.js';
+import { checkPositive } from '../base/numbers.js';
 import { MIN_WEBHOOK_SECRET_LENGTH } from '../base/redact.js';
 import { readNotificationBody, type WebhookRequest } from './body.js';
 import type { KudosConfirmer } from './confirm.js';
@@ -136,9 +137,7 @@ function checkOptions(options: KudosWebhookOptions): readonly string[] | undefin
   const secrets = checkSecrets(options.secret);
   for (const name of ['limit', 'dedupeTtlMs', 'leaseMs', 'handlerTimeoutMs'] as const) {
     const value = options[name];
-    if (value !== undefined && !(typeof value === 'number' && value > 0 && Number.isFinite(value))) {
-      throw new TypeError(`kudosWebhook option "${name}" must be a positive number`);
-    }
+    if (value !== undefined) checkPositive(value, `kudosWebhook option "${name}"`);
   }
   return secrets;
 }

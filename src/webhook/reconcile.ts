@@ -1,7 +1,7 @@
 import { KudosApiError } from '../base/errors.js';
 import { isRecord } from '../base/guards.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
-import { apiErrorCode, apiRequest, readApiJson } from '../protocol/api-call.js';
+import { type ApiCall, apiErrorCode, apiRequest, readApiJson } from '../protocol/api-call.js';
 import { apiPath, KUDOS_API } from '../protocol/endpoints.js';
 import { DEFAULT_TIMEOUT_MS } from '../protocol/limits.js';
 import { KudosWebhookError } from './errors.js';
@@ -53,21 +53,15 @@ const MAX_PAGES = 10_000;
 const MAX_LOOKUP_BYTES = 1024 * 1024;
 
 /** GETs a lookup of the service: its JSON, undefined for 404; `KudosApiError` for anything else. */
-async function getJson(url: string, what: string, timeoutMs: number, accessToken?: string): Promise<unknown> {
+async function getJson(url: string, call: ApiCall, accessToken?: string): Promise<unknown> {
   const init: RequestInit = { headers: { accept: 'application/json' } };
-  const res = await apiRequest({
-    url,
-    timeout: timeoutMs,
-    init,
-    what,
-    ...(accessToken ? { accessToken } : {}),
-  });
+  const res = await apiRequest({ ...call, url, init, ...(accessToken ? { accessToken } : {}) });
   if (res.status === 404) {
     await res.body?.cancel().catch(() => undefined);
     return undefined;
   }
-  if (!res.ok) throw new KudosApiError(await apiErrorCode(res, what, timeoutMs), res.status, what);
-  return readApiJson(res, what, timeoutMs, MAX_LOOKUP_BYTES);
+  if (!res.ok) throw new KudosApiError(await apiErrorCode(res, call), res.status, call.what);
+  return readApiJson(res, call, MAX_LOOKUP_BYTES);
 }
 
 /** Runs one record fetched from the service through the pipeline, counting what became of it. */
@@ -117,11 +111,10 @@ export async function reconcile(
     if (typeof args.txHash !== 'string' || !/^[0-9A-Fa-f]{64}$/.test(args.txHash)) {
       throw new KudosWebhookError('invalid_tx_hash', '"txHash" must be 64 hexadecimal characters', 'txHash');
     }
-    const record = await getJson(
-      base + apiPath(KUDOS_API.transaction, { hash: args.txHash.toUpperCase() }),
-      `GET ${KUDOS_API.transaction}`,
-      timeoutMs,
-    );
+    const record = await getJson(base + apiPath(KUDOS_API.transaction, { hash: args.txHash.toUpperCase() }), {
+      what: `GET ${KUDOS_API.transaction}`,
+      timeout: timeoutMs,
+    });
     if (record !== undefined) await feed(settings, record, result);
     return result;
   }
@@ -135,10 +128,11 @@ export async function reconcile(
   for (let page = 0; page < MAX_PAGES; page++) {
     const from = cursor === undefined ? '' : `ts=${cursor}&`;
     const url = `${base}${apiPath(KUDOS_API.history, { id: args.user })}?${from}count=10`;
-    const records = await getJson(url, `GET ${KUDOS_API.history}`, timeoutMs, args.accessToken);
+    const history = { what: `GET ${KUDOS_API.history}`, timeout: timeoutMs };
+    const records = await getJson(url, history, args.accessToken);
     if (!Array.isArray(records)) {
       if (records === undefined) return result;
-      throw new KudosApiError('invalid_response', 200, `GET ${KUDOS_API.history}`, {
+      throw new KudosApiError('invalid_response', 200, history.what, {
         status: 502,
         message: 'Kudos API answered a transaction history that is not a list',
       });

@@ -1,3 +1,4 @@
+import { checkPositive } from '../../base/numbers.js';
 import type {
   KudosClaimContext,
   KudosClaimResult,
@@ -67,11 +68,9 @@ export class MemoryDedupeStore implements KudosDedupeStore {
   private evicted = 0;
 
   constructor(options: MemoryDedupeStoreOptions = {}) {
-    const max = options.maxEntries ?? 100_000;
-    if (!Number.isInteger(max) || max < 1) {
-      throw new TypeError('MemoryDedupeStore option "maxEntries" must be a whole number of 1 or more');
-    }
-    this.maxEntries = max;
+    this.maxEntries = checkPositive(options.maxEntries ?? 100_000, 'MemoryDedupeStore option "maxEntries"', {
+      whole: true,
+    });
     this.onEvict = options.onEvict;
     this.now = options.now ?? Date.now;
   }
