@@ -12,7 +12,7 @@ function lowerHex(encoded: string): string {
  * percent-encoded (`encodeURIComponent` and form encoding, with upper- or lower-case hex), and
  * JSON-escaped. Longest first, so that a longer form is replaced before a shorter one inside it.
  */
-export function secretForms(secret: string): string[] {
+function secretForms(secret: string): string[] {
   const form = new URLSearchParams({ s: secret }).toString().slice(2);
   const uri = encodeURIComponent(secret);
   const json = JSON.stringify(secret).slice(1, -1);

@@ -14,7 +14,7 @@ interface UrlRequest extends Pick<IncomingMessage, 'url' | 'headers' | 'socket'>
  * The first value of a header that proxies may send as a comma-separated list. Plain string
  * operations, no regular expression: the header comes from the client and may be very long.
  */
-export function firstHeader(value: string | string[] | undefined): string | undefined {
+function firstHeader(value: string | string[] | undefined): string | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   if (text === undefined) return undefined;
   const comma = text.indexOf(',');

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../base/same-secret.js';
 import type { ServiceErrorWord } from '../protocol/service-errors.js';
 import type { EmulatorClient } from './emulator-options.js';
 import type { EmulatorState } from './state.js';
@@ -23,12 +23,6 @@ export function redirectURIAllowed(client: EmulatorClient, uri: string): boolean
       given.hash === ''
     );
   });
-}
-
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** Result of authenticating a client at the token or revocation endpoint. */

@@ -12,6 +12,7 @@ import { EmulatorOperations, type PayArguments } from './operations.js';
 
 export type { PayArguments };
 
+import { ADMIN_COOKIE, hasAdminToken } from './admin-access.js';
 import {
   type EmulatorSnapshot,
   lockStateFile,
@@ -22,7 +23,7 @@ import {
 import { ROUTES } from './route-table.js';
 import { Router } from './router.js';
 import { accountRoutes } from './routes/account.js';
-import { ADMIN_COOKIE, adminRoutes, hasAdminToken, stateJson } from './routes/admin.js';
+import { adminRoutes, stateJson } from './routes/admin.js';
 import { apiRoutes } from './routes/api.js';
 import { authorizeRoutes, checkAuthorizationRequest } from './routes/authorize.js';
 import { avatarRoutes } from './routes/avatar.js';

@@ -12,7 +12,7 @@ export interface WebhookRequest extends IncomingMessage {
 }
 
 /** Throws `unsupported_media_type` unless the request declares JSON in UTF-8. */
-export function checkMediaType(req: IncomingMessage): void {
+function checkMediaType(req: IncomingMessage): void {
   const header = String(req.headers['content-type'] ?? '');
   const [type = '', ...params] = header.split(';').map((p) => p.trim().toLowerCase());
   const json = type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type);
@@ -44,7 +44,7 @@ async function readStream(req: IncomingMessage, limit: number): Promise<Buffer> 
 }
 
 /** Parses JSON text; an empty, truncated or malformed body is `invalid_json` (400). */
-export function parseJsonText(bytes: Buffer | string): unknown {
+function parseJsonText(bytes: Buffer | string): unknown {
   let text: string;
   try {
     text = typeof bytes === 'string' ? bytes : new TextDecoder('utf-8', { fatal: true }).decode(bytes);

@@ -1,17 +1,12 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { redactWebhookURL } from '../base/redact.js';
+import { sameSecret } from '../base/same-secret.js';
 import { lastSegmentBounds } from '../base/url-path.js';
 import type { WebhookRequest } from './body.js';
 
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
-}
-
-/** Constant-time comparison: both sides are hashed to the same length first. */
+/** Whether `candidate` is one of `secrets`; every one is compared (in constant time), not only up to a match. */
 function matches(candidate: string, secrets: readonly string[]): boolean {
-  const given = digest(candidate);
   let found = false;
-  for (const secret of secrets) found = timingSafeEqual(given, digest(secret)) || found;
+  for (const secret of secrets) found = sameSecret(candidate, secret) || found;
   return found;
 }
 

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { isObjectLike, isRecord } from '../../src/base/guards.js';
 import { BodyTooLargeError, readCapped } from '../../src/base/read-capped.js';
-import { redactSecrets, secretForms } from '../../src/base/redact.js';
+import { redactSecrets } from '../../src/base/redact.js';
 import { withoutTrailingSlashes } from '../../src/base/url-path.js';
 
 describe('readCapped', () => {
@@ -49,17 +49,10 @@ describe('guards, redaction and URL helpers', () => {
     expect([{}, [], null, 'x', 1].map(isObjectLike)).toEqual([true, true, false, false, false]);
   });
 
-  it('secretForms lists raw, URL-encoded (both hex cases), form-encoded and JSON-escaped forms', () => {
-    expect(secretForms('a b/"c')).toEqual(
-      expect.arrayContaining([
-        'a b/"c',
-        'a%20b%2F%22c',
-        'a%20b%2f%22c',
-        'a+b%2F%22c',
-        'a+b%2f%22c',
-        'a b/\\"c',
-      ]),
-    );
+  it('redactSecrets finds the raw, URL-encoded (both hex cases), form-encoded and JSON-escaped forms', () => {
+    for (const form of ['a b/"c', 'a%20b%2F%22c', 'a%20b%2f%22c', 'a+b%2F%22c', 'a+b%2f%22c', 'a b/\\"c']) {
+      expect(redactSecrets(`x=${form};`, ['a b/"c']), form).toBe('x=[REDACTED];');
+    }
     expect(redactSecrets('x=a+b%2f%22c;', ['a b/"c'])).toBe('x=[REDACTED];');
   });
 

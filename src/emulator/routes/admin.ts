@@ -1,6 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { isRecord } from '../../base/guards.js';
 import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from '../../base/redact.js';
+import { sameSecret } from '../../base/same-secret.js';
+import { AdminError, checkAccess } from '../admin-access.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import { parseDuration } from '../duration.js';
 import type { EmulatorAgent } from '../emulator-options.js';
@@ -14,61 +15,8 @@ import type { EmulatorState } from '../state.js';
 import type { EmulatorTransaction, PaymentOutcome } from '../transaction.js';
 import type { WebhookDelivery, WebhookSender } from '../webhook-sender.js';
 
-/** A refused admin request: status, stable code, and the field it is about. */
-export class AdminError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-  }
-}
-
 const bad = (field: string, message: string) =>
   new AdminError(400, 'invalid_field', `"${field}" ${message}`, field);
-
-function isLoopback(address: string | undefined): boolean {
-  const a = address ?? '';
-  return a === '::1' || a.startsWith('127.') || a.startsWith('::ffff:127.');
-}
-
-function sameToken(given: string, expected: string): boolean {
-  const digest = (v: string) => createHash('sha256').update(v).digest();
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
-/**
- * The admin API answers only a loopback address, unless an admin token is set; then only requests
- * carrying it (`Authorization: Bearer <token>`), from anywhere.
- */
-export function checkAccess(state: Pick<EmulatorState, 'options'>, ctx: Pick<Ctx, 'req'>): void {
-  const token = state.options.adminToken;
-  if (token === undefined) {
-    if (!isLoopback(ctx.req.socket.remoteAddress)) {
-      throw new AdminError(
-        403,
-        'loopback_only',
-        'the admin API answers only on a loopback address (or set --admin-token)',
-      );
-    }
-    return;
-  }
-  if (!hasAdminToken(token, ctx))
-    throw new AdminError(401, 'admin_token_required', 'the admin API needs its token');
-}
-
-/** The cookie the home page sets once it was opened with `?admin_token=` (HttpOnly, SameSite=Lax). */
-export const ADMIN_COOKIE = 'kudos_emulator_admin';
-
-/** Whether a request carries the admin token: `Authorization: Bearer`, or the home page's cookie. */
-export function hasAdminToken(token: string, ctx: Pick<Ctx, 'req'>): boolean {
-  const header = ctx.req.headers.authorization ?? '';
-  const bearer = header.startsWith('Bearer ') ? header.slice(7) : '';
-  const cookie = parseCookies(ctx.req.headers.cookie).get(ADMIN_COOKIE) ?? '';
-  return [bearer, cookie].some((given) => given !== '' && sameToken(given, token));
-}
 
 /** A browser request to the admin API must come from the emulator's own pages (when it says). */
 function checkOrigin(state: EmulatorState, ctx: Ctx): void {
@@ -91,7 +39,7 @@ async function checkChange(state: EmulatorState, ctx: Ctx, formAllowed: boolean)
   if (formAllowed && type === 'application/x-www-form-urlencoded') {
     const form = await readForm(ctx.req);
     const given = form?.get('csrf') ?? '';
-    if (sameToken(given, state.adminCsrf)) return;
+    if (sameSecret(given, state.adminCsrf)) return;
     throw new AdminError(403, 'csrf_token_invalid', 'the form is not from the emulator home page; reload it');
   }
   throw new AdminError(415, 'json_only', 'the admin API takes changes as application/json');

@@ -1,4 +1,5 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sameSecret } from '../../base/same-secret.js';
 import { DEMO_USERS, USER_ID_PATTERN } from '../emulator-options.js';
 import { type Ctx, field, readForm, redirect, sendHtml, setCookie } from '../http.js';
 import { ROUTES } from '../route-table.js';
@@ -33,9 +34,8 @@ function formToken(ctx: Ctx): string {
 
 /** Whether a posted login or register form carries the token of its page. */
 function formTokenValid(ctx: Ctx, form: URLSearchParams): boolean {
-  const cookie = Buffer.from(ctx.cookies.get(FORM_COOKIE) ?? '');
-  const given = Buffer.from(field(form, 'form_token') ?? '');
-  return cookie.length > 0 && cookie.length === given.length && timingSafeEqual(cookie, given);
+  const cookie = ctx.cookies.get(FORM_COOKIE) ?? '';
+  return cookie !== '' && sameSecret(field(form, 'form_token') ?? '', cookie);
 }
 
 const expired = (ctx: Ctx) =>
