@@ -2,6 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorTableMarkdown } from '../../scripts/doc-tables.js';
+import * as main from '../../src/index.js';
+import * as redis from '../../src/redis/index.js';
+import * as testing from '../../src/testing/index.js';
+import * as webhook from '../../src/webhook/index.js';
 
 // The README's code and tables are made from their sources (`npm run docs`): the code examples are
 // the files of docs/snippets (type-checked by `npm run typecheck`, the quick start run by
@@ -10,6 +14,16 @@ const readme = readFileSync('README.md', 'utf8');
 const FENCES: Record<string, string> = { ts: 'ts', cjs: 'js' };
 
 describe('README.md', () => {
+  // A value an entry point exports is public: the README (or a page it links) says what it is for.
+  it.each(
+    Object.entries({ main, webhook, redis, testing }).flatMap(([entry, values]) =>
+      Object.keys(values).map((name) => [entry, name]),
+    ),
+  )('documents the %s entry point\'s %s', (_, name) => {
+    const docs = [readme, readFileSync('docs/frameworks.md', 'utf8')].join('\n');
+    expect(docs).toMatch(new RegExp(`\\b${name}\\b`));
+  });
+
   const snippets = readdirSync('docs/snippets').filter((f) => /\.(ts|cjs)$/.test(f));
 
   it.each(snippets)('shows docs/snippets/%s verbatim', (file) => {
