@@ -19,7 +19,7 @@ describe('README.md', () => {
     Object.entries({ main, webhook, redis, testing }).flatMap(([entry, values]) =>
       Object.keys(values).map((name) => [entry, name]),
     ),
-  )('documents the %s entry point\'s %s', (_, name) => {
+  )("documents the %s entry point's %s", (_, name) => {
     const docs = [readme, readFileSync('docs/frameworks.md', 'utf8')].join('\n');
     expect(docs).toMatch(new RegExp(`\\b${name}\\b`));
   });

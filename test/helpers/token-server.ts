@@ -89,3 +89,20 @@ export async function startTokenServer(answer: TokenAnswer = { kind: 'json', bod
   };
   return state;
 }
+
+/**
+ * The Passport profile the strategy must build from a token response with `user`, `displayName`
+ * and `avatar`, written out by hand (not by the code under test), without the tokens.
+ */
+export function expectedProfile(sent: Record<string, unknown>): object {
+  const fields = { user: sent.user, displayName: sent.displayName, avatar: sent.avatar };
+  return {
+    provider: 'kudos',
+    id: sent.user,
+    username: sent.user,
+    displayName: sent.displayName,
+    photos: [{ value: sent.avatar }],
+    _raw: JSON.stringify(fields),
+    _json: fields,
+  };
+}

@@ -2,7 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KudosVerifyWithRequest } from '../../src/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { type AppOptions, EXPRESS_FLAVORS, startApp, type TestApp } from '../helpers/express-app.js';
-import { type FakeTokenServer, startTokenServer, tokenResponse } from '../helpers/token-server.js';
+import {
+  expectedProfile,
+  type FakeTokenServer,
+  startTokenServer,
+  tokenResponse,
+} from '../helpers/token-server.js';
 
 const AUTH_URL = 'https://kudos.example';
 
@@ -89,15 +94,7 @@ describe.each(EXPRESS_FLAVORS)('KudosStrategy login flow under %s', (flavor) => 
     expect(accessToken).toBe(sent.access_token);
     expect(refreshToken).toBe(sent.refresh_token);
     expect(params).toEqual({ ...sent, expires_in: 3600 });
-    expect(profile).toEqual({
-      provider: 'kudos',
-      id: 'alice-example',
-      username: 'alice-example',
-      displayName: 'Alice Example',
-      photos: [{ value: sent.avatar }],
-      _raw: JSON.stringify({ user: 'alice-example', displayName: 'Alice Example', avatar: sent.avatar }),
-      _json: { user: 'alice-example', displayName: 'Alice Example', avatar: sent.avatar },
-    });
+    expect(profile).toEqual(expectedProfile(sent));
     const me = await client.get(`${app.url}/me`);
     expect(me.status).toBe(200);
     expect(await me.json()).toEqual({ id: 'alice-example', displayName: 'Alice Example' });

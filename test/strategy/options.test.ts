@@ -1,7 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KudosStrategy, type KudosStrategyOptions } from '../../src/index.js';
+import { runStrategy } from '../helpers/run-strategy.js';
 
-const verify = () => undefined;
+const verify = (
+  _a: string,
+  _r: string | undefined,
+  profile: { id: string },
+  done: (e: null, u: object) => void,
+) => done(null, { id: profile.id });
 const valid: KudosStrategyOptions = {
   clientID: 'id',
   clientSecret: 'secret',
@@ -15,6 +22,10 @@ function build(options: object): KudosStrategy {
 }
 
 describe('KudosStrategy options', () => {
+  beforeAll(() => nock.disableNetConnect());
+  afterEach(() => nock.cleanAll());
+  afterAll(() => nock.enableNetConnect());
+
   it.each(['clientID', 'clientSecret', 'callbackURL'])('throws TypeError naming a missing "%s"', (name) => {
     const { [name as keyof KudosStrategyOptions]: _gone, ...rest } = valid;
     expect(() => build(rest)).toThrow(TypeError);
@@ -45,32 +56,53 @@ describe('KudosStrategy options', () => {
     expect(() => new KudosStrategy(valid, undefined as unknown as typeof verify)).toThrow('verify function');
   });
 
-  it('derives the two URLs from authURL and baseURL, trailing slash or not', () => {
-    const strategy = build(valid);
-    expect(strategy._kudos.authorizationURL).toBe('https://auth.kudos.example/in/oauth/');
-    expect(strategy._kudos.tokenURL).toBe('https://api.kudos.example/oauth/access_token');
-    expect(strategy._kudos.refreshURL).toBe('https://api.kudos.example/oauth/access_token');
-    expect(strategy._kudos.request.timeout).toBe(10_000);
+  /** Where the strategy sends the browser to sign in, and with which scope. */
+  async function authorizationRedirect(options: object): Promise<URL> {
+    const outcome = await runStrategy(build({ ...options, state: false }), { url: '/login' });
+    if (outcome.action !== 'redirect') throw new Error(`expected a redirect, got ${outcome.action}`);
+    return new URL(outcome.url);
+  }
+
+  /** Answers one token request at `origin` + `path` (only there) with a token response. */
+  function tokenEndpoint(origin: string, path: string): nock.Scope {
+    return nock(origin).post(path).reply(200, { user: 'alice', access_token: 'at', refresh_token: 'rt' });
+  }
+
+  it('derives the two URLs from authURL and baseURL, trailing slash or not', async () => {
+    const redirect = await authorizationRedirect(valid);
+    expect(redirect.origin + redirect.pathname).toBe('https://auth.kudos.example/in/oauth/');
+    const exchange = tokenEndpoint('https://api.kudos.example', '/oauth/access_token');
+    const strategy = build({ ...valid, state: false });
+    expect(await runStrategy(strategy, { url: '/cb?code=abc' })).toMatchObject({ action: 'success' });
+    exchange.done();
+    const refresh = tokenEndpoint('https://api.kudos.example', '/oauth/access_token');
+    await expect(strategy.refresh('rt')).resolves.toMatchObject({ accessToken: 'at' });
+    refresh.done();
     expect(strategy.name).toBe('kudos');
   });
 
-  it('lets authorizationURL and tokenURL override the derived URLs, without the bases', () => {
-    const strategy = build({
-      clientID: 'id',
-      clientSecret: 's',
-      callbackURL: '/cb',
+  it('lets explicit authorizationURL and tokenURL override the derived ones', async () => {
+    const options = {
+      ...valid,
       authorizationURL: 'https://a.example/authorize',
       tokenURL: 'https://t.example/token',
+    };
+    const redirect = await authorizationRedirect(options);
+    expect(redirect.origin + redirect.pathname).toBe('https://a.example/authorize');
+    const exchange = tokenEndpoint('https://t.example', '/token');
+    expect(await runStrategy(build({ ...options, state: false }), { url: '/cb?code=abc' })).toMatchObject({
+      action: 'success',
     });
-    expect(strategy._kudos.authorizationURL).toBe('https://a.example/authorize');
-    expect(strategy._kudos.tokenURL).toBe('https://t.example/token');
+    exchange.done();
   });
 
-  it('joins scope arrays with one space and keeps strings', () => {
-    expect(build({ ...valid, scope: ['profile', 'email', 'read:kudos'] })._kudos.scope).toBe(
+  it('asks for scope arrays joined with one space, strings as given, and profile by default', async () => {
+    const scopeOf = async (options: object) =>
+      (await authorizationRedirect(options)).searchParams.get('scope');
+    expect(await scopeOf({ ...valid, scope: ['profile', 'email', 'read:kudos'] })).toBe(
       'profile email read:kudos',
     );
-    expect(build({ ...valid, scope: 'profile email' })._kudos.scope).toBe('profile email');
-    expect(build(valid)._kudos.scope).toBe('profile');
+    expect(await scopeOf({ ...valid, scope: 'profile email' })).toBe('profile email');
+    expect(await scopeOf(valid)).toBe('profile');
   });
 });

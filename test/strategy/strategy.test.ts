@@ -2,6 +2,7 @@ import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KudosStrategy, type KudosStrategyOptions, type KudosVerify } from '../../src/index.js';
 import { runStrategy } from '../helpers/run-strategy.js';
+import { captureTokenForms } from '../helpers/token-forms.js';
 
 const ORIGIN = 'https://api.kudos.test';
 const OPTIONS: KudosStrategyOptions = {
@@ -86,13 +87,7 @@ describe('KudosStrategy (unit)', () => {
   });
 
   it('sends the PKCE code_verifier kept by the state store', async () => {
-    let form: Record<string, string> = {};
-    nock(ORIGIN)
-      .post('/oauth/access_token', (body: Record<string, string>) => {
-        form = body;
-        return true;
-      })
-      .reply(200, ANSWER);
+    const { forms } = captureTokenForms(ORIGIN, ANSWER);
     const s = strategy((_at, _rt, _p, done) => done(null, {}), { state: true, pkce: true });
     const session: Record<string, unknown> = {};
     const start = await runStrategy(s, { url: '/login', session } as never);
@@ -102,26 +97,20 @@ describe('KudosStrategy (unit)', () => {
     const state = location.searchParams.get('state');
     const done = await runStrategy(s, { url: `/cb?code=c&state=${state}`, session } as never);
     expect(done.action).toBe('success');
-    expect(form.code_verifier).toMatch(/^[\w-]{43}$/);
+    expect(forms[0]?.code_verifier).toMatch(/^[\w-]{43}$/);
   });
 
   it('adds the fields of a tokenParams() override to the token request', async () => {
-    let form: Record<string, string> = {};
-    nock(ORIGIN)
-      .post('/oauth/access_token', (body: Record<string, string>) => {
-        form = body;
-        return true;
-      })
-      .reply(200, ANSWER);
+    const { forms } = captureTokenForms(ORIGIN, ANSWER);
     class Custom extends KudosStrategy {
       override tokenParams(): object {
         return { audience: 'shop', max_age: 42 };
       }
     }
     await runStrategy(new Custom(OPTIONS, (_a, _r, _p, done) => done(null, {})), { url: '/cb?code=c' });
-    expect(form.audience).toBe('shop');
-    expect(form.max_age).toBe('42'); // as node-oauth encodes a number
-    expect(form.grant_type).toBe('authorization_code');
+    expect(forms[0]?.audience).toBe('shop');
+    expect(forms[0]?.max_age).toBe('42'); // as node-oauth encodes a number
+    expect(forms[0]?.grant_type).toBe('authorization_code');
   });
 
   it('uses the per-request scope and resolves a relative callbackURL against the request', async () => {
@@ -133,23 +122,16 @@ describe('KudosStrategy (unit)', () => {
   });
 
   it('trusts X-Forwarded-Proto for the callback URL only with proxy: true', async () => {
-    let form: Record<string, string> = {};
-    nock(ORIGIN)
-      .post('/oauth/access_token', (body: Record<string, string>) => {
-        form = body;
-        return true;
-      })
-      .times(2)
-      .reply(200, ANSWER);
+    const { forms } = captureTokenForms(ORIGIN, ANSWER, { times: 2 });
     const headers = { host: 'app.test', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'public.test' };
     const verify: KudosVerify = (_a, _r, _p, done) => done(null, {});
     await runStrategy(strategy(verify, { callbackURL: '/cb' }), { url: '/cb?code=c', headers } as never);
-    expect(form.redirect_uri).toBe('http://app.test/cb');
+    expect(forms[0]?.redirect_uri).toBe('http://app.test/cb');
     await runStrategy(strategy(verify, { callbackURL: '/cb', proxy: true }), {
       url: '/cb?code=c',
       headers,
     } as never);
-    expect(form.redirect_uri).toBe('https://public.test/cb');
+    expect(forms[1]?.redirect_uri).toBe('https://public.test/cb');
   });
 
   it('reports a missing session as an error that says how to fix it', async () => {
