@@ -8,7 +8,6 @@ export type KudosErrorClassName =
 
 /** One row of {@link KUDOS_ERROR_CODES}. */
 export interface KudosErrorCodeInfo {
-  /** The stable `code` of the error. */
   readonly code: string;
   /** The `status` an app should answer with; `'as answered'` when it is the service's own status. */
   readonly status: number | 'as answered';

@@ -14,7 +14,6 @@ export interface KudosErrorOptions {
   code: string;
   /** HTTP status an Express error handler should answer with. */
   status: number;
-  /** The error this one wraps. */
   cause?: unknown;
 }
 
@@ -23,7 +22,6 @@ export interface KudosErrorOptions {
  * Catch this one to handle all of them; switch on `code` for the details.
  */
 export class KudosError extends Error {
-  /** Stable machine-readable code. */
   readonly code: string;
   /** HTTP status for the app's error handler. */
   readonly status: number;
@@ -124,7 +122,6 @@ export class KudosTokenError extends KudosError {
 export interface KudosApiErrorOptions {
   /** Status for the app's error handler; default the status the API answered. */
   status?: number;
-  /** The error this one wraps. */
   cause?: unknown;
   /** Message instead of the default "Kudos API answered HTTP ..." (must name no secret). */
   message?: string;

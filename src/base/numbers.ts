@@ -1,5 +1,5 @@
 /** What a number option must be: above 0 (or 0 and above), optionally whole, of some unit. */
-export interface NumberRule {
+interface NumberRule {
   /** `0` is allowed too. */
   zero?: boolean;
   /** A safe integer. */

@@ -60,7 +60,6 @@ export interface KudosEmulator {
   readonly tokenURL: string;
   /** Client revocation endpoint `{base_url}/oauth/revoke` (RFC 7009 form; the emulator's choice). */
   readonly revokeURL: string;
-  /** Port it listens on. */
   readonly port: number;
   /** What reached the emulator so far. */
   readonly counters: Readonly<EmulatorCounters>;
@@ -85,9 +84,7 @@ export interface KudosEmulator {
    * ID, of a user (payments to them without `via`): the operator's job in the real service.
    */
   setPaymentRedirectURIs(id: string, uris: readonly string[]): void;
-  /** Registers another client. */
   addClient(client: EmulatorClient): void;
-  /** Registers another user. */
   addUser(user: EmulatorUser): void;
   /** Moves the emulator's clock forward (tokens, codes and avatar URLs expire by it). */
   advanceClock(ms: number): void;
@@ -292,7 +289,6 @@ interface EmulatorParts {
   server: http.Server;
   timers: Set<NodeJS.Timeout>;
   saver: { flush(): void } | undefined;
-  /** Releases the state file's lock. */
   unlock: (() => void) | undefined;
   port: number;
 }

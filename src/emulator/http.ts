@@ -146,7 +146,6 @@ export function sendApiCode(res: ServerResponse, status: number, code: string): 
   sendCode(res, status, code, 'text/html');
 }
 
-/** Answers JSON. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { ...securityHeaders(res), 'content-type': 'application/json; charset=utf-8' });
   res.end(JSON.stringify(body));

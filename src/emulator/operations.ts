@@ -80,7 +80,6 @@ export class EmulatorOperations {
     return this.startPayment(checked.request, outcome);
   }
 
-  /** Forces the outcome of the next payment. */
   setNextPaymentOutcome(outcome: PaymentOutcome): void {
     this.nextOutcome = outcome;
   }
@@ -103,7 +102,6 @@ export class EmulatorOperations {
     return checked;
   }
 
-  /** Moves the emulator's clock forward. */
   advanceClock(ms: number): void {
     this.state.clock.advance(ms);
     this.state.changed();

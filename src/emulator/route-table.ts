@@ -196,9 +196,6 @@ export const ROUTES = {
   },
 } as const satisfies Record<string, EmulatorRoute>;
 
-/** The name of a route of the table. */
-type RouteName = keyof typeof ROUTES;
-
 /** The path a route is shown with, relative to its base: `{baseURL}/oauth/access_token`. */
 function shownPath(route: EmulatorRoute): string {
   const path = route.base === 'baseURL' ? route.path.slice(API_PREFIX.length) : route.path;

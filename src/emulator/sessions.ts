@@ -24,7 +24,6 @@ export function startSession(state: EmulatorState, ctx: Ctx, userId: string): Lo
   return session;
 }
 
-/** Logs out. */
 export function endSession(state: EmulatorState, ctx: Ctx): void {
   const id = ctx.cookies.get(SESSION_COOKIE);
   if (id) state.sessions.delete(id);

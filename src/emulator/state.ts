@@ -136,7 +136,11 @@ export class EmulatorState {
     return list;
   }
 
-  /** Records a transaction (a new payment, or one restored from a state file). */
+  /**
+   * Records a transaction under its hash and indexes it by each user it involves (payer, receivers,
+   * agent): a new payment, a settled one read back from a state file, or a pending one taken back
+   * after a restart. It counts as unsaved until `takeUnsavedTransactions()` hands it to the log.
+   */
   addTransaction(tx: EmulatorTransaction): void {
     this.unsaved.add(tx.txHash);
     if (!this.transactions.has(tx.txHash)) {

@@ -25,7 +25,6 @@ export interface WebhookDelivery {
   error: string | undefined;
   /** Epoch milliseconds (real time) of the attempt. */
   at: number;
-  /** The JSON body sent. */
   body: string;
   /** Delay before the next attempt; undefined when this one succeeded or was the last. */
   retryInMs: number | undefined;
@@ -44,7 +43,6 @@ export interface OutboxEntry {
   txHash: string;
   txStatus: TxStatus;
   body: string;
-  /** The attempt to make next. */
   attempt: number;
   /** When, epoch milliseconds (real time). */
   dueAt: number;

@@ -12,7 +12,6 @@ export interface ApiCall {
   timeout: number;
 }
 
-/** One API request. */
 interface ApiRequest extends ApiCall {
   url: string;
   /** The bearer token; none for the service's public operations. */

@@ -11,7 +11,6 @@ export const PROFILE_FIELDS = ['displayName', 'avatar'] as const;
 /** A name of {@link PROFILE_FIELDS}. */
 export type ProfileField = (typeof PROFILE_FIELDS)[number];
 
-/** The token fields of the response. */
 interface TokenFields {
   /** Refresh token; see docs/kudos-service.md#limits for its validity. */
   refresh_token?: string;

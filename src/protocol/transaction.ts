@@ -38,7 +38,6 @@ export interface KudosRawTx {
   completeTs: number;
   /** 64 hex characters (upper case once normalized). */
   txHash: string;
-  /** Memo. */
   remarks: string;
   status: KudosTxStatus;
   /** Only `cosmosTransfer` is shown. */
@@ -59,7 +58,6 @@ export interface KudosAmount {
 
 /** One output of a transaction: a receiver, or the agent's fee. */
 export interface KudosOutput {
-  /** Wallet address. */
   address: string;
   /** User ID; null for a wallet without an account (or when the record names none). */
   userId: string | null;

@@ -12,7 +12,6 @@ export interface KudosRedisClient {
 
 /** Options shared by the Redis stores. */
 export interface KudosRedisOptions {
-  /** Prefix of every key. */
   prefix?: string;
   /** Longest wait for one command, in milliseconds; default 2000. Then `redis_unavailable`. */
   commandTimeoutMs?: number;

@@ -50,7 +50,6 @@ export class RedisTokenStore implements KudosTokenStore {
     await this.redis.run('SET', this.redis.key(userId), JSON.stringify(tokens), ...expiry);
   }
 
-  /** Forgets a user's tokens. */
   async delete(userId: string): Promise<void> {
     await this.redis.run('DEL', this.redis.key(userId));
   }

@@ -10,7 +10,6 @@ import { KUDOS_API, KUDOS_PAGES } from '../protocol/endpoints.js';
 import { DEFAULT_TIMEOUT_MS } from '../protocol/limits.js';
 import type { KudosProfile } from '../protocol/profile.js';
 import type { KudosScope } from '../protocol/scopes.js';
-import type { TokenEndpointRequest } from '../tokens/post-form.js';
 import type { KudosTokenParams } from '../tokens/token-params.js';
 
 /** Default scope requested when none is configured. */

@@ -10,7 +10,6 @@ export interface KudosTokenSet {
   accessToken: string;
   /** Undefined when the service sent none. Only the newest one of a client + user works (docs/kudos-service.md#limits). */
   refreshToken: string | undefined;
-  /** The Kudos user ID. */
   user: string;
   /** When the access token expires, epoch milliseconds: its own `exp` claim when readable, else issue time + 1 hour. */
   expiresAt: number;

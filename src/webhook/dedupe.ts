@@ -49,7 +49,6 @@ export interface KudosUnprocessedNotification {
 export interface KudosKeptNotification extends KudosUnprocessedNotification {
   /** The notification body as received (sanitized JSON), to run it again. */
   body: unknown;
-  /** Where it came from. */
   source: KudosNotificationSource;
   /** Whether it was trusted when it arrived (see {@link KudosClaimContext.trusted}). */
   trusted: boolean;

@@ -24,7 +24,6 @@ const MAX_TEXT = 256;
 const AMOUNT = /^[1-9][0-9]*$/;
 const TX_HASH = /^[0-9A-Fa-f]{64}$/;
 
-/** A parsed JSON object. */
 export type Json = Record<string, unknown>;
 
 /**

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorRoute, ROUTES, routeTableMarkdown } from '../../src/emulator/route-table.js';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
@@ -38,5 +38,14 @@ describe('the emulator route table', () => {
 
   it.each(['README.md', 'src/emulator/README.md'])('is in %s exactly as generated', (file) => {
     expect(readFileSync(file, 'utf8')).toContain(routeTableMarkdown());
+  });
+});
+
+describe("the emulator's README", () => {
+  it('names every file of src/emulator/ in its table of files', () => {
+    const readme = readFileSync('src/emulator/README.md', 'utf8');
+    const files = readdirSync('src/emulator').filter((f) => f.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(20);
+    for (const file of files) expect(readme, file).toContain(`\`${file}\``);
   });
 });

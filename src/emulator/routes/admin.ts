@@ -6,7 +6,7 @@ import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import { parseDuration } from '../duration.js';
 import type { EmulatorAgent } from '../emulator-options.js';
 import { ownOrigin } from '../host-check.js';
-import { type Ctx, mediaType, parseCookies, readBody, readForm, sendJson } from '../http.js';
+import { type Ctx, mediaType, readBody, readForm, sendJson } from '../http.js';
 import { walletAddress } from '../ids.js';
 import type { EmulatorOperations, PayArguments } from '../operations.js';
 import { ROUTES } from '../route-table.js';

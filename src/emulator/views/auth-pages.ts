@@ -18,7 +18,6 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
   );
 }
 
-/** The registration page. */
 export function registerPage(
   next: string,
   error?: string,

@@ -37,7 +37,6 @@ export class KeyIndex {
   private used = 0;
   private live = 0;
 
-  /** Number of keys held. */
   get size(): number {
     return this.live;
   }
