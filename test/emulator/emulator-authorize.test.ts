@@ -50,7 +50,10 @@ describe('emulator authorization page (docs/kudos-service.md#authorization-page)
         redirect: 'manual',
       });
       expect([blind.status, blind.headers.get('set-cookie')], path).toEqual([403, null]);
-      expect(await blind.text()).toContain('Form expired');
+      const page = await blind.text();
+      expect(page).toContain('Form expired');
+      expect(page).toContain('&quot;form_token&quot; field');
+      expect(page).toContain('FORM_TOKEN_INVALID');
     }
     const signedIn = await client.postForm(`${kudos.authURL}/in/login`, {
       username: 'alice',

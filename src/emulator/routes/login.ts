@@ -42,7 +42,11 @@ const expired = (ctx: Ctx) =>
   sendHtml(
     ctx.res,
     403,
-    errorPage('Form expired', 'This form was not sent from the emulator page: reload it.'),
+    errorPage(
+      'Form expired',
+      'The "form_token" field is missing or does not match this browser: the form was not sent from the emulator page. Reload it.',
+      'FORM_TOKEN_INVALID',
+    ),
   );
 
 async function login(state: EmulatorState, ctx: Ctx): Promise<void> {
