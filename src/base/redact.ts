@@ -47,7 +47,7 @@ const SECRET_PARAMS = new Set(['token', 'secret', 'key', 'signature', 'access_to
  * removed, secret-named query parameters (`token`, `secret`, `key`, `signature`, `access_token`,
  * any case) redacted, and the last non-empty path segment redacted when it is at least
  * `minSegment` characters, unless the secret was carried in `?token=` (the receiver's two places
- * for a secret). String operations, not `new URL()`: a target such as `//x` would read as a host.
+ * for a secret); a fragment is replaced whole. String operations, not `new URL()`: a target such as `//x` would read as a host.
  */
 export function redactWebhookURL(url: string, minSegment = 1): string {
   let origin = '';
@@ -60,6 +60,10 @@ export function redactWebhookURL(url: string, minSegment = 1): string {
     origin = scheme[0] + authority.slice(authority.lastIndexOf('@') + 1);
     rest = url.slice(end);
   }
+  // A fragment is never sent to a server, so it carries nothing the receiver checks: hidden whole.
+  const hash = rest.indexOf('#');
+  const fragment = hash === -1 ? '' : `#${REDACTED_IN_URL}`;
+  if (hash !== -1) rest = rest.slice(0, hash);
   const mark = rest.indexOf('?');
   let path = mark === -1 ? rest : rest.slice(0, mark);
   let search = mark === -1 ? '' : rest.slice(mark);
@@ -77,5 +81,5 @@ export function redactWebhookURL(url: string, minSegment = 1): string {
     if (end - start >= Math.max(1, minSegment))
       path = `${path.slice(0, start)}${REDACTED_IN_URL}${path.slice(end)}`;
   }
-  return origin + path + search;
+  return origin + path + search + fragment;
 }

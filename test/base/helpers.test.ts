@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { isObjectLike, isRecord } from '../../src/base/guards.js';
 import { BodyTooLargeError, readCapped } from '../../src/base/read-capped.js';
-import { redactSecrets } from '../../src/base/redact.js';
+import { redactSecrets, redactWebhookURL } from '../../src/base/redact.js';
 import { withoutTrailingSlashes } from '../../src/base/url-path.js';
 
 describe('readCapped', () => {
@@ -54,6 +54,25 @@ describe('guards, redaction and URL helpers', () => {
       expect(redactSecrets(`x=${form};`, ['a b/"c']), form).toBe('x=[REDACTED];');
     }
     expect(redactSecrets('x=a+b%2f%22c;', ['a b/"c'])).toBe('x=[REDACTED];');
+  });
+
+  it.each([
+    // the receiver's rule (minSegment 1): the last segment, unless ?token= carried the secret
+    ['/webhooks/kudos/s3cr3t-s3cr3t-s3cr3t', 1, '/webhooks/kudos/REDACTED'],
+    ['/webhooks/kudos?token=s3cr3t&x=1', 1, '/webhooks/kudos?token=REDACTED&x=1'],
+    ['/webhooks/kudos?Token=s3cr3t', 1, '/webhooks/REDACTED?Token=REDACTED'],
+    ['//', 1, '//'],
+    // the emulator's rule (16): only a segment long enough to be a secret
+    ['http://user:pw@127.0.0.1:9/webhooks/kudos', 16, 'http://127.0.0.1:9/webhooks/kudos'],
+    ['http://127.0.0.1:9/h/0123456789abcdef/', 16, 'http://127.0.0.1:9/h/REDACTED/'],
+    [
+      'https://shop.test/h?secret=a&KEY=b&signature=c&access_token=d&keep=e',
+      16,
+      'https://shop.test/h?secret=REDACTED&KEY=REDACTED&signature=REDACTED&access_token=REDACTED&keep=e',
+    ],
+    ['http://127.0.0.1:9/hook#token=s3cr3t', 16, 'http://127.0.0.1:9/hook#REDACTED'],
+  ])('redactWebhookURL(%j, %i)', (url, minSegment, shown) => {
+    expect(redactWebhookURL(url, minSegment)).toBe(shown);
   });
 
   it('withoutTrailingSlashes', () => {
