@@ -147,7 +147,6 @@ export const USER_ID_PATTERN = /^[a-z0-9-_]{5,20}$/;
 /** The far-future expiry every observed avatar URL carried (epoch seconds, 2047). */
 export const OBSERVED_AVATAR_EXPIRES = 2_430_432_000;
 
-/** Options after defaults and checks. */
 export interface ResolvedEmulatorOptions {
   port: number;
   host: string;

@@ -137,7 +137,6 @@ export function revokeToken(state: EmulatorState, clientID: string, token: strin
   }
 }
 
-/** Result of checking a bearer token. */
 type BearerCheck =
   | { ok: true; claims: AccessTokenClaims }
   | { ok: false; code: Extract<ServiceErrorWord, 'LOGIN_NEEDED' | 'TOKEN_EXPIRED'> };

@@ -9,7 +9,6 @@
 /** Where a route's path is relative to: `{authURL}` (the server's root: pages) or `{baseURL}` (the API, `/api`). */
 type RouteBase = 'authURL' | 'baseURL';
 
-/** One route of the emulator. */
 export interface EmulatorRoute {
   readonly method: 'GET' | 'POST';
   /** Path on the server, as shown (placeholders in braces); the API's paths start with `/api`. */

@@ -33,7 +33,6 @@ export interface PaymentRequest {
   given: Readonly<Record<string, string>>;
 }
 
-/** A transaction of the emulator's chain. */
 export interface EmulatorTransaction {
   txHash: string;
   request: PaymentRequest;

@@ -17,7 +17,6 @@ export const KUDOS_SCOPE_DESCRIPTIONS = {
   'write:kudos.info': 'Write access to the kudos-info area',
 } as const;
 
-/** A scope Kudos documents. */
 export type KnownKudosScope = keyof typeof KUDOS_SCOPE_DESCRIPTIONS;
 
 /**

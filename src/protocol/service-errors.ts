@@ -32,7 +32,6 @@ export const CLIENT_ERROR_WORDS: ReadonlySet<string> = new Set<ServiceErrorWord>
 /** The service's plain-text error body. */
 const PLAIN_CODE = /^[A-Z][A-Z0-9_]{1,63}$/;
 
-/** What an error answer of the service says. */
 export interface ServiceError {
   code: string;
   description?: string;

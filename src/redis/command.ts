@@ -63,7 +63,6 @@ export class RedisKeys {
     this.timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   }
 
-  /** The full key of `name`. */
   key(name: string): string {
     return this.prefix + name;
   }
