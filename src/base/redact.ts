@@ -47,7 +47,8 @@ const SECRET_PARAMS = new Set(['token', 'secret', 'key', 'signature', 'access_to
  * removed, secret-named query parameters (`token`, `secret`, `key`, `signature`, `access_token`,
  * any case) redacted, and the last non-empty path segment redacted when it is at least
  * `minSegment` characters, unless the secret was carried in `?token=` (the receiver's two places
- * for a secret); a fragment is replaced whole. String operations, not `new URL()`: a target such as `//x` would read as a host.
+ * for a secret); a fragment is replaced whole. String operations, not `new URL()`: a target such as
+ * `//x` would read as a host there.
  */
 export function redactWebhookURL(url: string, minSegment = 1): string {
   let origin = '';
