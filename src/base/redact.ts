@@ -1,4 +1,4 @@
-import { lastSegmentBounds } from './url-path.js';
+import { lastSegmentBounds, splitTarget } from './url-path.js';
 
 /** What replaces a secret in any text passport-kudos hands out. */
 const REDACTED_TEXT = '[REDACTED]';
@@ -65,9 +65,7 @@ export function redactWebhookURL(url: string, minSegment = 1): string {
   const hash = rest.indexOf('#');
   const fragment = hash === -1 ? '' : `#${REDACTED_IN_URL}`;
   if (hash !== -1) rest = rest.slice(0, hash);
-  const mark = rest.indexOf('?');
-  let path = mark === -1 ? rest : rest.slice(0, mark);
-  let search = mark === -1 ? '' : rest.slice(mark);
+  let { path, search } = splitTarget(rest);
   const query = new URLSearchParams(search);
   const entries = [...query];
   if (entries.some(([name]) => SECRET_PARAMS.has(name.toLowerCase()))) {

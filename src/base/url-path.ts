@@ -14,3 +14,14 @@ export function lastSegmentBounds(path: string): { start: number; end: number } 
   while (end > 0 && path[end - 1] === '/') end--;
   return { start: path.lastIndexOf('/', end - 1) + 1, end };
 }
+
+/**
+ * A request target split into its path and its query (`?` included, or empty), without `new URL()`:
+ * a target such as `//x` or `//` reads as a host there and throws. The path is kept exactly as sent.
+ */
+export function splitTarget(target: string): { path: string; search: string } {
+  const mark = target.indexOf('?');
+  return mark === -1
+    ? { path: target, search: '' }
+    : { path: target.slice(0, mark), search: target.slice(mark) };
+}

@@ -1,6 +1,6 @@
 import { redactWebhookURL } from '../base/redact.js';
 import { sameSecret } from '../base/same-secret.js';
-import { lastSegmentBounds } from '../base/url-path.js';
+import { lastSegmentBounds, splitTarget } from '../base/url-path.js';
 import type { WebhookRequest } from './body.js';
 
 /** Whether `candidate` is one of `secrets`; every one is compared (in constant time), not only up to a match. */
@@ -21,23 +21,14 @@ function lastSegment(pathname: string): string {
 }
 
 /**
- * A request target split into its path and its query, without `new URL()`: a target such as `//x`
- * or `//` reads as a host there and throws. The path is kept exactly as sent.
- */
-function splitTarget(target: string): { path: string; query: URLSearchParams } {
-  const mark = target.indexOf('?');
-  const path = mark === -1 ? target : target.slice(0, mark);
-  return { path, query: new URLSearchParams(mark === -1 ? '' : target.slice(mark)) };
-}
-
-/**
  * Checks the webhook secret carried in the URL, in the `token` query parameter or else as the
  * last non-empty path segment, and redacts both places (`redactWebhookURL()`) from `req.url`
  * and `req.originalUrl` before anything else sees them, matched or not. Returns whether it
  * matched one of `secrets`.
  */
 function checkUrlSecret(req: WebhookRequest, secrets: readonly string[]): boolean {
-  const { path, query } = splitTarget(req.originalUrl ?? req.url ?? '/');
+  const { path, search } = splitTarget(req.originalUrl ?? req.url ?? '/');
+  const query = new URLSearchParams(search);
   const tokens = query.getAll('token');
   const fromQuery = tokens.length > 0;
   const candidate = fromQuery ? (tokens.length === 1 ? tokens[0] : undefined) : lastSegment(path);

@@ -6,7 +6,7 @@ import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { passAuthorization } from '../helpers/emulator-user.js';
 import { freePort } from '../helpers/free-port.js';
-import { type PackedApp, packedApp, run } from '../helpers/packed-app.js';
+import { type PackedApp, packedApp, run, STRICT_APP_COMPILER_OPTIONS } from '../helpers/packed-app.js';
 
 // A new user's first hour: the packed tarball installed into a fresh app outside the repository,
 // the README's quick start (docs/snippets) compiled with strict TypeScript (NodeNext, skipLibCheck
@@ -34,14 +34,7 @@ describe('the README quick start in a fresh app that installs the packed tarball
     writeFileSync(
       join(app, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          skipLibCheck: false,
-          types: ['node'],
-        },
+        compilerOptions: { ...STRICT_APP_COMPILER_OPTIONS, types: ['node'] },
         files: ['server.ts', 'verify-forms.ts', 'profile-hooks.ts'],
       }),
     );

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PackedApp, packedApp, run } from '../helpers/packed-app.js';
+import { type PackedApp, packedApp, run, STRICT_APP_COMPILER_OPTIONS } from '../helpers/packed-app.js';
 
 // The published declaration files, as a user's compiler sees them: the packed tarball installed in a
 // fresh project with the newest TypeScript (7) and the oldest 5.x this package supports (5.6: older ones cannot read today's @types/node), each
@@ -56,14 +56,7 @@ describe('the published types compile on their own (TypeScript 7 and 5.6, no "ty
       writeFileSync(
         join(app, `tsconfig.${base}.json`),
         JSON.stringify({
-          compilerOptions: {
-            target: 'ES2022',
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            strict: true,
-            skipLibCheck: false,
-            noEmit: true,
-          },
+          compilerOptions: { ...STRICT_APP_COMPILER_OPTIONS, noEmit: true },
           files: [file],
         }),
       );

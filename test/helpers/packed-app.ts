@@ -7,6 +7,18 @@ import { join } from 'node:path';
 export const run = (cmd: string, args: string[], cwd: string) =>
   execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 });
 
+/**
+ * The compiler options of a user's app at its strictest: NodeNext resolution (what `exports`
+ * needs), `strict`, and the package's own types checked (`skipLibCheck: false`).
+ */
+export const STRICT_APP_COMPILER_OPTIONS = {
+  target: 'ES2022',
+  module: 'NodeNext',
+  moduleResolution: 'NodeNext',
+  strict: true,
+  skipLibCheck: false,
+} as const;
+
 /** A fresh ES module app outside the repository with the packed tarball and `dependencies` installed. */
 export interface PackedApp {
   dir: string;

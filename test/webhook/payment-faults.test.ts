@@ -165,20 +165,11 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     await kudos.idle();
     const bobby = await shopSignIn(kudos, {}, undefined, 'bobby');
     const since = kudos.now() - 60_000;
-    const result = await shop.hook.reconcile({
-      baseURL: kudos.baseURL,
-      user: 'bobby',
-      accessToken: bobby.access_token,
-      since,
-    });
+    const history = { baseURL: kudos.baseURL, user: 'bobby', accessToken: bobby.access_token, since };
+    const result = await shop.hook.reconcile(history);
     expect(result).toEqual({ seen: 13, processed: 13, duplicates: 0, failed: 0 });
     expect(hashes.every((h) => shop.times(h) === 1)).toBe(true);
-    const again = await shop.hook.reconcile({
-      baseURL: kudos.baseURL,
-      user: 'bobby',
-      accessToken: bobby.access_token,
-      since,
-    });
+    const again = await shop.hook.reconcile(history); // the same records again: all duplicates
     expect(again).toEqual({ seen: 13, processed: 0, duplicates: 13, failed: 0 });
     await expect(
       shop.hook.reconcile({ baseURL: kudos.baseURL, user: 'alice', accessToken: bobby.access_token, since }),
