@@ -1,6 +1,10 @@
-// 9. Recovery: unprocessed() and redrive() with 100,000 kept notifications in MemoryDedupeStore.
-import { readFileSync } from 'node:fs';
+// 9. Recovery: unprocessed() and redrive() with 100,000 kept notifications, in MemoryDedupeStore and
+// in SqliteDedupeStore (synchronous normal: at full, every one of the 200,000 commits waits for the disk).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { SqliteDedupeStore } from 'passport-kudos/sqlite';
 import { kudosWebhook, MemoryDedupeStore } from 'passport-kudos/webhook';
 import { summarize } from './lib/stats.mjs';
 
@@ -9,8 +13,8 @@ const sample = JSON.parse(
 );
 
 /** A store holding `kept` unprocessed notifications (claimed, kept, released: as a failed handler leaves them). */
-async function filledStore(kept) {
-  const store = new MemoryDedupeStore({ maxEntries: kept * 2 });
+async function filledStore(kept, make) {
+  const store = make();
   for (let i = 0; i < kept; i++) {
     const txHash = `C${(i + 1).toString(16).toUpperCase().padStart(63, '0')}`; // distinct for every i
     const key = `${txHash}:success`;
@@ -37,11 +41,32 @@ async function filledStore(kept) {
 
 /** @param {{ runs: number, kept: number }} options */
 export async function benchRecovery({ runs, kept }) {
+  const memory = await measureRecovery({
+    runs,
+    kept,
+    make: () => new MemoryDedupeStore({ maxEntries: kept * 2 }),
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'kudos-bench-recovery-'));
+  try {
+    let n = 0;
+    const sqlite = await measureRecovery({
+      runs,
+      kept,
+      make: () => new SqliteDedupeStore({ path: join(dir, `kept-${n++}.db`), synchronous: 'normal' }),
+    });
+    return { ...memory, sqlite };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** @param {{ runs: number, kept: number, make: () => import('passport-kudos/webhook').KudosDedupeStore }} options */
+async function measureRecovery({ runs, kept, make }) {
   const list = [];
   const drive = [];
   for (let run = 0; run < runs; run++) {
     let handled = 0;
-    const store = await filledStore(kept);
+    const store = await filledStore(kept, make);
     const hook = kudosWebhook({ store, secret: false, onNotification: () => void handled++ });
     let t = performance.now();
     const unprocessed = await hook.unprocessed();
@@ -53,6 +78,7 @@ export async function benchRecovery({ runs, kept }) {
     if (result.processed !== kept || handled !== kept || result.remaining !== 0) {
       throw new Error(`redrive() answered ${JSON.stringify(result)} after ${handled} handler calls`);
     }
+    store.close?.();
   }
   return { kept, unprocessedMs: summarize(list), redriveMs: summarize(drive) };
 }

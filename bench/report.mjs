@@ -250,13 +250,20 @@ export function markdown(results) {
       '',
       '## 9. Recovery: unprocessed() and redrive()',
       '',
-      `A \`MemoryDedupeStore\` holding ${fmt(r.kept)} kept notifications (the sample with a new hash each, as a handler that failed leaves them); \`unprocessed()\` lists them, \`redrive()\` runs each through the full processing (parse, claim, keep, a no-op handler, complete). In process, ${r.unprocessedMs.runs.length} runs.`,
+      `A \`MemoryDedupeStore\` (and a \`SqliteDedupeStore\` file) holding ${fmt(r.kept)} kept notifications (the sample with a new hash each, as a handler that failed leaves them); \`unprocessed()\` lists them, \`redrive()\` runs each through the full processing (parse, claim, keep, a no-op handler, complete). In process, ${r.unprocessedMs.runs.length} runs.`,
       '',
       '| operation | ms for all | µs per notification |',
       '|---|---|---|',
       `| unprocessed() | ${cell(r.unprocessedMs)} | ${fmt((r.unprocessedMs.median * 1000) / r.kept, 2)} |`,
       `| redrive() | ${cell(r.redriveMs)} | ${fmt((r.redriveMs.median * 1000) / r.kept, 2)} |`,
     );
+    if (r.sqlite) {
+      const q = r.sqlite;
+      lines.push(
+        `| unprocessed(), SqliteDedupeStore | ${cell(q.unprocessedMs)} | ${fmt((q.unprocessedMs.median * 1000) / q.kept, 2)} |`,
+        `| redrive(), SqliteDedupeStore (synchronous normal) | ${cell(q.redriveMs)} | ${fmt((q.redriveMs.median * 1000) / q.kept, 2)} |`,
+      );
+    }
   }
   if (results.stateFile) {
     const s = results.stateFile;

@@ -1,5 +1,7 @@
 // 3. Webhook receiver: notifications/s and p99 through kudosWebhook against a bare express.json() route.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { load } from './lib/load.mjs';
 import { startApp } from './lib/procs.mjs';
 import { summarize } from './lib/stats.mjs';
@@ -42,17 +44,24 @@ export async function benchWebhook({ runs, amount, warmup, redisURL }) {
   const variants = [
     { name: 'express.json() route, answers 200 (baseline)', mode: 'bare' },
     { name: 'kudosWebhook, in-memory dedupe', mode: 'kudos' },
+    { name: 'kudosWebhook, SQLite dedupe (synchronous full, the default)', mode: 'kudos-sqlite' },
+    { name: 'kudosWebhook, SQLite dedupe (synchronous normal)', mode: 'kudos-sqlite-normal' },
   ];
   if (redisURL) variants.push({ name: 'kudosWebhook, Redis dedupe', mode: 'kudos-redis' });
   const samples = variants.map(() => ({ rps: [], p99: [] }));
-  for (let run = 0; run < runs; run++) {
-    for (let k = 0; k < variants.length; k++) {
-      const i = (run + k) % variants.length;
-      const v = variants[i];
-      const r = await measure(v.mode, amount, warmup, { REDIS_URL: redisURL ?? '' });
-      samples[i].rps.push(r.rps);
-      samples[i].p99.push(r.p99);
+  const storeDir = mkdtempSync(join(tmpdir(), 'kudos-bench-sqlite-'));
+  try {
+    for (let run = 0; run < runs; run++) {
+      for (let k = 0; k < variants.length; k++) {
+        const i = (run + k) % variants.length;
+        const v = variants[i];
+        const r = await measure(v.mode, amount, warmup, { REDIS_URL: redisURL ?? '', STORE_DIR: storeDir });
+        samples[i].rps.push(r.rps);
+        samples[i].p99.push(r.p99);
+      }
     }
+  } finally {
+    rmSync(storeDir, { recursive: true, force: true });
   }
   return variants.map((v, i) => ({
     name: v.name,

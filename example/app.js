@@ -12,6 +12,12 @@ import { errorPage, homePage, paymentsPage, profilePage, tipDonePage } from './v
 /** Scopes the example asks for. */
 export const EXAMPLE_SCOPES = ['profile', 'email', 'read:kudos.info'];
 
+/** What a tip costs: 1 KUDOS in the widget, in the chain's smallest unit (1 KUDOS = 10^9 nanokudos). */
+export const TIP = { tokens: '1', units: 1_000_000_000n };
+
+/** Most tip orders a session keeps open (each profile view starts one; the return page ends it). */
+const OPEN_ORDERS = 5;
+
 /**
  * Accepts a post-login return path only when it is a path on this site (no open redirect).
  * @param {unknown} value
@@ -55,10 +61,18 @@ function checkCsrf(req) {
  *   authURL: string,
  *   baseURL: string,
  *   stores: import('./stores.js').ExampleStores,
+ *   receiverWallet: string,
  *   log?: (line: string) => void,
  * }} options
  */
-export function createExampleApp({ config, authURL, baseURL, stores, log = () => undefined }) {
+export function createExampleApp({
+  config,
+  authURL,
+  baseURL,
+  stores,
+  receiverWallet,
+  log = () => undefined,
+}) {
   const authenticator = new passport.Passport();
   const strategy = new KudosStrategy(
     {
@@ -95,21 +109,29 @@ export function createExampleApp({ config, authURL, baseURL, stores, log = () =>
   // Kudos payment notifications: mounted before the session and the form parser, which it does not need.
   const hook = kudosWebhook({
     secret: config.webhookSecret,
-    confirm: cosmosConfirmer(config.chainURL ? { restURL: config.chainURL } : { baseURL }),
+    // Paid means "paid to this shop's own wallet", as the chain shows it: never the notification's `to`.
+    confirm: cosmosConfirmer({
+      ...(config.chainURL ? { restURL: config.chainURL } : { baseURL }),
+      receiver: receiverWallet,
+    }),
     store: stores.dedupe,
     // At least once: a notification whose handler failed runs again (redelivery, redrive), so the
     // payment log is idempotent by transaction hash.
     async onNotification(n) {
+      // Credited only when the shop received at least what a tip costs (n.tx.amount is the claim).
+      const paid = n.paid && n.received >= TIP.units;
+      const received = formatAmount(n.received, n.tx.amount.denom);
       await stores.payments.add({
         txHash: n.tx.txHash,
         from: n.tx.fromId ?? n.tx.from ?? 'unknown',
         to: n.tx.outputs.map((o) => `${o.userId ?? o.address}${o.agent ? ' (agent fee)' : ''}`).join(', '),
         ...formatAmount(n.tx.amount.value, n.tx.amount.denom),
+        received: `${received.amount} ${received.denom}`,
         status: n.tx.status,
-        paid: n.paid,
+        paid,
         receivedAt: new Date().toISOString(),
       });
-      log(`payment ${n.tx.txHash.slice(0, 8)}… ${n.tx.status}${n.paid ? ' (paid)' : ''} (${n.source})`);
+      log(`payment ${n.tx.txHash.slice(0, 8)}… ${n.tx.status}${paid ? ' (paid)' : ''} (${n.source})`);
     },
     onError: (error) => log(`webhook refused: ${error.code}`),
   });
@@ -177,15 +199,17 @@ export function createExampleApp({ config, authURL, baseURL, stores, log = () =>
 
   async function renderProfile(req, res, extra = {}) {
     const tokens = await stores.tokens.get(req.user.id);
-    const receiver = req.user.id === config.tipReceiver ? 'alice' : config.tipReceiver;
-    req.session.tipState = req.session.tipState ?? randomBytes(12).toString('base64url');
+    // A tip order: a random, single-use ID kept in this user's (server-side) session, sent as the
+    // widget's `state`; the return page reconciles a hash only for an order it finds here.
+    const order = randomBytes(16).toString('base64url');
+    req.session.tipOrders = [...(req.session.tipOrders ?? []), order].slice(-OPEN_ORDERS);
     const tipURL = new URL('/in/widget/pay', authURL);
     tipURL.search = new URLSearchParams({
-      to: receiver,
-      amount: '1',
+      to: config.tipReceiver,
+      amount: TIP.tokens,
       via: config.agentID,
       remarks: 'Tip from the Kudos example shop',
-      state: req.session.tipState,
+      state: order,
       redirect_uri: `${req.protocol}://${req.get('host')}/tip/done`,
       // Back only once the payment is confirmed, so the return page can record it as paid even when
       // its notification never arrives.
@@ -231,16 +255,20 @@ export function createExampleApp({ config, authURL, baseURL, stores, log = () =>
 
   app.get('/tip/done', async (req, res) => {
     const { tx_hash: txHash, error, state } = req.query;
-    const expected = req.session.tipState;
+    const orders = req.session.tipOrders ?? [];
+    // Only a signed-in user coming back with one of their own open orders: anyone can type this URL.
+    const mine = Boolean(req.user) && typeof state === 'string' && state !== '' && orders.includes(state);
     const message =
       typeof error === 'string'
         ? `The payment was not completed (${error}).`
-        : typeof txHash !== 'string' || state !== expected
+        : !mine || typeof txHash !== 'string'
           ? 'This payment confirmation does not belong to your session.'
           : undefined;
     // The widget gave us the hash: look the transaction up, so the tip is recorded even when its
     // notification never arrives (the same keys as the webhook: it is recorded once either way).
+    // The order is used up here: a replayed link reconciles nothing.
     if (!message && typeof txHash === 'string' && /^[0-9A-Fa-f]{64}$/.test(txHash)) {
+      req.session.tipOrders = orders.filter((o) => o !== state);
       await hook
         .reconcile({ baseURL, txHash })
         .catch((failure) => log(`reconcile of ${txHash.slice(0, 8)}… failed: ${failure?.code ?? 'error'}`));
@@ -248,9 +276,10 @@ export function createExampleApp({ config, authURL, baseURL, stores, log = () =>
     res.send(tipDonePage({ ...view(req), txHash, error: message }));
   });
 
-  app.get('/payments', async (req, res, next) => {
+  // Who paid whom is the shop's business: signed-in users only.
+  app.get('/payments', requireUser, async (req, res, next) => {
     try {
-      const unprocessed = req.user ? await hook.unprocessed() : [];
+      const unprocessed = await hook.unprocessed();
       const retried = req.session.retried;
       delete req.session.retried;
       res.send(paymentsPage({ ...view(req), payments: await stores.payments.list(), unprocessed, retried }));

@@ -1,5 +1,6 @@
 // Configuration of the example app, from environment variables.
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 
 /**
  * @typedef {object} ExampleConfig
@@ -15,7 +16,9 @@ import { randomBytes } from 'node:crypto';
  * @property {string} agentID           KUDOS_AGENT_ID: the example's agent account, used as `via`
  * @property {string} webhookSecret     KUDOS_WEBHOOK_SECRET (default: random per process)
  * @property {string | undefined} chainURL  KUDOS_CHAIN_URL: the chain's REST (LCD) interface (default: {KUDOS_BASE_URL}/cosmos/lcd)
- * @property {string} tipReceiver       TIP_RECEIVER: who receives tips (default bobby)
+ * @property {string} tipReceiver       TIP_RECEIVER: who receives tips, the shop's own account (default bobby)
+ * @property {string | undefined} receiverWallet  KUDOS_RECEIVER_WALLET: the shop's wallet address, the only one whose payments count (default: TIP_RECEIVER's, looked up at start)
+ * @property {string} dataDir           DATA_DIR: where the webhook's durable store lives (default example/data, ignored by git)
  * @property {string | undefined} redisURL  REDIS_URL: share sessions, webhook dedupe and tokens through Redis
  * @property {number | undefined} emulatorPort  KUDOS_EMULATOR_PORT (default: a free port)
  * @property {boolean} trustProxy       TRUST_PROXY=1 behind a TLS-terminating proxy
@@ -53,6 +56,8 @@ export function readConfig(env = process.env) {
     webhookSecret: env.KUDOS_WEBHOOK_SECRET ?? random(),
     chainURL: env.KUDOS_CHAIN_URL,
     tipReceiver: env.TIP_RECEIVER ?? 'bobby',
+    receiverWallet: env.KUDOS_RECEIVER_WALLET,
+    dataDir: env.DATA_DIR ?? fileURLToPath(new URL('./data/', import.meta.url)),
     redisURL: env.REDIS_URL,
     emulatorPort: env.KUDOS_EMULATOR_PORT === undefined ? undefined : Number(env.KUDOS_EMULATOR_PORT),
     trustProxy: env.TRUST_PROXY === '1',

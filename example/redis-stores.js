@@ -6,6 +6,13 @@ import { createClient } from 'redis';
 
 const PAYMENTS_KEY = 'kudos-example:payments';
 
+// Saves a payment row (KEYS[1] field ARGV[1]) unless the row there is a success and this one is not.
+const ADD_PAYMENT = `local old = redis.call('HGET', KEYS[1], ARGV[1])
+if old and cjson.decode(old).status == 'success' and ARGV[3] ~= 'success' then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+return 1`;
+
 /**
  * @param {string} url
  * @param {(line: string) => void} [log]
@@ -38,8 +45,16 @@ export async function redisStores(url, log = () => undefined) {
       // Idempotent by transaction: one hash field per transaction (a later status replaces it),
       // and a sorted set for the order.
       async add(payment) {
-        await client.hSet(`${PAYMENTS_KEY}:rows`, payment.txHash, JSON.stringify(payment));
-        await client.zAdd(PAYMENTS_KEY, { score: Date.parse(payment.receivedAt), value: payment.txHash });
+        // One script: two instances cannot interleave, and nothing replaces a success.
+        await client.eval(ADD_PAYMENT, {
+          keys: [`${PAYMENTS_KEY}:rows`, PAYMENTS_KEY],
+          arguments: [
+            payment.txHash,
+            JSON.stringify(payment),
+            payment.status,
+            String(Date.parse(payment.receivedAt)),
+          ],
+        });
       },
       async list() {
         const hashes = await client.zRange(PAYMENTS_KEY, 0, 199, { REV: true });

@@ -7,6 +7,24 @@ import { readConfig } from './config.js';
 import { createStores } from './stores.js';
 
 /**
+ * The shop's wallet: the address the chain pays when someone pays the tip receiver, from the
+ * service's public profile of that user (`GET {base_url}/users/id/{id}/min`).
+ * @param {string} baseURL
+ * @param {string} user
+ */
+async function walletOf(baseURL, user) {
+  const res = await fetch(`${baseURL}/users/id/${encodeURIComponent(user)}/min`, {
+    signal: AbortSignal.timeout(10_000),
+  }).catch(() => undefined);
+  const profile = res?.ok ? await res.json().catch(() => undefined) : undefined;
+  const wallet = profile?.cosmosWallet ?? profile?.wallet;
+  if (typeof wallet !== 'string' || wallet === '') {
+    throw new Error(`could not look up the wallet of TIP_RECEIVER "${user}": set KUDOS_RECEIVER_WALLET`);
+  }
+  return wallet;
+}
+
+/**
  * @param {NodeJS.ProcessEnv} env
  * @param {{ log?: (line: string) => void }} [options]
  */
@@ -42,8 +60,9 @@ export async function startExample(env = process.env, { log = () => undefined } 
     authURL = emulator.authURL;
     baseURL = emulator.baseURL;
   }
+  const receiverWallet = config.receiverWallet ?? (await walletOf(baseURL, config.tipReceiver));
   const stores = await createStores(config, log);
-  const { app } = createExampleApp({ config, authURL, baseURL, stores, log });
+  const { app } = createExampleApp({ config, authURL, baseURL, stores, receiverWallet, log });
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());

@@ -111,7 +111,7 @@ function readableTime(iso) {
 
 /**
  * @param {{ user?: { displayName: string }, csrf?: string,
- *   payments: Array<{ txHash: string, from: string, to: string, amount: string, denom: string, status: string, paid: boolean, receivedAt: string }>,
+ *   payments: Array<{ txHash: string, from: string, to: string, amount: string, denom: string, received?: string, status: string, paid: boolean, receivedAt: string }>,
  *   unprocessed?: Array<{ key: string, txHash: string, status: string, attempts: number, lastError: string | null, receivedAt: number }>,
  *   retried?: { processed: number, failed: number, remaining: number } }} model
  */
@@ -121,8 +121,8 @@ export function paymentsPage({ user, csrf, payments, unprocessed = [], retried }
       (
         p,
       ) => `<tr class="payment"><td><code>${escapeHtml(p.txHash.slice(0, 12))}…</code></td><td>${escapeHtml(p.from)}</td>
-<td>${escapeHtml(p.to)}</td><td class="amount">${escapeHtml(p.amount)} ${escapeHtml(p.denom)}</td><td class="status">${escapeHtml(p.status)}</td>
-<td class="paid">${p.paid ? 'paid' : 'not confirmed'}</td><td>${escapeHtml(readableTime(p.receivedAt))}</td></tr>`,
+<td>${escapeHtml(p.to)}</td><td class="amount">${escapeHtml(p.amount)} ${escapeHtml(p.denom)}</td><td class="received">${escapeHtml(p.received ?? '')}</td><td class="status">${escapeHtml(p.status)}</td>
+<td class="paid">${p.paid ? 'paid' : 'not paid to the shop'}</td><td>${escapeHtml(readableTime(p.receivedAt))}</td></tr>`,
     )
     .join('');
   const pending = unprocessed
@@ -140,16 +140,16 @@ export function paymentsPage({ user, csrf, payments, unprocessed = [], retried }
     user && csrf
       ? `<div class="card"><h2>Not processed yet</h2>${retriedLine}${
           unprocessed.length
-            ? `<table id="unprocessed"><tr><th>Transaction</th><th>Status</th><th>Attempts</th><th>Last error</th><th>Received</th></tr>${pending}</table>`
+            ? `<table id="unprocessed"><tr><th>Transaction</th><th>Status</th><th>Attempts</th><th>Last error</th><th>Received</th></tr>${pending}</table>
+<form method="post" action="/payments/retry"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><button type="submit" class="kudos-button" id="retry">Retry</button></form>`
             : '<p id="no-unprocessed">Every notification was processed.</p>'
-        }
-<form method="post" action="/payments/retry"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><button type="submit">Retry</button></form></div>`
+        }</div>`
       : '';
   return page(
     'Payments received',
     `<h1>Payments received</h1>${
       payments.length
-        ? `<table id="payments"><tr><th>Transaction</th><th>From</th><th>To</th><th>Amount</th><th>Status</th><th>Confirmed</th><th>Received</th></tr>${rows}</table>`
+        ? `<table id="payments"><tr><th>Transaction</th><th>From</th><th>To</th><th>Amount</th><th>To the shop</th><th>Status</th><th>Credited</th><th>Received</th></tr>${rows}</table>`
         : '<p id="no-payments">No payments yet.</p>'
     }${unprocessedCard}`,
     { user, csrf },

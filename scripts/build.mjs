@@ -21,6 +21,7 @@ const input = {
   index: 'src/index.ts',
   'webhook/index': 'src/webhook/index.ts',
   'redis/index': 'src/redis/index.ts',
+  'sqlite/index': 'src/sqlite/index.ts',
   'testing/index': 'src/testing/index.ts',
   'emulator/cli': 'src/emulator/cli.ts',
 };

@@ -2,7 +2,7 @@
 // included), and each room imports only the rooms below it (or itself). Exits non-zero naming the
 // offending files.
 //
-//   base  <-  protocol  <-  callback, tokens, webhook, redis  <-  strategy  <-  index
+//   base  <-  protocol  <-  callback, tokens, webhook, redis, sqlite  <-  strategy  <-  index
 //                       <-  emulator
 //
 // The entry points (index.ts, testing/) sit on top and may re-export any room but each other.
@@ -22,6 +22,7 @@ export const ALLOWED = {
   // The memory store implements the store interface of webhook/dedupe.ts (type imports only).
   'webhook/memory-store': [...LOW, 'webhook', 'webhook/memory-store'],
   redis: [...LOW, 'tokens', 'webhook', 'redis'],
+  sqlite: [...LOW, 'webhook', 'sqlite'],
   strategy: [...LOW, 'callback', 'tokens', 'strategy'],
   index: [...LOW, 'callback', 'tokens', 'strategy'],
   ...Object.fromEntries(EMULATOR.map((room) => [room, [...LOW, ...EMULATOR]])),

@@ -1,5 +1,6 @@
-// Webhook receiver apps: kudosWebhook (parse, validate, dedupe, handler) with the in-memory or the
-// Redis dedupe store, and a bare express.json() route that only answers 200 (the baseline).
+// Webhook receiver apps: kudosWebhook (parse, validate, dedupe, handler) with the in-memory, the
+// SQLite (a fresh file in STORE_DIR) or the Redis dedupe store, and a bare express.json() route that
+// only answers 200 (the baseline).
 import express from 'express';
 import { kudosWebhook } from 'passport-kudos/webhook';
 
@@ -20,6 +21,13 @@ if (process.env.MODE === 'bare') {
     await client.connect();
     store = new RedisDedupeStore(client, { prefix: `bench:${process.pid}:` });
     close = () => client.close();
+  }
+  if (process.env.MODE?.startsWith('kudos-sqlite')) {
+    const { SqliteDedupeStore } = await import('passport-kudos/sqlite');
+    const synchronous = process.env.MODE === 'kudos-sqlite-normal' ? 'normal' : 'full';
+    const path = `${process.env.STORE_DIR}/bench-${process.pid}.db`;
+    store = new SqliteDedupeStore({ path, synchronous });
+    close = async () => store.close();
   }
   app.post('/hook', kudosWebhook({ store, secret: false, onNotification: () => void handled++ }));
 }

@@ -25,10 +25,10 @@ function secretForms(secret: string): string[] {
  * `[REDACTED]`. Plain string search (no regular expression built from the secret), linear in the
  * length of `text` for each form.
  */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
+export function redactSecrets(text: string, secrets: readonly string[], replacement = REDACTED_TEXT): string {
   let out = text;
   for (const secret of secrets) {
-    for (const form of secretForms(secret)) out = out.split(form).join(REDACTED_TEXT);
+    for (const form of secretForms(secret)) out = out.split(form).join(replacement);
   }
   return out;
 }
@@ -37,15 +37,21 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 export const MIN_WEBHOOK_SECRET_LENGTH = 16;
 
 /** What replaces a secret in a URL (no brackets: they would be percent-encoded). */
-const REDACTED_IN_URL = 'REDACTED';
+export const REDACTED_IN_URL = 'REDACTED';
 
 /** Query parameters that may carry a secret, compared in lower case. */
 const SECRET_PARAMS = new Set(['token', 'secret', 'key', 'signature', 'access_token']);
 
+/** Whether a query parameter may carry a secret: by its name, any case, also as `token[]` or `token[a]`. */
+function isSecretParam(name: string): boolean {
+  const bracket = name.indexOf('[');
+  return SECRET_PARAMS.has((bracket === -1 ? name : name.slice(0, bracket)).toLowerCase());
+}
+
 /**
  * A webhook URL (absolute, or a request target `/path?query`) fit to show and log: credentials
  * removed, secret-named query parameters (`token`, `secret`, `key`, `signature`, `access_token`,
- * any case) redacted, and the last non-empty path segment redacted when it is at least
+ * any case, also as `token[]`) redacted, and the last non-empty path segment redacted when it is at least
  * `minSegment` characters, unless the secret was carried in `?token=` (the receiver's two places
  * for a secret); a fragment is replaced whole. String operations, not `new URL()`: a target such as
  * `//x` would read as a host there.
@@ -68,10 +74,10 @@ export function redactWebhookURL(url: string, minSegment = 1): string {
   let { path, search } = splitTarget(rest);
   const query = new URLSearchParams(search);
   const entries = [...query];
-  if (entries.some(([name]) => SECRET_PARAMS.has(name.toLowerCase()))) {
+  if (entries.some(([name]) => isSecretParam(name))) {
     const redacted = entries.map(([name, value]): [string, string] => [
       name,
-      SECRET_PARAMS.has(name.toLowerCase()) ? REDACTED_IN_URL : value,
+      isSecretParam(name) ? REDACTED_IN_URL : value,
     ]);
     search = `?${new URLSearchParams(redacted).toString()}`;
   }

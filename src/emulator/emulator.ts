@@ -8,6 +8,7 @@ import { resolveEmulatorOptions } from './emulator-options.js';
 import { issueCode, revokeGrant } from './grants.js';
 import { requestHostAllowed } from './host-check.js';
 import { type Ctx, redirect, sendCode, sendHtml, setCookie, withQuery } from './http.js';
+import { walletAddress } from './ids.js';
 import { EmulatorOperations, type PayArguments } from './operations.js';
 
 export type { PayArguments };
@@ -90,6 +91,11 @@ export interface KudosEmulator {
   advanceClock(ms: number): void;
   /** The emulator's current time, epoch milliseconds. */
   now(): number;
+  /**
+   * The wallet address of a user or agent (what the chain pays): the `receiver` a test shop gives
+   * `cosmosConfirmer`. Throws `TypeError` for an ID that is neither.
+   */
+  walletOf(id: string): string;
   /** Resolves when every payment has settled and no webhook delivery or retry is pending. */
   idle(): Promise<void>;
   /** Stops the server and every timer. */
@@ -360,6 +366,11 @@ function emulatorHandle({
     addUser: (user) => void ops.addUser(user),
     advanceClock: (ms) => ops.advanceClock(ms),
     now: () => state.clock.now(),
+    walletOf(id) {
+      if (!state.users.has(id) && !state.agents.has(id))
+        throw new TypeError(`walletOf(): no user or agent "${id}"`);
+      return walletAddress(id);
+    },
     async idle() {
       await Promise.all([...state.transactions.values()].map((tx) => tx.settled));
       await webhooks.idle();

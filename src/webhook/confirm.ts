@@ -1,4 +1,7 @@
+import { checkPositive } from '../base/numbers.js';
+import { BodyTooLargeError, readCapped } from '../base/read-capped.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../protocol/api-call.js';
 import { KudosWebhookError } from './errors.js';
 import { isObject, type Json } from './parse.js';
 import type { KudosConfirmation, KudosNotification } from './types.js';
@@ -18,12 +21,16 @@ export interface CosmosConfirmerOptions {
   /** Base URL of the chain's REST (LCD) interface itself, when it is elsewhere; `/cosmos/tx/v1beta1/txs/{hash}` is appended. */
   restURL?: string;
   /**
-   * The receiver address the payment must go to, or a function of the notification returning it.
-   * Default: any address in the notification's own `tx.to`. Set it to your wallet for a stronger check.
+   * Required: the shop's own wallet address (`cosmos1…`), or several. A notification is `paid` only
+   * when the chain shows the payer's transfer to one of them, and `received` is what they got. Never
+   * taken from the notification: a payer who edits the widget link (`to=` his own second account,
+   * `via=` your agent) makes the service notify you of a real transaction that pays someone else.
    */
-  receiver?: string | ((notification: KudosNotification) => string | undefined);
+  receiver: string | readonly string[];
   /** Time limit of the lookup in milliseconds. Default 5000. */
   timeoutMs?: number;
+  /** Largest lookup answer read, in bytes (a transaction is a few kB); default 4 MiB, as the API client. */
+  maxResponseBytes?: number;
 }
 
 const MSG_SEND = '/cosmos.bank.v1beta1.MsgSend';
@@ -78,14 +85,16 @@ function paidOnChain(messages: Json[], from: string | null, denom: string): Map<
 }
 
 /**
- * Checks a looked-up transaction against the notification; pure. The payer's transfers to the
- * notification's outputs (`tx.to`) must add up to its amount, and each of `receivers` must be one of
- * them, paid its own amount when the notification gives one (else anything above 0).
+ * Checks a looked-up transaction against the notification; pure. It must have succeeded in a block
+ * under the same hash; the payer's transfers to the notification's outputs (`tx.to`) must add up to
+ * its amount (else the notification was edited); and `received` is what the payer's transfers gave
+ * the shop's `receivers` (only those: an agent's fee or another receiver's part is not the shop's).
+ * Confirmed only when that is above 0.
  */
 function checkChainTransaction(
   body: unknown,
   notification: KudosNotification,
-  receivers: readonly string[],
+  receivers: ReadonlySet<string>,
 ): KudosConfirmation {
   if (!isObject(body) || !isObject(body.tx_response))
     return { confirmed: false, reason: 'lookup answer has no tx_response' };
@@ -103,27 +112,31 @@ function checkChainTransaction(
   if (total !== tx.amount.value) {
     return { confirmed: false, reason: 'the transfers on chain do not add up to the notified amount' };
   }
-  for (const address of receivers) {
-    const outputs = tx.outputs.filter((output) => output.address === address);
-    if (outputs.length === 0)
-      return { confirmed: false, reason: 'the notification does not pay the expected receiver' };
-    const owed = outputs.every((o) => o.amount !== null)
-      ? outputs.reduce((sum, o) => sum + (o.amount?.value ?? 0n), 0n)
-      : undefined;
-    const got = paid.get(address) ?? 0n;
-    if (owed === undefined ? got <= 0n : got !== owed) {
-      return { confirmed: false, reason: 'no bank transfer of the notified amount to the receiver' };
-    }
+  let received = 0n;
+  for (const address of receivers) received += paid.get(address) ?? 0n;
+  if (received <= 0n) {
+    return { confirmed: false, reason: "the transaction pays none of the shop's receivers", received: 0n };
   }
-  return { confirmed: true };
+  return { confirmed: true, received };
+}
+
+/** The `receiver` option as a set of addresses; a `TypeError` naming it when it is missing or empty. */
+function checkReceivers(receiver: unknown): ReadonlySet<string> {
+  const list: unknown[] = typeof receiver === 'string' ? [receiver] : Array.isArray(receiver) ? receiver : [];
+  if (list.length === 0 || !list.every((r) => typeof r === 'string' && r.trim() !== '')) {
+    throw new TypeError(
+      'cosmosConfirmer requires "receiver": your shop\'s wallet address (or a list of them); without it a payment to anyone would count as paid',
+    );
+  }
+  return new Set(list as string[]);
 }
 
 /**
  * A confirmer that looks the transaction up on the chain's REST interface and checks that it
  * succeeded (`code` 0) in a block (`height` > 0) with the same hash, that the payer's bank
  * transfers (`MsgSend` or `MsgMultiSend`) to the notification's outputs add up to its amount, and
- * that they pay the expected receiver (default: every output of the notification) its own amount
- * when the notification gives one.
+ * that they pay at least one of the shop's own `receiver` addresses. The notification's `received`
+ * is then what those addresses got (bigint, in `tx.amount.denom`): compare it with the order.
  *
  * Only `success` notifications are looked up; others are not confirmed (nothing is paid yet).
  * A transaction the chain does not know yet, or a lookup that fails, throws: the receiver then
@@ -140,31 +153,42 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
       'cosmosConfirmer requires "baseURL" (the Kudos API) or "restURL" (the chain\'s LCD), an absolute URL',
     );
   }
+  const receivers = checkReceivers(options.receiver);
   const base = withoutTrailingSlashes(restURL);
-  const timeoutMs = options.timeoutMs ?? 5000;
+  const timeoutMs = checkPositive(options.timeoutMs ?? 5000, 'cosmosConfirmer option "timeoutMs"');
+  const maxBytes = checkPositive(
+    options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    'cosmosConfirmer option "maxResponseBytes"',
+    { whole: true },
+  );
   return async (notification) => {
     if (notification.tx.status !== 'success') {
       return { confirmed: false, reason: `status is ${notification.tx.status}` };
     }
-    const expected =
-      typeof options.receiver === 'function' ? options.receiver(notification) : options.receiver;
-    const receivers = expected === undefined ? notification.tx.to : [expected];
-    let res: Response;
+    let body: unknown;
     try {
-      res = await fetch(`${base}/cosmos/tx/v1beta1/txs/${notification.tx.txHash}`, {
+      const res = await fetch(`${base}/cosmos/tx/v1beta1/txs/${notification.tx.txHash}`, {
         signal: AbortSignal.timeout(timeoutMs),
         headers: { accept: 'application/json' },
       });
+      if (res.status === 404 || !res.ok || !res.body) {
+        await res.body?.cancel().catch(() => undefined);
+        throw unavailable(
+          res.status === 404
+            ? 'transaction not found on the chain yet'
+            : `transaction lookup answered HTTP ${res.status}`,
+        );
+      }
+      // Capped: a chain node (or whoever answers in its place) must not make the receiver read 200 MB.
+      const text = (await readCapped(res.body, maxBytes, 'reject')).toString('utf8');
+      body = JSON.parse(text);
     } catch (cause) {
+      if (cause instanceof KudosWebhookError) throw cause;
+      if (cause instanceof BodyTooLargeError)
+        throw unavailable(`transaction lookup answered more than ${maxBytes} bytes`, cause);
+      if (cause instanceof SyntaxError)
+        throw unavailable('transaction lookup answered something other than JSON', cause);
       throw unavailable('transaction lookup failed', cause);
-    }
-    if (res.status === 404) throw unavailable('transaction not found on the chain yet');
-    if (!res.ok) throw unavailable(`transaction lookup answered HTTP ${res.status}`);
-    let body: unknown;
-    try {
-      body = await res.json();
-    } catch (cause) {
-      throw unavailable('transaction lookup answered something other than JSON', cause);
     }
     return checkChainTransaction(body, notification, receivers);
   };

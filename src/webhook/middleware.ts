@@ -46,7 +46,10 @@ export interface KudosWebhookOptions {
   secret: string | readonly string[] | false;
   /** Decides whether a notification is real before it is presented as paid (see `cosmosConfirmer`). */
   confirm?: KudosConfirmer;
-  /** Dedupe store; default a `MemoryDedupeStore` (one process). */
+  /**
+   * Dedupe store; default a `MemoryDedupeStore` (one process, lost on a restart: warned once when
+   * `NODE_ENV=production`). One instance: `SqliteDedupeStore`; several: `RedisDedupeStore`.
+   */
   store?: KudosDedupeStore;
   /** How long a processed key is remembered; default 7 days. */
   dedupeTtlMs?: number;
@@ -93,6 +96,25 @@ export interface KudosWebhookHandler {
    * processes each like a delivery, under the same keys: for what never arrived.
    */
   reconcile(args: KudosReconcileTransaction | KudosReconcileHistory): Promise<KudosReconcileResult>;
+}
+
+/** Whether the production warning about the default store was given (once per process). */
+let warnedMemoryStore = false;
+
+/** The code of that warning (a process warning, not an error: it refuses nothing). */
+const MEMORY_STORE_WARNING = 'KUDOS_MEMORY_DEDUPE_STORE';
+
+/**
+ * In production, a receiver on the default memory store is told once that what it keeps does not
+ * survive a restart: a crash then loses the payments the handler had not processed.
+ */
+function warnMemoryStore(): void {
+  if (warnedMemoryStore || process.env.NODE_ENV !== 'production') return;
+  warnedMemoryStore = true;
+  process.emitWarning(
+    'kudosWebhook() runs on the default MemoryDedupeStore: the notifications it keeps for redrive() do not survive a restart. Pass a durable "store": SqliteDedupeStore (passport-kudos/sqlite) for one instance, RedisDedupeStore for several.',
+    { type: 'KudosWarning', code: MEMORY_STORE_WARNING },
+  );
 }
 
 /** body-parser error types and what the receiver makes of them. */
@@ -168,6 +190,7 @@ function answer(
  */
 export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler {
   const secrets = checkOptions(options);
+  if (!options.store) warnMemoryStore();
   const store = options.store ?? new MemoryDedupeStore();
   const limit = options.limit ?? DEFAULT_WEBHOOK_LIMIT;
   const ttl = options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS;

@@ -232,8 +232,8 @@ function parseMetadata(value: unknown): KudosPaymentMetadata {
  * with a stable `code`, a `status` (400 or 422) and the `path` of the offending field.
  *
  * The result is built from a sanitized copy: `__proto__`, `constructor` and `prototype` keys never
- * reach it, and no global prototype is touched. `confirmed` and `paid` are false until a
- * confirmer says otherwise.
+ * reach it, and no global prototype is touched. `confirmed` and `paid` are false, and `received`
+ * is `0n`, until a confirmer says otherwise.
  *
  * @see docs/kudos-service.md#notifications
  */
@@ -262,5 +262,6 @@ export function parseSanitized(clean: unknown, source: KudosNotificationSource):
     metadata,
     confirmed: false,
     paid: false,
+    received: 0n,
   };
 }

@@ -51,6 +51,10 @@ async function confirmNotification(notification: KudosNotification, confirm: Kud
   notification.confirmed = verdict.confirmed === true;
   if (!notification.confirmed && verdict.reason) notification.confirmationReason = verdict.reason;
   notification.paid = notification.confirmed && notification.tx.status === 'success';
+  notification.received =
+    notification.confirmed && typeof verdict.received === 'bigint' && verdict.received > 0n
+      ? verdict.received
+      : 0n;
 }
 
 /**
@@ -91,8 +95,9 @@ export async function runNotification(
         trusted: input.trusted,
       },
     },
-    async () => {
+    async (progress) => {
       if (settings.confirm) await confirmNotification(notification, settings.confirm);
+      if (notification.confirmed) await progress.verified();
       await settings.onNotification(notification, input.req);
     },
   );

@@ -24,8 +24,10 @@ interface ProcessOnceOptions {
   trustedAfter?: () => boolean;
   /**
    * What the store keeps until the work succeeds (`attempts` and `lastError` are filled in here), so
-   * that `unprocessed()` lists it and `redrive()` runs it again; kept before the work runs, so a crash
-   * in the middle loses nothing. Undefined, or a store without `keep()`: nothing is kept.
+   * that `unprocessed()` lists it and `redrive()` runs it again. A trusted notification is kept with
+   * its claim, before the work runs, so a crash in the middle loses nothing; an untrusted one only
+   * once the work calls `verified()` (confirmed on the chain), so that forged bodies never fill the
+   * store. Undefined, or a store without `keep()`: nothing is kept.
    */
   keep?: Omit<KudosKeptNotification, 'attempts' | 'lastError'>;
 }
@@ -38,6 +40,12 @@ function describeError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const code = error instanceof KudosWebhookError ? `${error.code}: ` : '';
   return `${code}${message}`.slice(0, MAX_ERROR_TEXT);
+}
+
+/** What the work tells {@link processOnce} while it runs. */
+export interface WorkProgress {
+  /** The notification is verified now (confirmed on the chain): keep it from here on, if not yet. */
+  verified(): Promise<void>;
 }
 
 /** What became of one delivery. */
@@ -103,7 +111,7 @@ export async function processOnce(
   store: KudosDedupeStore,
   key: string,
   options: ProcessOnceOptions,
-  work: () => Promise<void>,
+  work: (progress: WorkProgress) => Promise<void>,
 ): Promise<ProcessOutcome> {
   // The token is chosen before the claim is sent: a claim whose answer never comes (a store that
   // timed out while it still ran the command) is released with it as soon as the store gets to it.
@@ -111,8 +119,11 @@ export async function processOnce(
     token: randomBytes(16).toString('base64url'),
     trusted: options.trusted,
   };
-  // A store that keeps on claim keeps the notification in the same step (one round trip less).
-  const kept = options.keep && store.keep ? { ...options.keep, attempts: 1, lastError: null } : undefined;
+  // A store that keeps on claim keeps a trusted notification in the same step (one round trip less).
+  const kept =
+    options.keep && store.keep && options.trusted
+      ? { ...options.keep, attempts: 1, lastError: null }
+      : undefined;
   const claim: KudosClaimContext =
     kept && store.keepsOnClaim ? { ...holder, keep: { record: kept, ttlMs: options.ttlMs } } : holder;
   let claimed: KudosClaimResult;
@@ -132,19 +143,32 @@ export async function processOnce(
       'this notification is being processed by an earlier delivery; retry later',
     );
   }
+  let keptYet = kept !== undefined && store.keepsOnClaim === true;
   const keep = async (attempts: number, error: unknown): Promise<void> => {
     const { keep: base } = options;
     const method = store.keep?.bind(store);
     if (!base || !method) return;
     const lastError = error === undefined ? null : describeError(error);
-    await call(() => method({ ...base, attempts, lastError }, options.ttlMs)).catch((cause: unknown) =>
-      options.report(storeError('could not keep the notification for redrive', cause)),
+    const trusted = options.trusted || options.trustedAfter?.() === true;
+    keptYet = true;
+    await call(() => method({ ...base, trusted, attempts, lastError }, options.ttlMs)).catch(
+      (cause: unknown) => options.report(storeError('could not keep the notification for redrive', cause)),
     );
   };
-  if (!store.keepsOnClaim) await keep(1, undefined);
+  /** Keeps a failed attempt: a trusted or verified notification only (forged bodies are not kept). */
+  const keepFailure = async (error: unknown): Promise<void> => {
+    if (keptYet) return keep(0, error);
+    if (options.trusted || options.trustedAfter?.() === true) return keep(1, error);
+  };
+  if (kept && !store.keepsOnClaim) await keep(1, undefined);
+  const progress: WorkProgress = {
+    verified: async () => {
+      if (!keptYet) await keep(1, undefined);
+    },
+  };
   const stopLease = keepLease(store, key, options.leaseMs, holder, options.report);
   let answered = false;
-  const finished = call(work).then(
+  const finished = call(() => work(progress)).then(
     async () => {
       stopLease();
       const trusted = options.trusted || options.trustedAfter?.() === true;
@@ -156,7 +180,7 @@ export async function processOnce(
     async (error: unknown) => {
       stopLease();
       await call(() => store.release(key, holder)).catch(() => undefined); // else the lease expires
-      await keep(0, error);
+      await keepFailure(error);
       if (answered) options.report(asHandlerError(error));
       throw error;
     },
@@ -171,7 +195,7 @@ export async function processOnce(
         'handler_timeout',
         `the notification handler did not finish within ${options.timeoutMs} ms; it goes on, and a redelivery will be answered by its outcome`,
       );
-      keep(0, timeout).finally(() => reject(timeout));
+      keepFailure(timeout).finally(() => reject(timeout));
     }, options.timeoutMs);
     finished.then(
       () => {

@@ -42,8 +42,23 @@ export interface KudosReconcileResult {
   processed: number;
   /** Already processed (a delivery came first, or an earlier reconcile). */
   duplicates: number;
-  /** Could not be processed now (the handler failed, or a delivery holds the key); kept for `redrive()`. */
+  /**
+   * Could not be processed now (the handler or the confirmation failed, or a delivery holds the key);
+   * kept for `redrive()` once confirmed.
+   */
   failed: number;
+  /**
+   * Not processed: older than the dedupe TTL (or with no `ts`), so its key may be forgotten and a
+   * payment handled long ago would run again.
+   */
+  stale: number;
+  /**
+   * True when the history could not be read whole: a page held 10 records of one `ts` (the service
+   * pages by time, 10 at a time), so more records of that time may exist that no page shows.
+   */
+  incomplete: boolean;
+  /** With `incomplete`: the `ts` (epoch milliseconds) that paging could not get past. */
+  incompleteAt?: number;
 }
 
 /** Most history pages one reconcile reads (10 records each). */
@@ -71,12 +86,20 @@ async function feed(
   result: KudosReconcileResult,
 ): Promise<void> {
   result.seen++;
+  // Older than the TTL: its key may be forgotten, so a payment handled then would run again.
+  const ts = isRecord(record) && typeof record.ts === 'number' ? record.ts : undefined;
+  if (ts === undefined || ts < Date.now() - settings.ttlMs) {
+    result.stale++;
+    return;
+  }
   try {
-    // A record is a notification's `tx`; the service sends no metadata with it.
+    // A record is a notification's `tx`; the service sends no metadata with it. Untrusted until
+    // confirmed: whoever picked the hash (a return page's `tx_hash`) must not make it evict, or
+    // be kept beside, what the service really delivered.
     const { outcome } = await runNotification(settings, {
       body: { tx: record },
       source: 'reconcile',
-      trusted: true, // fetched from the service by this receiver, not posted by anyone
+      trusted: false,
       req: undefined,
     });
     if (outcome === 'duplicate') result.duplicates++;
@@ -106,7 +129,14 @@ export async function reconcile(
 ): Promise<KudosReconcileResult> {
   const base = checkBase(args?.baseURL);
   const timeoutMs = args.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const result: KudosReconcileResult = { seen: 0, processed: 0, duplicates: 0, failed: 0 };
+  const result: KudosReconcileResult = {
+    seen: 0,
+    processed: 0,
+    duplicates: 0,
+    failed: 0,
+    stale: 0,
+    incomplete: false,
+  };
   if ('txHash' in args) {
     if (typeof args.txHash !== 'string' || !/^[0-9A-Fa-f]{64}$/.test(args.txHash)) {
       throw new KudosWebhookError('invalid_tx_hash', '"txHash" must be 64 hexadecimal characters', 'txHash');
@@ -139,10 +169,14 @@ export async function reconcile(
     }
     let fresh = 0;
     let oldest = cursor ?? Number.POSITIVE_INFINITY;
+    let newest = Number.NEGATIVE_INFINITY;
     for (const record of records) {
       const ts = isRecord(record) && typeof record.ts === 'number' ? record.ts : undefined;
       const hash = isRecord(record) && typeof record.txHash === 'string' ? record.txHash.toUpperCase() : '';
-      if (ts !== undefined) oldest = Math.min(oldest, ts);
+      if (ts !== undefined) {
+        oldest = Math.min(oldest, ts);
+        newest = Math.max(newest, ts);
+      }
       if (ts !== undefined && ts < since) continue;
       if (seen.has(hash)) continue;
       seen.add(hash);
@@ -151,9 +185,15 @@ export async function reconcile(
     }
     // Newest first: a short page, or one that reached `since`, is the last.
     if (records.length < 10 || oldest < since || !Number.isFinite(oldest)) return result;
+    // A full page of one time: the service pages by `ts` alone, so records of that time beyond these
+    // ten can be reached by no page. Say so, then go on past it.
+    if (newest === oldest) {
+      result.incomplete = true;
+      result.incompleteAt = Math.max(result.incompleteAt ?? oldest, oldest);
+    }
     // The cursor is inclusive: the next page starts at the oldest time seen, and records already
-    // seen there are skipped; a page of nothing new steps past that time.
-    cursor = fresh === 0 ? oldest - 1 : oldest;
+    // seen there are skipped; a page of nothing new (or of one time) steps past that time.
+    cursor = fresh === 0 || newest === oldest ? oldest - 1 : oldest;
   }
   return result;
 }

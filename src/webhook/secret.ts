@@ -1,4 +1,4 @@
-import { redactWebhookURL } from '../base/redact.js';
+import { REDACTED_IN_URL, redactSecrets, redactWebhookURL } from '../base/redact.js';
 import { sameSecret } from '../base/same-secret.js';
 import { lastSegmentBounds, splitTarget } from '../base/url-path.js';
 import type { WebhookRequest } from './body.js';
@@ -33,9 +33,36 @@ function checkUrlSecret(req: WebhookRequest, secrets: readonly string[]): boolea
   const fromQuery = tokens.length > 0;
   const candidate = fromQuery ? (tokens.length === 1 ? tokens[0] : undefined) : lastSegment(path);
   const ok = candidate !== undefined && candidate !== '' && matches(candidate, secrets);
-  req.url = redactWebhookURL(req.url ?? '/');
-  if (req.originalUrl !== undefined) req.originalUrl = redactWebhookURL(req.originalUrl);
+  // The usual places by shape, then the configured secrets themselves wherever they are (another
+  // path segment, `token[]=`, any parameter): onError and later middleware see neither.
+  const hide = (url: string) => redactSecrets(redactWebhookURL(url), secrets, REDACTED_IN_URL);
+  req.url = hide(req.url ?? '/');
+  if (req.originalUrl !== undefined) req.originalUrl = hide(req.originalUrl);
+  redactParsed(req, 'query', secrets);
+  redactParsed(req, 'params', secrets);
   return ok;
+}
+
+/**
+ * Redacts the secrets from what a framework parsed out of the URL before the receiver ran (Express 4's
+ * `req.query`, a route's `req.params`), when it is a plain own property; a getter (Express 5's
+ * `req.query`) parses the URL redacted above.
+ */
+function redactParsed(req: WebhookRequest, name: 'query' | 'params', secrets: readonly string[]): void {
+  const own = Object.getOwnPropertyDescriptor(req, name);
+  if (!own || !('value' in own) || !own.writable || typeof own.value !== 'object' || own.value === null)
+    return;
+  const hide = (value: unknown): unknown =>
+    typeof value === 'string'
+      ? redactSecrets(value, secrets, REDACTED_IN_URL)
+      : Array.isArray(value)
+        ? value.map(hide)
+        : value;
+  for (const [key, value] of Object.entries(own.value as Record<string, unknown>)) {
+    const hidden = hide(value);
+    if (JSON.stringify(hidden) !== JSON.stringify(value))
+      (own.value as Record<string, unknown>)[key] = hidden;
+  }
 }
 
 /** The password of an `Authorization: Basic` header, or undefined when there is none. */

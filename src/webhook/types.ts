@@ -27,6 +27,11 @@ export interface KudosConfirmation {
   confirmed: boolean;
   /** Why it is not confirmed, when it is not. */
   reason?: string;
+  /**
+   * What the shop's own receivers got (in `tx.amount.denom`), as the chain shows it; becomes the
+   * notification's `received`. A confirmer that gives none (or answers a plain `true`) confirms no amount.
+   */
+  received?: bigint;
 }
 
 /** Where a notification came from: a delivery of the service, or the receiver's own lookup (`reconcile()`). */
@@ -47,6 +52,15 @@ export interface KudosNotification {
   confirmed: boolean;
   /** The confirmer's reason when not confirmed. */
   confirmationReason?: string;
-  /** `status === 'success'` and confirmed: the only state to treat as paid. */
+  /**
+   * `status === 'success'` and confirmed: with `cosmosConfirmer`, the chain shows the payer's transfer
+   * to one of the shop's own `receiver` addresses. Never true without a confirmer.
+   */
   paid: boolean;
+  /**
+   * What the shop's receivers got, exact, in `tx.amount.denom`, as the confirmer found it on the chain
+   * (for a payment with an agent fee or several receivers: the shop's part only); `0n` until
+   * confirmed. Compare it with what the order costs: `tx.amount` is what the notification claims.
+   */
+  received: bigint;
 }

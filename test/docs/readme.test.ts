@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { errorTableMarkdown } from '../../scripts/doc-tables.js';
 import * as main from '../../src/index.js';
 import * as redis from '../../src/redis/index.js';
+import * as sqlite from '../../src/sqlite/index.js';
 import * as testing from '../../src/testing/index.js';
 import * as webhook from '../../src/webhook/index.js';
 
@@ -16,7 +17,7 @@ const FENCES: Record<string, string> = { ts: 'ts', cjs: 'js' };
 describe('README.md', () => {
   // A value an entry point exports is public: the README (or a page it links) says what it is for.
   it.each(
-    Object.entries({ main, webhook, redis, testing }).flatMap(([entry, values]) =>
+    Object.entries({ main, webhook, redis, sqlite, testing }).flatMap(([entry, values]) =>
       Object.keys(values).map((name) => [entry, name]),
     ),
   )("documents the %s entry point's %s", (_, name) => {

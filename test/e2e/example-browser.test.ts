@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startExample } from '../../example/start.js';
 import { launchChromium } from '../helpers/chromium.js';
+import { exampleEnv } from '../helpers/example-env.js';
 
 // Debian's Chromium, installed by .ci/run with apt-get; never a browser download.
 const SHOTS = 'test-results/screenshots';
@@ -50,7 +51,7 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    example = await startExample({ PORT: '0', SESSION_SECRET: 'browser-test-session-secret' });
+    example = await startExample(exampleEnv({ SESSION_SECRET: 'browser-test-session-secret' }));
     browser = await launchChromium();
   });
   afterAll(async () => {

@@ -4,15 +4,15 @@ import { isLocalPath } from '../../example/app.js';
 import { startExample } from '../../example/start.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { passAuthorization } from '../helpers/emulator-user.js';
+import { exampleEnv } from '../helpers/example-env.js';
 
 describe('example app: what a security reviewer expects (real HTTP)', () => {
   let example: Awaited<ReturnType<typeof startExample>>;
   const logs: string[] = [];
   beforeAll(async () => {
-    example = await startExample(
-      { PORT: '0', SESSION_SECRET: 'http-test-session-secret' },
-      { log: (l) => logs.push(l) },
-    );
+    example = await startExample(exampleEnv({ SESSION_SECRET: 'http-test-session-secret' }), {
+      log: (l) => logs.push(l),
+    });
   });
   afterAll(() => example.close());
 
@@ -40,11 +40,12 @@ describe('example app: what a security reviewer expects (real HTTP)', () => {
   });
 
   it('marks the cookie Secure behind an https proxy (TRUST_PROXY=1)', async () => {
-    const proxied = await startExample({
-      PORT: '0',
-      SESSION_SECRET: 'proxy-test-secret-value',
-      TRUST_PROXY: '1',
-    });
+    const proxied = await startExample(
+      exampleEnv({
+        SESSION_SECRET: 'proxy-test-secret-value',
+        TRUST_PROXY: '1',
+      }),
+    );
     try {
       const res = await fetch(`${proxied.url}/auth/kudos`, {
         headers: { 'x-forwarded-proto': 'https' },

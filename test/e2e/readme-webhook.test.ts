@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
@@ -15,6 +16,9 @@ describe('the README webhook example, run against the emulator', () => {
   let kudos: KudosEmulator;
   let child: ChildProcess;
   let output = '';
+  let shop = '';
+  const order = async () =>
+    (await (await fetch(`${shop}/orders`, { method: 'POST' })).json()) as { id: string; widget: string };
 
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
@@ -33,7 +37,10 @@ describe('the README webhook example, run against the emulator', () => {
       '-p',
       join(OUT, 'tsconfig.json'),
     ]);
-    kudos = await startKudosEmulator({ users: PAYMENT_USERS, paymentDelayMs: 5 });
+    kudos = await startKudosEmulator({
+      users: [...PAYMENT_USERS, { id: 'mallory-alt', password: 'pw' }],
+      paymentDelayMs: 5,
+    });
     const port = await freePort();
     child = spawn(process.execPath, [join(OUT, 'webhook.js')], {
       env: {
@@ -41,6 +48,9 @@ describe('the README webhook example, run against the emulator', () => {
         PORT: String(port),
         KUDOS_WEBHOOK_SECRET: SECRET,
         KUDOS_BASE_URL: kudos.baseURL,
+        KUDOS_AUTH_URL: kudos.authURL,
+        KUDOS_SHOP_WALLET: kudos.walletOf('bobby'),
+        KUDOS_WEBHOOK_DB: join(mkdtempSync(join(tmpdir(), 'readme-webhook-')), 'webhook.db'),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -50,7 +60,8 @@ describe('the README webhook example, run against the emulator', () => {
     child.stderr?.on('data', (c: Buffer) => {
       output += c.toString();
     });
-    kudos.setWebhook('shop-agent', `http://127.0.0.1:${port}/webhooks/kudos?token=${SECRET}`);
+    shop = `http://127.0.0.1:${port}`;
+    kudos.setWebhook('shop-agent', `${shop}/webhooks/kudos?token=${SECRET}`);
     // Wait until the example listens (it answers a GET with 404 or 405).
     for (let i = 0; i < 100; i++) {
       const res = await fetch(`http://127.0.0.1:${port}/webhooks/kudos`).catch(() => undefined);
@@ -63,11 +74,46 @@ describe('the README webhook example, run against the emulator', () => {
     await kudos?.close();
   });
 
-  it('records a confirmed payment as paid, once', async () => {
-    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent' });
+  it('credits an order paid to the shop’s wallet, once', async () => {
+    const { id, widget } = await order();
+    const link = new URL(widget);
+    expect(Object.fromEntries(link.searchParams)).toEqual({
+      to: 'bobby',
+      amount: '2',
+      via: 'shop-agent',
+      state: id,
+    });
+    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent', state: id });
     await kudos.idle();
-    await expect.poll(() => output).toContain(`${tx.txHash} success 2000000000 nanokudos paid=true`);
+    await expect.poll(() => output).toContain(`order paid: ${tx.txHash} 2000000000 nanokudos`);
     expect(kudos.deliveries.at(-1)?.responseStatus).toBe(200);
-    expect(output.split(tx.txHash).length - 1).toBe(1);
+    expect(output.split(`order paid: ${tx.txHash}`).length - 1).toBe(1);
+  });
+
+  it('does not credit an edited widget link that pays someone else through the shop’s agent', async () => {
+    const { id } = await order();
+    const tx = kudos.pay({ from: 'alice', to: 'mallory-alt', amount: '1000', via: 'shop-agent', state: id });
+    await kudos.idle();
+    await expect.poll(() => output).toContain(`not credited: ${tx.txHash} success received=0`);
+    expect(output).not.toContain(`order paid: ${tx.txHash}`);
+  });
+
+  it('the return page reconciles a lost notification for its own open order, once', async () => {
+    kudos.setWebhook('shop-agent', undefined); // the notification is lost
+    try {
+      const { id } = await order();
+      const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent', state: id });
+      const other = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent' });
+      await kudos.idle();
+      const unknown = await fetch(`${shop}/paid?state=made-up&tx_hash=${tx.txHash}`);
+      expect(unknown.status).toBe(404);
+      const back = await fetch(`${shop}/paid?state=${id}&tx_hash=${tx.txHash}`);
+      expect(await back.text()).toBe('paid, thank you');
+      const replay = await fetch(`${shop}/paid?state=${id}&tx_hash=${other.txHash}`);
+      expect(replay.status).toBe(404);
+      expect(output).not.toContain(other.txHash);
+    } finally {
+      kudos.setWebhook('shop-agent', `${shop}/webhooks/kudos?token=${SECRET}`);
+    }
   });
 });

@@ -11,6 +11,7 @@ const ENTRY_POINTS = [
   'passport-kudos',
   'passport-kudos/webhook',
   'passport-kudos/redis',
+  'passport-kudos/sqlite',
   'passport-kudos/testing',
 ];
 const COMPILERS = [

@@ -80,8 +80,18 @@ describe('two example-app processes behind one address, sharing Redis', () => {
     }).then(async (res) => ({ status: res.status, json: (await res.json()) as Record<string, unknown> }));
   }
 
+  /** Rows of a transaction on instance A's payments page (signed-in users only): one client, signed in once. */
+  let viewer: CookieClient | undefined;
   async function paymentRows(hash: string): Promise<number> {
-    const html = await (await fetch(`http://127.0.0.1:${a.port}/payments`)).text();
+    let page = viewer ? await get(viewer, '/payments', 0) : undefined;
+    if (page?.status !== 200) {
+      // Signed in again when the session is gone (a Redis that restarted without its data).
+      viewer = new CookieClient();
+      await logIn(viewer, 0, 0);
+      page = await get(viewer, '/payments', 0);
+    }
+    const html = await page.text();
+    expect(html).toContain('Payments received');
     return html.split(hash.slice(0, 12)).length - 1;
   }
 

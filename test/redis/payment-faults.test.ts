@@ -34,11 +34,14 @@ describe('payments on RedisDedupeStore survive a slow Redis and a failing handle
     await redis.close();
   });
 
+  /** The receiver's secret: only what it verified is kept for redrive(). */
+  const SECRET = 'redis-faults-shop-secret';
+
   /** A receiver on its own prefix; `handled` counts successful handler runs per transaction. */
   async function shop(prefix: string, fail: () => boolean) {
     const handled = new Map<string, number>();
     const hook: KudosWebhookHandler = kudosWebhook({
-      secret: false,
+      secret: SECRET,
       store: new RedisDedupeStore(client, { prefix, commandTimeoutMs: 2000 }),
       onNotification: (n) => {
         if (fail()) throw new Error('the shop database is down');
@@ -46,7 +49,7 @@ describe('payments on RedisDedupeStore survive a slow Redis and a failing handle
       },
     });
     receiver = await listenLocal(http.createServer((req, res) => hook(req, res)));
-    return { hook, handled, url: receiver.url };
+    return { hook, handled, url: `${receiver.url}/?token=${SECRET}` };
   }
 
   it('a claim whose Redis command timed out does not hold the key: 10 payments during DEBUG SLEEP 2.5 s, none lost', async () => {

@@ -3,6 +3,7 @@ import { ANONYMOUS_SESSION_MS, BoundedMemoryStore } from '../../example/session-
 import { startExample } from '../../example/start.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { passAuthorization } from '../helpers/emulator-user.js';
+import { exampleEnv } from '../helpers/example-env.js';
 
 type Data = Parameters<BoundedMemoryStore['set']>[1];
 
@@ -46,7 +47,7 @@ describe('example session store: anonymous sessions are short-lived and bounded 
 describe('example app session lifetimes over real HTTP', () => {
   let example: Awaited<ReturnType<typeof startExample>>;
   beforeAll(async () => {
-    example = await startExample({ PORT: '0', SESSION_SECRET: 'session-lifetime-test-secret' });
+    example = await startExample(exampleEnv({ SESSION_SECRET: 'session-lifetime-test-secret' }));
   });
   afterAll(() => example.close());
 

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startExample } from '../../example/start.js';
 import { KudosError } from '../../src/index.js';
+import { exampleEnv } from '../helpers/example-env.js';
 import { EXPRESS_FLAVORS, startApp, type TestApp } from '../helpers/express-app.js';
 import { runStrategy, testStrategy } from '../helpers/run-strategy.js';
 import { startTokenServer } from '../helpers/token-server.js';
@@ -100,10 +101,9 @@ describe('the example app survives any Host', () => {
   let example: Awaited<ReturnType<typeof startExample>>;
   const logs: string[] = [];
   beforeAll(async () => {
-    example = await startExample(
-      { PORT: '0', SESSION_SECRET: 'hostile-host-test-secret' },
-      { log: (l) => logs.push(l) },
-    );
+    example = await startExample(exampleEnv({ SESSION_SECRET: 'hostile-host-test-secret' }), {
+      log: (l) => logs.push(l),
+    });
   });
   afterEach(() => {
     logs.length = 0;

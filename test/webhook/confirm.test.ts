@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { cosmosConfirmer, type KudosNotification } from '../../src/webhook/index.js';
@@ -13,13 +15,13 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
 
   beforeAll(async () => {
     kudos = await startKudosEmulator({
-      users: PAYMENT_USERS,
+      users: [...PAYMENT_USERS, { id: 'mallory', password: 'pw' }, { id: 'mallory-alt', password: 'pw' }],
       paymentDelayMs: 10,
       webhook: { attempts: 3, retryDelayMs: 30 },
     });
     app = await startWebhookApp('express5', {
       secret: SECRET,
-      confirm: cosmosConfirmer({ baseURL: kudos.baseURL }),
+      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, receiver: kudos.walletOf('bobby') }),
       onNotification: (n) => {
         received.push(n);
       },
@@ -35,13 +37,19 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     await kudos.close();
   });
 
-  it('presents a real success as confirmed and paid', async () => {
+  const nano = (tokens: number) => BigInt(Math.round(tokens * 1e9));
+  const shopConfirmer = (receiver: string | string[] = kudos.walletOf('bobby')) =>
+    cosmosConfirmer({ baseURL: kudos.baseURL, receiver });
+  const byHash = (hash: string) => received.find((n) => n.tx.txHash === hash && n.tx.status === 'success');
+
+  it('presents a real payment to the shop as confirmed and paid, with what the shop received', async () => {
     const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '3', via: 'shop-agent' });
     await kudos.idle();
     expect(received).toHaveLength(1);
     expect(received[0]).toMatchObject({
       confirmed: true,
       paid: true,
+      received: nano(3),
       tx: { txHash: tx.txHash, status: 'success' },
     });
   });
@@ -50,35 +58,63 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     kudos.webhookMode.pendingFirst = true;
     kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent', outcome: 'fail' });
     await kudos.idle();
-    expect(received.map((n) => [n.tx.status, n.confirmed, n.paid, n.confirmationReason])).toEqual([
-      ['pending', false, false, 'status is pending'],
-      ['fail', false, false, 'status is fail'],
-    ]);
+    expect(received.map((n) => [n.tx.status, n.confirmed, n.paid, n.received, n.confirmationReason])).toEqual(
+      [
+        ['pending', false, false, 0n, 'status is pending'],
+        ['fail', false, false, 0n, 'status is fail'],
+      ],
+    );
   });
 
-  it('refuses to confirm a forged notification that reuses a real hash with another amount or receiver', async () => {
+  // The attack: a payer edits the shop's widget link to pay his own second account through the shop's
+  // agent. The service notifies the shop (the payment went through its agent) of a real, successful
+  // transaction; a confirmer that took the notification's own receiver would call it paid.
+  it('an edited widget link that pays the payer’s second account through the shop’s agent is not paid', async () => {
+    const tx = kudos.pay({
+      from: 'mallory',
+      to: 'mallory-alt',
+      amount: '1000',
+      via: 'shop-agent',
+      state: 'order-4711',
+    });
+    await kudos.idle();
+    const n = byHash(tx.txHash);
+    expect(n?.metadata.state).toBe('order-4711');
+    expect([n?.confirmed, n?.paid, n?.received]).toEqual([false, false, 0n]);
+    expect(n?.confirmationReason).toBe("the transaction pays none of the shop's receivers");
+    // The same payment with a fee to the shop's agent: the agent's cut is not the shop's receiver either.
+    const withFee = kudos.pay({
+      from: 'mallory',
+      to: 'mallory-alt',
+      amount: '1000',
+      via: 'shop-agent',
+      fee: '1',
+    });
+    await kudos.idle();
+    expect(byHash(withFee.txHash)).toMatchObject({ paid: false, received: 0n });
+  });
+
+  it('refuses to confirm a forged notification that reuses a real hash with another amount', async () => {
     const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent' });
     await kudos.idle();
-    const real = received[0];
+    const real = byHash(tx.txHash);
     if (!real) throw new Error('no notification');
-    const confirm = cosmosConfirmer({ baseURL: kudos.baseURL });
+    const confirm = shopConfirmer();
     const more = { amount: '2000000000000', value: 2000000000000n, denom: 'nanokudos' };
     const forged: KudosNotification = { ...real, tx: { ...real.tx, amount: more, amounts: [more] } };
     expect(await confirm(forged)).toEqual({
       confirmed: false,
       reason: 'the transfers on chain do not add up to the notified amount',
     });
-    const inconsistent: KudosNotification = { ...real, tx: { ...real.tx, amount: more } };
-    expect(await confirm(inconsistent)).toMatchObject({
+    expect(await confirm(real)).toEqual({ confirmed: true, received: nano(2) });
+    // Another shop's confirmer: a real payment, not to it.
+    expect(await shopConfirmer(kudos.walletOf('alice'))(real)).toMatchObject({
       confirmed: false,
-      reason: expect.stringContaining('add up'),
+      received: 0n,
     });
-    const elsewhere = cosmosConfirmer({ baseURL: kudos.baseURL, receiver: 'cosmos1someoneelse' });
-    expect(await elsewhere(real)).toMatchObject({ confirmed: false });
-    expect(await confirm({ ...real, tx: { ...real.tx, txHash: tx.txHash } })).toEqual({ confirmed: true });
   });
 
-  it('confirms a MsgMultiSend payment: an agent fee, or several receivers, each paid its own amount', async () => {
+  it('counts only the shop’s part of a MsgMultiSend: not the agent’s fee, not another receiver’s part', async () => {
     const withFee = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent', fee: '1' });
     const several = kudos.pay({
       from: 'alice',
@@ -87,15 +123,14 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
       via: 'shop-agent',
     });
     await kudos.idle();
-    const byHash = (hash: string) => received.find((n) => n.tx.txHash === hash);
     const fee = byHash(withFee.txHash);
     const multi = byHash(several.txHash);
     if (!fee || !multi) throw new Error('no notification');
-    expect([fee.confirmed, fee.paid, multi.confirmed, multi.paid]).toEqual([true, true, true, true]);
-    const bobbyWallet = fee.tx.to[0] as string;
-    expect(await cosmosConfirmer({ baseURL: kudos.baseURL, receiver: bobbyWallet })(multi)).toEqual({
-      confirmed: true,
-    });
+    expect([fee.paid, fee.received, multi.paid, multi.received]).toEqual([true, nano(2), true, nano(1.5)]);
+    // Both wallets are the shop's: both parts count.
+    const both = shopConfirmer([kudos.walletOf('bobby'), kudos.walletOf('shop-agent')]);
+    expect(await both(multi)).toEqual({ confirmed: true, received: nano(2) });
+    expect(await both(fee)).toEqual({ confirmed: true, received: nano(3) });
     const claimsMore = { amount: '2000000000', value: 2_000_000_000n, denom: 'nanokudos' };
     const forged: KudosNotification = {
       ...multi,
@@ -105,26 +140,11 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
         amount: { ...claimsMore, amount: '2500000000', value: 2_500_000_000n },
       },
     };
-    expect(await cosmosConfirmer({ baseURL: kudos.baseURL })(forged)).toMatchObject({ confirmed: false });
-    // The same total split otherwise: each receiver must get its own notified amount.
-    const half = { amount: '500000000', value: 500_000_000n, denom: 'nanokudos' };
-    const oneAndHalf = { amount: '1500000000', value: 1_500_000_000n, denom: 'nanokudos' };
-    const swapped: KudosNotification = {
-      ...multi,
-      tx: {
-        ...multi.tx,
-        amounts: [half, oneAndHalf],
-        outputs: multi.tx.outputs.map((o, i) => ({ ...o, amount: i === 0 ? half : oneAndHalf })),
-      },
-    };
-    expect(await cosmosConfirmer({ baseURL: kudos.baseURL })(swapped)).toEqual({
-      confirmed: false,
-      reason: 'no bank transfer of the notified amount to the receiver',
-    });
+    expect(await shopConfirmer()(forged)).toMatchObject({ confirmed: false });
   });
 
   it('answers 503 for a success the chain does not know, so the sender retries', async () => {
-    const confirm = cosmosConfirmer({ baseURL: kudos.baseURL });
+    const confirm = shopConfirmer();
     const sample =
       received[0] ??
       (await (async () => {
@@ -134,11 +154,55 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
       })());
     const unknown = { ...sample, tx: { ...sample.tx, txHash: 'B'.repeat(64) } };
     await expect(confirm(unknown)).rejects.toMatchObject({ code: 'confirmation_unavailable', status: 503 });
-    const down = cosmosConfirmer({ restURL: 'http://127.0.0.1:9', timeoutMs: 500 });
+    const down = cosmosConfirmer({ restURL: 'http://127.0.0.1:9', receiver: 'cosmos1shop', timeoutMs: 500 });
     await expect(down(sample)).rejects.toMatchObject({ code: 'confirmation_unavailable' });
   });
 
-  it('checks its options', () => {
-    expect(() => cosmosConfirmer({ restURL: 'not a url' })).toThrow('"restURL"');
+  it('reads a chain answer only up to maxResponseBytes (default 4 MiB): a huge one is given up, retried later', async () => {
+    kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+    await kudos.idle();
+    const sample = received[0] as KudosNotification;
+    let sent = 0;
+    // A chain node (or whoever answers in its place) that streams an endless JSON string.
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"tx_response":"');
+      const chunk = 'A'.repeat(64 * 1024);
+      const pump = () => {
+        while (sent < 200 * 1024 * 1024 && res.write(chunk)) sent += chunk.length;
+      };
+      res.on('drain', pump);
+      res.on('close', () => res.off('drain', pump));
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const restURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const small = cosmosConfirmer({ restURL, receiver: 'cosmos1shop', maxResponseBytes: 100_000 });
+      await expect(small(sample)).rejects.toMatchObject({
+        code: 'confirmation_unavailable',
+        message: expect.stringContaining('more than 100000 bytes'),
+      });
+      sent = 0;
+      await expect(cosmosConfirmer({ restURL, receiver: 'cosmos1shop' })(sample)).rejects.toMatchObject({
+        message: expect.stringContaining(`more than ${4 * 1024 * 1024} bytes`),
+      });
+      expect(sent).toBeLessThan(50 * 1024 * 1024); // given up long before the 200 MB
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('checks its options: the shop’s receiver is required', () => {
+    const base = 'http://127.0.0.1:1/api';
+    expect(() => cosmosConfirmer({ restURL: 'not a url', receiver: 'cosmos1shop' })).toThrow('"restURL"');
+    for (const receiver of [undefined, '', ' ', [], [''], [5]]) {
+      expect(() => cosmosConfirmer({ baseURL: base, receiver } as never)).toThrow(TypeError);
+      expect(() => cosmosConfirmer({ baseURL: base, receiver } as never)).toThrow('"receiver"');
+    }
+    expect(() => cosmosConfirmer({ baseURL: base, receiver: 'cosmos1shop', maxResponseBytes: 0 })).toThrow(
+      '"maxResponseBytes"',
+    );
   });
 });

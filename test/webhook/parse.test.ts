@@ -51,6 +51,7 @@ describe('parseKudosNotification', () => {
       },
       confirmed: false,
       paid: false,
+      received: 0n,
     });
   });
 

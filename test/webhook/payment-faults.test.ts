@@ -22,6 +22,8 @@ import { deliver } from '../helpers/webhook-app.js';
 // Faults of the payments work, each with the emulator's real sender delivering real payments: the
 // receiver loses no payment whatever single fault happens.
 
+const SHOP_SECRET = 'payment-faults-shop-secret';
+
 /** A receiver whose handler the test switches between working, failing and hanging. */
 class Shop {
   mode: 'work' | 'fail' | 'hang' = 'work';
@@ -29,10 +31,17 @@ class Shop {
   readonly handled = new Map<string, KudosNotification[]>();
   hook!: KudosWebhookHandler;
   server!: Listening;
+  secret: KudosWebhookOptions['secret'] = SHOP_SECRET;
+
+  /** The webhook URL the service is given: with the secret, unless the shop runs without one. */
+  get url(): string {
+    return this.secret === false ? this.server.url : `${this.server.url}?token=${SHOP_SECRET}`;
+  }
 
   async start(options: Partial<KudosWebhookOptions> = {}): Promise<this> {
+    this.secret = options.secret ?? SHOP_SECRET;
     this.hook = kudosWebhook({
-      secret: false,
+      secret: this.secret,
       leaseMs: 300,
       handlerTimeoutMs: 200,
       ...options,
@@ -69,7 +78,7 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     shop = await new Shop().start(webhookOptions);
     kudos = await startKudosEmulator({
       users: PAYMENT_USERS,
-      agents: [{ id: 'shop-agent', webhookURL: shop.server.url }],
+      agents: [{ id: 'shop-agent', webhookURL: shop.url }],
       paymentDelayMs: 5,
       // The sender gives up after 3 attempts, 50 and 100 ms apart: long before the shop recovers.
       webhook: { attempts: 3, retryDelayMs: 50, timeoutMs: 1000 },
@@ -134,6 +143,8 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
       processed: 1,
       duplicates: 0,
       failed: 0,
+      stale: 0,
+      incomplete: false,
     });
     const [reconciled] = shop.handled.get(`${tx.txHash}:success`) ?? [];
     expect(reconciled?.source).toBe('reconcile');
@@ -144,7 +155,7 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
       duplicates: 1,
     });
     // The webhook comes back and the service delivers after all: a duplicate.
-    kudos.setWebhook('shop-agent', shop.server.url);
+    kudos.setWebhook('shop-agent', shop.url);
     const second = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
     await kudos.idle();
     await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: second.txHash });
@@ -167,25 +178,113 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     const since = kudos.now() - 60_000;
     const history = { baseURL: kudos.baseURL, user: 'bobby', accessToken: bobby.access_token, since };
     const result = await shop.hook.reconcile(history);
-    expect(result).toEqual({ seen: 13, processed: 13, duplicates: 0, failed: 0 });
+    expect(result).toEqual({
+      seen: 13,
+      processed: 13,
+      duplicates: 0,
+      failed: 0,
+      stale: 0,
+      incomplete: false,
+    });
     expect(hashes.every((h) => shop.times(h) === 1)).toBe(true);
     const again = await shop.hook.reconcile(history); // the same records again: all duplicates
-    expect(again).toEqual({ seen: 13, processed: 0, duplicates: 13, failed: 0 });
+    expect(again).toEqual({ seen: 13, processed: 0, duplicates: 13, failed: 0, stale: 0, incomplete: false });
     await expect(
       shop.hook.reconcile({ baseURL: kudos.baseURL, user: 'alice', accessToken: bobby.access_token, since }),
     ).rejects.toMatchObject({ name: 'KudosApiError', code: 'LOGIN_NEEDED', httpStatus: 401 });
   });
 
+  // Whoever picks the hash (a return page's tx_hash is anyone's to edit) must not steer reconcile().
+  it('reconcile() of hashes an attacker picks credits nothing, and never evicts what the service delivered', async () => {
+    const store = new MemoryDedupeStore({ maxEntries: 50 });
+    shop = await new Shop().start({ store });
+    kudos = await startKudosEmulator({
+      users: [...PAYMENT_USERS, { id: 'mallory', password: 'pw' }, { id: 'passer-by', password: 'pw' }],
+      agents: [{ id: 'shop-agent' }],
+      paymentDelayMs: 5,
+    });
+    await shop.server.close();
+    shop = await new Shop().start({
+      store,
+      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, receiver: kudos.walletOf('bobby') }),
+    });
+    kudos.setWebhook('shop-agent', shop.url);
+    const real = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+    await kudos.idle();
+    expect(shop.times(real.txHash)).toBe(1);
+    // 60 public transactions that pay someone else, fed to reconcile() as a return page would.
+    const foreign = Array.from({ length: 60 }, () =>
+      kudos.pay({ from: 'mallory', to: 'passer-by', amount: '5' }),
+    );
+    await kudos.idle();
+    for (const tx of foreign) {
+      const result = await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: tx.txHash });
+      expect(result.seen).toBe(1);
+    }
+    const credited = foreign.flatMap((tx) => shop.handled.get(`${tx.txHash}:success`) ?? []);
+    expect(credited.filter((n) => n.paid || n.received > 0n)).toEqual([]);
+    expect(await shop.hook.unprocessed()).toEqual([]); // nothing of theirs kept either
+    // The real payment, delivered again: still a duplicate, credited once.
+    const first = kudos.deliveries.find((d) => d.txHash === real.txHash && d.txStatus === 'success');
+    kudos.resend(first?.id ?? -1);
+    await kudos.idle();
+    expect(kudos.deliveries.at(-1)?.responseStatus).toBe(200);
+    expect(shop.times(real.txHash)).toBe(1);
+    const paidToShop = [...shop.handled.values()].flat().filter((n) => n.paid);
+    expect(paidToShop.map((n) => [n.tx.txHash, n.received])).toEqual([[real.txHash, 1_000_000_000n]]);
+  });
+
+  it('reconcile() does not process a record older than the dedupe TTL: answered as stale', async () => {
+    await setUp({ dedupeTtlMs: 250 });
+    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+    await kudos.idle();
+    expect(shop.times(tx.txHash)).toBe(1);
+    // At least the TTL later (a wait with no deadline: a slow machine only waits longer).
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const result = await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: tx.txHash });
+    expect(result).toEqual({ seen: 1, processed: 0, duplicates: 0, failed: 0, stale: 1, incomplete: false });
+    expect(shop.times(tx.txHash)).toBe(1); // not run again with paid: true
+  });
+
+  it('history reconcile says when it could not page past 10 records of one time (incomplete, incompleteAt)', async () => {
+    await setUp({}, { clients: [{ ...SHOP_CLIENT, defaultScopes: ['profile', 'read'] }] });
+    kudos.setWebhook('shop-agent', undefined);
+    // 15 payments in one millisecond of the emulator's clock (tried again in the rare case the clock
+    // ticked in the middle of the loop).
+    let same: { txHash: string; ts: number }[] = [];
+    for (let attempt = 0; attempt < 50 && same.length === 0; attempt++) {
+      const batch = Array.from({ length: 15 }, () => kudos.pay({ from: 'alice', to: 'bobby', amount: '1' }));
+      if (batch.every((tx) => tx.ts === batch[0]?.ts)) same = batch;
+      kudos.advanceClock(10_000);
+    }
+    expect(same).toHaveLength(15);
+    kudos.advanceClock(10_000);
+    await kudos.idle();
+    const bobby = await shopSignIn(kudos, {}, undefined, 'bobby');
+    const since = (same[0]?.ts ?? 0) - 1;
+    const result = await shop.hook.reconcile({
+      baseURL: kudos.baseURL,
+      user: 'bobby',
+      accessToken: bobby.access_token,
+      since,
+    });
+    expect(result).toMatchObject({ seen: 10, processed: 10, incomplete: true, incompleteAt: same[0]?.ts });
+  });
+
   it('a flood of forged notifications never evicts a real one: no payment is credited twice', async () => {
     const store = new MemoryDedupeStore({ maxEntries: 200 });
-    shop = await new Shop().start({ store });
+    shop = await new Shop().start({ store, secret: false });
     kudos = await startKudosEmulator({
       users: PAYMENT_USERS,
       agents: [{ id: 'shop-agent', webhookURL: shop.server.url }],
       paymentDelayMs: 5,
     });
     await shop.server.close();
-    shop = await new Shop().start({ store, confirm: cosmosConfirmer({ baseURL: kudos.baseURL }) });
+    shop = await new Shop().start({
+      store,
+      secret: false,
+      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, receiver: kudos.walletOf('bobby') }),
+    });
     kudos.setWebhook('shop-agent', shop.server.url);
     const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
     await kudos.idle();
@@ -212,5 +311,7 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     await kudos.idle();
     expect(kudos.deliveries.at(-1)?.responseStatus).toBe(200);
     expect(shop.times(tx.txHash)).toBe(1);
+    // No forged body was kept: with no secret, only what the chain confirmed is kept for redrive().
+    expect(await shop.hook.unprocessed()).toEqual([]);
   });
 });

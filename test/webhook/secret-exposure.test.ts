@@ -61,6 +61,32 @@ describe('what onError and the handler see of the URL', () => {
     expect(seen.join(' ')).not.toContain('wrong-secret');
   });
 
+  it('redacts the real secret from every part of the URL: another path segment, token[]=, any parameter', async () => {
+    for (const mount of ['node:http', 'express4'] as const) {
+      const parts: string[] = [];
+      const other = await startWebhookApp(mount, {
+        secret: SECRET,
+        onError: (error: KudosWebhookError, req) =>
+          parts.push(
+            `${error.code} ${req?.url} ${req?.originalUrl ?? ''} ${JSON.stringify((req as { query?: unknown })?.query ?? {})}`,
+          ),
+      });
+      const text = { contentType: 'text/plain' }; // refused after the secret check: onError sees the URL
+      try {
+        // Express routes only /webhooks/kudos[/:secret]; node:http hands the receiver any path.
+        if (mount === 'node:http') await deliver(`${other.url}/${SECRET}/extra`, sampleNotification(), text);
+        await deliver(`${other.url}?token[]=${SECRET}`, sampleNotification(), text);
+        await deliver(`${other.url}?token=${SECRET}&note=${SECRET}`, sampleNotification(), text);
+        await deliver(`${other.url}?x=${encodeURIComponent(SECRET)}`, sampleNotification(), text);
+        expect(parts).toHaveLength(mount === 'node:http' ? 4 : 3);
+        expect(parts.join('\n')).not.toContain(SECRET);
+        expect(parts.join('\n')).toContain('REDACTED');
+      } finally {
+        await other.close();
+      }
+    }
+  });
+
   it('accepts the secret as the password of HTTP Basic credentials, in constant time', async () => {
     const basic = (user: string, password: string) =>
       `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;

@@ -119,7 +119,9 @@ describe("every shape the emulator's real sender produces is received, confirmed
       ...options,
     });
     await app.close();
-    app = await startWebhookApp('express4', { confirm: cosmosConfirmer({ baseURL: kudos.baseURL }) });
+    app = await startWebhookApp('express4', {
+      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, receiver: kudos.walletOf('bobby') }),
+    });
     kudos.setWebhook('shop-agent', app.url);
   }
 
@@ -136,8 +138,13 @@ describe("every shape the emulator's real sender produces is received, confirmed
       expect(handled).toHaveLength(1);
       const [n] = handled as [KudosNotification];
       expect(n.tx.txHash).toBe(tx.txHash);
-      expect([n.confirmed, n.paid]).toEqual([true, true]);
       const units = (tokens: string) => BigInt(Math.round(Number(tokens) * 1e9));
+      // The shop is bobby: what it received is bobby's part only, never the fee or alice-two's part.
+      expect([n.confirmed, n.paid, n.received]).toEqual([
+        true,
+        true,
+        units([payment.amount].flat()[0] as string),
+      ]);
       const expectedTotal =
         [payment.amount].flat().reduce((sum, a) => sum + units(a), 0n) +
         ('fee' in payment ? units(payment.fee) : 0n);

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisDedupeStore } from '../../src/redis/index.js';
+import { SqliteDedupeStore } from '../../src/sqlite/index.js';
 import { dedupeStoreContract } from '../../src/testing/index.js';
 import { MemoryDedupeStore } from '../../src/webhook/index.js';
 import { sharedRedis } from '../helpers/redis-server.js';
@@ -11,6 +15,23 @@ import { sharedRedis } from '../helpers/redis-server.js';
 describe('the dedupe store contract: MemoryDedupeStore', () => {
   for (const c of dedupeStoreContract(() => new MemoryDedupeStore({ maxEntries: 100 }), {
     maxEntries: 100,
+  })) {
+    it(c.name, c.run);
+  }
+});
+
+describe('the dedupe store contract: SqliteDedupeStore (a real file, node:sqlite)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kudos-sqlite-contract-'));
+  const stores: SqliteDedupeStore[] = [];
+  afterAll(() => {
+    for (const store of stores) store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  // One file for every case, as one app has: each case opens its own connection to it.
+  for (const c of dedupeStoreContract(() => {
+    const store = new SqliteDedupeStore({ path: join(dir, 'dedupe.db') });
+    stores.push(store);
+    return store;
   })) {
     it(c.name, c.run);
   }

@@ -1,0 +1,290 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { isRecord } from '../base/guards.js';
+import { checkPositive } from '../base/numbers.js';
+import { TX_STATUSES } from '../protocol/transaction.js';
+import type {
+  KudosClaimContext,
+  KudosClaimResult,
+  KudosDedupeStore,
+  KudosKeptNotification,
+} from '../webhook/dedupe.js';
+
+/** Options of {@link SqliteDedupeStore}. */
+export interface SqliteDedupeStoreOptions {
+  /** The database file (created when missing, with its `-wal` and `-shm` files beside it). */
+  path: string;
+  /**
+   * SQLite's `synchronous` setting. `full` (SQLite's default, and this store's) makes every
+   * committed claim, completion and kept notification survive a power loss; `normal` survives a
+   * crash or `kill -9` of the process (not of the machine) and writes several times faster.
+   */
+  synchronous?: 'full' | 'normal';
+  /** How long a write waits for another process holding the file, in milliseconds; default 5000. */
+  busyTimeoutMs?: number;
+  /** Clock in epoch milliseconds (tests). */
+  now?: () => number;
+}
+
+/** Expired claims are swept (a few hundred at a time) every this many claims. */
+const SWEEP_EVERY = 256;
+const SWEEP_BATCH = 512;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS kudos_claims (
+  key TEXT PRIMARY KEY,
+  token TEXT,
+  done INTEGER NOT NULL,
+  trusted INTEGER NOT NULL,
+  until INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS kudos_claims_until ON kudos_claims (until);
+CREATE TABLE IF NOT EXISTS kudos_kept (
+  key TEXT PRIMARY KEY,
+  received_at INTEGER NOT NULL,
+  until INTEGER NOT NULL,
+  trusted INTEGER NOT NULL,
+  attempts INTEGER NOT NULL,
+  last_error TEXT,
+  record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS kudos_kept_received ON kudos_kept (received_at);
+CREATE INDEX IF NOT EXISTS kudos_kept_until ON kudos_kept (until);
+`;
+
+/** What `node:sqlite` is, loaded on first use: Node 22.13+ has it without a flag. */
+function openDatabase(path: string): DatabaseSync {
+  let sqlite: typeof import('node:sqlite') | undefined;
+  try {
+    sqlite = process.getBuiltinModule('node:sqlite');
+  } catch {
+    sqlite = undefined;
+  }
+  if (!sqlite?.DatabaseSync) {
+    throw new TypeError(
+      `SqliteDedupeStore needs node:sqlite, built into Node.js 22.13 and later (this is ${process.version})`,
+    );
+  }
+  return new sqlite.DatabaseSync(path);
+}
+
+type Row = Record<string, unknown>;
+
+/** What a kept row holds besides its columns: enough to list it and to run it again. */
+interface StoredRecord {
+  txHash: string;
+  status: KudosKeptNotification['status'];
+  source: KudosKeptNotification['source'];
+  body: unknown;
+}
+
+/** A kept row read back, or undefined when it is not one this store wrote (it is skipped, not fatal). */
+function readKept(row: Row): KudosKeptNotification | undefined {
+  let stored: unknown;
+  try {
+    stored = JSON.parse(String(row.record));
+  } catch {
+    return undefined;
+  }
+  if (
+    !isRecord(stored) ||
+    typeof stored.txHash !== 'string' ||
+    !TX_STATUSES.includes(stored.status as never) ||
+    (stored.source !== 'webhook' && stored.source !== 'reconcile')
+  ) {
+    return undefined;
+  }
+  return {
+    key: String(row.key),
+    txHash: stored.txHash,
+    status: stored.status as KudosKeptNotification['status'],
+    source: stored.source,
+    body: stored.body,
+    attempts: Number(row.attempts),
+    lastError: typeof row.last_error === 'string' ? row.last_error : null,
+    receivedAt: Number(row.received_at),
+    trusted: row.trusted === 1,
+  };
+}
+
+/**
+ * A webhook dedupe store in one SQLite file, on Node's built-in `node:sqlite` (no dependency, nothing
+ * to build): the durable choice for a single instance. Claims, leases, completed keys and the
+ * notifications the handler could not process survive a restart and a `kill -9` (the file is in
+ * WAL mode, each change one transaction). Several processes on one machine may share the file
+ * (claims take SQLite's write lock: `BEGIN IMMEDIATE`); instances on several machines need Redis.
+ *
+ * Every method runs synchronously inside (SQLite is local): a write waits at most `busyTimeoutMs`
+ * for another process, and any SQLite error rejects (the receiver answers 503, the sender retries).
+ */
+export class SqliteDedupeStore implements KudosDedupeStore {
+  private readonly db: DatabaseSync;
+  private readonly now: () => number;
+  private readonly statements: Record<string, StatementSync> = {};
+  private claimsSinceSweep = 0;
+  private closed = false;
+
+  readonly keepsOnClaim = true;
+
+  constructor(options: SqliteDedupeStoreOptions) {
+    if (typeof options?.path !== 'string' || options.path === '') {
+      throw new TypeError('SqliteDedupeStore requires "path", the database file');
+    }
+    const synchronous = options.synchronous ?? 'full';
+    if (synchronous !== 'full' && synchronous !== 'normal') {
+      throw new TypeError('SqliteDedupeStore option "synchronous" must be "full" or "normal"');
+    }
+    const busy = checkPositive(options.busyTimeoutMs ?? 5000, 'SqliteDedupeStore option "busyTimeoutMs"', {
+      whole: true,
+    });
+    this.now = options.now ?? Date.now;
+    this.db = openDatabase(options.path);
+    try {
+      this.db.exec(`PRAGMA busy_timeout = ${busy}`);
+      this.db.exec('PRAGMA journal_mode = WAL');
+      this.db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
+      this.db.exec(SCHEMA);
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
+  }
+
+  /** A prepared statement, made once. */
+  private sql(text: string): StatementSync {
+    let statement = this.statements[text];
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements[text] = statement;
+    }
+    return statement;
+  }
+
+  /** Runs `work` in one write transaction: atomic for every process that shares the file. */
+  private write<T>(work: () => T): T {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        // SQLite rolled back already (e.g. after SQLITE_FULL)
+      }
+      throw error;
+    }
+  }
+
+  async claim(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<KudosClaimResult> {
+    const now = this.now();
+    const answer = this.write((): KudosClaimResult => {
+      const row = this.sql('SELECT done, until FROM kudos_claims WHERE key = ?').get(key);
+      if (row && Number(row.until) > now) return row.done === 1 ? 'done' : 'processing';
+      this.sql(
+        'INSERT OR REPLACE INTO kudos_claims (key, token, done, trusted, until) VALUES (?, ?, 0, ?, ?)',
+      ).run(key, claim?.token ?? '', claim?.trusted === false ? 0 : 1, now + leaseMs);
+      if (claim?.keep) this.keepRow(claim.keep.record, claim.keep.ttlMs, now);
+      return 'claimed';
+    });
+    if (++this.claimsSinceSweep >= SWEEP_EVERY) {
+      this.claimsSinceSweep = 0;
+      this.sweep(now);
+    }
+    return answer;
+  }
+
+  async extend(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<void> {
+    const now = this.now();
+    this.sql(
+      'UPDATE kudos_claims SET until = ? WHERE key = ? AND done = 0 AND until > ? AND (token = ? OR ? = 1)',
+    ).run(now + leaseMs, key, now, claim?.token ?? '', claim ? 0 : 1);
+  }
+
+  async complete(key: string, ttlMs: number, claim?: KudosClaimContext): Promise<void> {
+    const now = this.now();
+    this.write(() => {
+      const row = this.sql('SELECT token, done, until FROM kudos_claims WHERE key = ?').get(key);
+      // Someone else holds the key now (this claim's lease ran out and it was claimed again).
+      const heldByOther =
+        row !== undefined && row.done === 0 && Number(row.until) > now && claim && row.token !== claim.token;
+      if (heldByOther) return;
+      this.sql(
+        'INSERT OR REPLACE INTO kudos_claims (key, token, done, trusted, until) VALUES (?, NULL, 1, ?, ?)',
+      ).run(key, claim?.trusted === false ? 0 : 1, now + ttlMs);
+      this.sql('DELETE FROM kudos_kept WHERE key = ?').run(key);
+    });
+  }
+
+  async release(key: string, claim?: KudosClaimContext): Promise<void> {
+    this.sql('DELETE FROM kudos_claims WHERE key = ? AND done = 0 AND (token = ? OR ? = 1)').run(
+      key,
+      claim?.token ?? '',
+      claim ? 0 : 1,
+    );
+  }
+
+  async keep(record: KudosKeptNotification, ttlMs: number): Promise<void> {
+    const now = this.now();
+    this.write(() => {
+      const claim = this.sql('SELECT done, until FROM kudos_claims WHERE key = ?').get(record.key);
+      if (claim && claim.done === 1 && Number(claim.until) > now) return; // processed meanwhile
+      this.keepRow(record, ttlMs, now);
+    });
+  }
+
+  /** Creates or merges a kept row, as {@link KudosDedupeStore.keep} says; inside a transaction. */
+  private keepRow(record: KudosKeptNotification, ttlMs: number, now: number): void {
+    const old = this.sql(
+      'SELECT attempts, last_error, received_at, trusted, until FROM kudos_kept WHERE key = ?',
+    ).get(record.key);
+    const live = old !== undefined && Number(old.until) > now;
+    const stored: StoredRecord = {
+      txHash: record.txHash,
+      status: record.status,
+      source: record.source,
+      body: record.body,
+    };
+    this.sql(
+      `INSERT OR REPLACE INTO kudos_kept (key, received_at, until, trusted, attempts, last_error, record)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      record.key,
+      live ? Math.min(Number(old.received_at), record.receivedAt) : record.receivedAt,
+      live ? Math.max(Number(old.until), now + ttlMs) : now + ttlMs,
+      record.trusted || (live && old.trusted === 1) ? 1 : 0,
+      (live ? Number(old.attempts) : 0) + record.attempts,
+      record.lastError ?? (live && typeof old.last_error === 'string' ? old.last_error : null),
+      JSON.stringify(stored),
+    );
+  }
+
+  async kept(limit: number): Promise<KudosKeptNotification[]> {
+    const now = this.now();
+    this.sql('DELETE FROM kudos_kept WHERE until <= ?').run(now);
+    const rows = this.sql(
+      `SELECT key, received_at, trusted, attempts, last_error, record FROM kudos_kept
+       ORDER BY received_at, key LIMIT ?`,
+    ).all(Math.max(0, Math.floor(limit)));
+    const found: KudosKeptNotification[] = [];
+    for (const row of rows) {
+      const kept = readKept(row);
+      if (kept) found.push(kept);
+    }
+    return found;
+  }
+
+  /** Removes expired claims and completed keys, a batch at a time (an index range: cheap). */
+  private sweep(now: number): void {
+    this.sql(
+      'DELETE FROM kudos_claims WHERE key IN (SELECT key FROM kudos_claims WHERE until <= ? LIMIT ?)',
+    ).run(now, SWEEP_BATCH);
+  }
+
+  /** Closes the database file. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}
