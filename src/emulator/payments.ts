@@ -55,6 +55,11 @@ function isHttpURL(value: string): boolean {
   return protocol === 'http:' || protocol === 'https:';
 }
 
+/** Popup mode: any `opener` value but `'0'` (observed: `opener=1`, `opener=true`). */
+function popup(opener: string | undefined): boolean {
+  return opener !== undefined && opener !== '0';
+}
+
 function single(params: URLSearchParams, name: string): string | undefined | null {
   const all = params.getAll(name);
   if (all.length > 1) return null;
@@ -131,7 +136,8 @@ export function checkPayment(state: EmulatorState, params: URLSearchParams, paye
     if (!isHttpURL(redirectURI)) {
       return refuse('INVALID_REDIRECT_URI', '"redirect_uri" must be an absolute http(s) URL.');
     }
-    const problem = redirectProblem(state, redirectURI, via, to);
+    // In popup mode the redirect_uri only names the message's target origin: no whitelist (observed).
+    const problem = popup(values.opener) ? undefined : redirectProblem(state, redirectURI, via, to);
     if (problem) return refuse(problem, `"redirect_uri" may not be used here (${problem}).`);
   }
   const remarks = (values.remarks ?? (via === undefined ? 'kudos pay' : `kudos pay via ${via}`)).slice(
@@ -144,7 +150,7 @@ export function checkPayment(state: EmulatorState, params: URLSearchParams, paye
     amounts,
     remarks,
     blocking: blocking !== undefined, // any non-empty value (observed)
-    opener: values.opener === '1',
+    opener: popup(values.opener),
     given,
   };
   if (via !== undefined) request.via = via;

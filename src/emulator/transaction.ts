@@ -27,7 +27,10 @@ export interface PaymentRequest {
   redirectURI?: string;
   /** Any non-empty `blocking` value counts as set (observed). */
   blocking: boolean;
-  /** `opener=1`: the result goes to `window.opener` by `postMessage` instead of a redirect (observed). */
+  /**
+   * Popup mode (any `opener` but `'0'`): the result goes to `window.opener` by `postMessage`, to the
+   * origin of `redirect_uri`, instead of a redirect (observed).
+   */
   opener: boolean;
   /** The widget's parameters exactly as given, for the notification's metadata. */
   given: Readonly<Record<string, string>>;

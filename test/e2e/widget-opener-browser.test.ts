@@ -8,8 +8,10 @@ import { launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../helpers/listen.js';
 
-// opener=1 (docs/kudos-service.md#payment-widget): the widget hands its result to the page that
-// opened it, by postMessage with action TX_SUBMITTED and the transaction hash, and closes.
+// Popup mode (docs/kudos-service.md#payment-widget): the widget hands its result to the page that
+// opened it, one postMessage of a JSON string { action: 'TX_SUBMITTED', data: { tx_hash, ... } } to
+// the origin of redirect_uri (whitelisted or not), and closes. The shop's page handles it as a real
+// blogging plugin does: JSON.parse(event.data), then data.tx_hash.
 describe('the payment widget with opener=1 in a real browser (Chromium)', () => {
   let kudos: KudosEmulator;
   let shop: Listening;
@@ -23,7 +25,15 @@ describe('the payment widget with opener=1 in a real browser (Chromium)', () => 
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end(`<!doctype html><title>shop</title><script>
 window.received = [];
-window.addEventListener('message', (e) => window.received.push({ origin: e.origin, data: e.data }));
+window.errors = [];
+window.addEventListener('message', (e) => {
+  try {
+    const message = JSON.parse(e.data);
+    if (message.action === 'TX_SUBMITTED') window.received.push({ origin: e.origin, raw: e.data, txHash: message.data.tx_hash, data: message.data });
+  } catch (error) {
+    window.errors.push(String(error));
+  }
+});
 </script>`);
       }),
     );
@@ -35,7 +45,10 @@ window.addEventListener('message', (e) => window.received.push({ origin: e.origi
     await shop?.close();
   });
 
-  it('posts { action: TX_SUBMITTED, txHash } to window.opener and closes, without redirecting', async () => {
+  type Received = { origin: string; raw: unknown; txHash: string; data: Record<string, unknown> };
+
+  /** Signs alice in, opens the widget from the shop's page with `query`, confirms; answers the popup and page. */
+  async function openPopup(query: string) {
     const context = await browser.newContext();
     const page = await context.newPage();
     page.setDefaultTimeout(10_000);
@@ -45,31 +58,62 @@ window.addEventListener('message', (e) => window.received.push({ origin: e.origi
     await page.fill('input[name=password]', 'wonderland');
     await Promise.all([page.waitForLoadState(), page.click('button[type=submit]')]);
     await page.goto(shop.url);
-    const widgetURL = `${kudos.authURL}/in/widget/pay?to=bobby&amount=1&opener=1`;
     const [popup] = await Promise.all([
       context.waitForEvent('page'),
-      page.evaluate((url) => void window.open(url, 'kudos-pay'), widgetURL),
+      page.evaluate((url) => void window.open(url, 'kudos-pay'), `${kudos.authURL}/in/widget/pay?${query}`),
     ]);
     await popup.waitForLoadState();
+    return { context, page, popup };
+  }
+
+  const received = (page: import('playwright-core').Page) =>
+    page.evaluate(() => (window as unknown as { received: Received[] }).received);
+
+  it('posts one JSON string { action, data: { tx_hash, state, remarks } } to the redirect_uri origin and closes; no whitelist needed', async () => {
+    // bobby has no payment redirect whitelist: without popup mode this redirect_uri is refused.
+    const redirect = encodeURIComponent(`${shop.url}/kudos-return`);
+    const { context, page, popup } = await openPopup(
+      `to=bobby&amount=1&opener=1&redirect_uri=${redirect}&state=post-42&remarks=thanks`,
+    );
     const closed = popup.waitForEvent('close');
     await popup.getByRole('button', { name: 'Confirm' }).click();
     await closed;
     await page.waitForFunction(() => (window as unknown as { received: unknown[] }).received.length > 0);
-    const received = await page.evaluate(() => (window as unknown as { received: unknown[] }).received);
+    const [message, ...more] = await received(page);
+    expect(more).toEqual([]);
+    expect(await page.evaluate(() => (window as unknown as { errors: string[] }).errors)).toEqual([]);
+    expect(message?.origin).toBe(kudos.authURL);
+    expect(typeof message?.raw).toBe('string');
+    expect(message?.data).toEqual({ tx_hash: message?.txHash, state: 'post-42', remarks: 'thanks' });
     await kudos.idle();
     expect(kudos.deliveries).toHaveLength(0); // no via: no notification
-    expect(received).toEqual([
-      {
-        origin: kudos.authURL,
-        data: {
-          action: 'TX_SUBMITTED',
-          txHash: expect.stringMatching(/^[0-9A-F]{64}$/),
-          data: expect.any(Object),
-        },
-      },
-    ]);
-    const { txHash } = (received[0] as { data: { txHash: string } }).data;
-    expect((await fetch(`${kudos.baseURL}/tx/id/${txHash}`)).status).toBe(200);
+    expect((await fetch(`${kudos.baseURL}/tx/id/${message?.txHash}`)).status).toBe(200);
+    await context.close();
+  });
+
+  it('any opener but "0" is popup mode; with blocking, data.success says the outcome', async () => {
+    const redirect = encodeURIComponent(`${shop.url}/`);
+    const { context, page, popup } = await openPopup(
+      `to=bobby&amount=1&opener=true&blocking=1&redirect_uri=${redirect}`,
+    );
+    const closed = popup.waitForEvent('close');
+    await popup.getByRole('button', { name: 'Confirm' }).click();
+    await closed;
+    await page.waitForFunction(() => (window as unknown as { received: unknown[] }).received.length > 0);
+    const [message] = await received(page);
+    expect(message?.data).toEqual({ tx_hash: message?.txHash, success: true });
+    await context.close();
+  });
+
+  it('posts nothing without a redirect_uri: the popup shows the transaction and stays open', async () => {
+    const { context, page, popup } = await openPopup('to=bobby&amount=1&opener=1');
+    await popup.getByRole('button', { name: 'Confirm' }).click();
+    await popup.waitForSelector('#tx-hash');
+    const hash = (await popup.textContent('#tx-hash')) ?? '';
+    expect(hash).toMatch(/^[0-9A-F]{64}$/);
+    expect(popup.isClosed()).toBe(false);
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300))); // time for a stray message
+    expect(await received(page)).toEqual([]);
     await context.close();
   });
 });

@@ -12,7 +12,7 @@ import type { Router } from '../router.js';
 import { currentSession } from '../sessions.js';
 import type { EmulatorState } from '../state.js';
 import { errorPage } from '../views/layout.js';
-import { openerResultPage, paymentResultPage, widgetPage } from '../views/widget-pages.js';
+import { openerResultPage, type PopupResult, paymentResultPage, widgetPage } from '../views/widget-pages.js';
 
 /** Starts a payment; provided by the emulator so that tests can force outcomes. */
 type Pay = (request: PaymentRequest) => EmulatorTransaction;
@@ -50,9 +50,14 @@ async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> 
   if (request.blocking) await tx.settled; // blocking: wait for confirmation before redirecting
   if (request.opener) {
     // Observed: the result goes to the page that opened the widget, and nothing redirects.
-    const target = request.redirectURI === undefined ? '*' : new URL(request.redirectURI).origin;
+    const target = request.redirectURI === undefined ? undefined : new URL(request.redirectURI).origin;
+    const data: PopupResult = { tx_hash: tx.txHash };
+    // `state` and `remarks` as the payer's page gave them, when non-empty (no default memo here).
+    if (request.given.state) data.state = request.given.state;
+    if (request.given.remarks) data.remarks = request.given.remarks;
+    if (request.blocking) data.success = tx.status === 'success';
     const nonce = randomBytes(16).toString('base64');
-    return sendHtml(ctx.res, 200, openerResultPage(tx.txHash, target, nonce), nonce);
+    return sendHtml(ctx.res, 200, openerResultPage(data, target, nonce), nonce);
   }
   if (!request.redirectURI) return sendHtml(ctx.res, 200, paymentResultPage(tx.txHash, tx.status));
   const values: Record<string, string | undefined> = {

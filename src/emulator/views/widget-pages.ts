@@ -30,16 +30,30 @@ export function paymentResultPage(txHash: string, status: string): string {
   );
 }
 
-/** The page that hands a payment's result to `window.opener` (`opener=1`) and closes. */
-export function openerResultPage(txHash: string, targetOrigin: string, nonce: string): string {
-  // JSON in a script of its own type: nothing in it runs, and `<` cannot end the element.
-  const message = JSON.stringify({ action: 'TX_SUBMITTED', txHash, data: { txHash } }).replace(
-    /</g,
-    '\\u003c',
-  );
+/** What the popup posts in `data` (observed): `tx_hash`, and the rest only when set. */
+export interface PopupResult {
+  tx_hash: string;
+  state?: string;
+  remarks?: string;
+  error?: string;
+  success?: boolean;
+}
+
+/**
+ * The page of popup mode: it posts ONE message to `window.opener`, a JSON string
+ * `{ action: 'TX_SUBMITTED', data }`, to the origin of `redirect_uri`, then closes itself (observed:
+ * real openers `JSON.parse(event.data)`). Without a `redirect_uri` nothing is posted and the page
+ * shows the transaction.
+ */
+export function openerResultPage(data: PopupResult, targetOrigin: string | undefined, nonce: string): string {
+  const shown = `<h1>Payment submitted</h1><p>Transaction <code id="tx-hash">${escapeHtml(data.tx_hash)}</code></p>`;
+  if (targetOrigin === undefined) return layout('Payment', shown);
+  // The message string, as JSON in a script of its own type: nothing in it runs, and `<` cannot end
+  // the element.
+  const message = JSON.stringify(JSON.stringify({ action: 'TX_SUBMITTED', data })).replace(/</g, '\\u003c');
   return layout(
     'Payment',
-    `<h1>Payment submitted</h1><p>Transaction <code id="tx-hash">${escapeHtml(txHash)}</code></p>
+    `${shown}
 <script type="application/json" id="result">${message}</script>
 <script nonce="${escapeHtml(nonce)}">
 if (window.opener) window.opener.postMessage(JSON.parse(document.getElementById('result').textContent), ${JSON.stringify(targetOrigin)});
