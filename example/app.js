@@ -1,6 +1,7 @@
 // The example app: Express 5 + express-session + passport 0.7 + KudosStrategy, used the way an
 // application would use passport-kudos (imported by its package name).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import express from 'express';
 import session from 'express-session';
 import passport from 'passport';
@@ -204,7 +205,7 @@ export function createExampleApp({
     const order = randomBytes(16).toString('base64url');
     req.session.tipOrders = [...(req.session.tipOrders ?? []), order].slice(-OPEN_ORDERS);
     const tipURL = new URL('/in/widget/pay', authURL);
-    tipURL.search = new URLSearchParams({
+    const tip = {
       to: config.tipReceiver,
       amount: TIP.tokens,
       via: config.agentID,
@@ -214,7 +215,14 @@ export function createExampleApp({
       // Back only once the payment is confirmed, so the return page can record it as paid even when
       // its notification never arrives.
       blocking: '1',
-    }).toString();
+    };
+    tipURL.search = new URLSearchParams(tip).toString();
+    // The same tip in a popup (opener=1): the widget posts its result to this page's origin (the
+    // redirect_uri only names it) and closes; a second order, so each flow has its own.
+    const popupOrder = randomBytes(16).toString('base64url');
+    req.session.tipOrders = [...req.session.tipOrders, popupOrder].slice(-OPEN_ORDERS);
+    const popupURL = new URL('/in/widget/pay', authURL);
+    popupURL.search = new URLSearchParams({ ...tip, state: popupOrder, opener: '1' }).toString();
     res.send(
       profilePage({
         user: req.user,
@@ -222,6 +230,8 @@ export function createExampleApp({
         scope: tokens?.scope,
         csrf: csrfToken(req),
         tipURL: tipURL.toString(),
+        popupURL: popupURL.toString(),
+        kudosOrigin: new URL(authURL).origin,
         ...extra,
       }),
     );
@@ -253,27 +263,59 @@ export function createExampleApp({
     }
   });
 
+  /**
+   * Reconciles the hash a widget gave back, only for one of this signed-in user's open orders (the
+   * widget's `state`), and uses the order up: anyone can type a return URL with any hash. Answers
+   * why nothing was reconciled, or undefined.
+   */
+  async function reconcileOrder(req, txHash, state) {
+    const orders = req.session.tipOrders ?? [];
+    const mine = Boolean(req.user) && typeof state === 'string' && state !== '' && orders.includes(state);
+    if (!mine || typeof txHash !== 'string' || !/^[0-9A-Fa-f]{64}$/.test(txHash))
+      return 'This payment confirmation does not belong to your session.';
+    req.session.tipOrders = orders.filter((o) => o !== state);
+    // Look the transaction up, so the tip is recorded even when its notification never arrives (the
+    // same keys as the webhook: it is recorded once either way).
+    await hook
+      .reconcile({ baseURL, txHash })
+      .catch((failure) => log(`reconcile of ${txHash.slice(0, 8)}… failed: ${failure?.code ?? 'error'}`));
+    return undefined;
+  }
+
   app.get('/tip/done', async (req, res) => {
     const { tx_hash: txHash, error, state } = req.query;
-    const orders = req.session.tipOrders ?? [];
-    // Only a signed-in user coming back with one of their own open orders: anyone can type this URL.
-    const mine = Boolean(req.user) && typeof state === 'string' && state !== '' && orders.includes(state);
     const message =
       typeof error === 'string'
         ? `The payment was not completed (${error}).`
-        : !mine || typeof txHash !== 'string'
-          ? 'This payment confirmation does not belong to your session.'
-          : undefined;
-    // The widget gave us the hash: look the transaction up, so the tip is recorded even when its
-    // notification never arrives (the same keys as the webhook: it is recorded once either way).
-    // The order is used up here: a replayed link reconciles nothing.
-    if (!message && typeof txHash === 'string' && /^[0-9A-Fa-f]{64}$/.test(txHash)) {
-      req.session.tipOrders = orders.filter((o) => o !== state);
-      await hook
-        .reconcile({ baseURL, txHash })
-        .catch((failure) => log(`reconcile of ${txHash.slice(0, 8)}… failed: ${failure?.code ?? 'error'}`));
-    }
+        : await reconcileOrder(req, txHash, state);
     res.send(tipDonePage({ ...view(req), txHash, error: message }));
+  });
+
+  // The popup flow's return: the page's script posts the hash the widget's message carried.
+  app.post('/tip/popup', requireUser, async (req, res, next) => {
+    if (!checkCsrf(req))
+      return res.status(403).json({ status: 'refused', message: 'Reload the page and try again.' });
+    try {
+      const { tx_hash: txHash, state } = req.body ?? {};
+      const refused = await reconcileOrder(req, txHash, state);
+      if (refused) return res.status(400).json({ status: 'refused', message: refused });
+      const hash = String(txHash).toUpperCase();
+      const row = (await stores.payments.list()).find((p) => p.txHash === hash);
+      res.json(
+        row?.paid
+          ? { status: 'paid', message: `Thank you! Your tip of ${row.received} was received.` }
+          : {
+              status: 'sent',
+              message: 'Thank you! Your payment was sent; it appears under Payments once confirmed.',
+            },
+      );
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  app.get('/tip-popup.js', (_req, res) => {
+    res.type('text/javascript').sendFile(fileURLToPath(new URL('./public/tip-popup.js', import.meta.url)));
   });
 
   // Who paid whom is the shop's business: signed-in users only.

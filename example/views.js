@@ -22,6 +22,7 @@ main{max-width:640px;margin:40px auto;padding:0 16px}
   padding:12px 20px;font-size:1rem;font-weight:600;text-decoration:none;box-shadow:0 2px 6px #5b2bd655;cursor:pointer}
 .kudos-button:hover{background:#4a20b8}
 .kudos-button svg{width:22px;height:22px}
+.tips{display:flex;flex-wrap:wrap;gap:12px}
 .notice{background:#eef6ff;border:1px solid #bcd8ff;padding:10px 14px;border-radius:8px}
 .error{background:#fde8e8;border:1px solid #f5b5b5;padding:10px 14px;border-radius:8px}
 .card{background:#fff;border:1px solid #eee;border-radius:12px;padding:20px;margin:16px 0}
@@ -63,9 +64,19 @@ export function homePage({ user, message, csrf }) {
 
 /**
  * @param {{ user: { id: string, displayName: string, avatar?: string }, expiresAt?: number, scope?: string[],
- *   csrf: string, apiResult?: unknown, apiError?: string, tipURL: string }} model
+ *   csrf: string, apiResult?: unknown, apiError?: string, tipURL: string, popupURL: string, kudosOrigin: string }} model
  */
-export function profilePage({ user, expiresAt, scope, csrf, apiResult, apiError, tipURL }) {
+export function profilePage({
+  user,
+  expiresAt,
+  scope,
+  csrf,
+  apiResult,
+  apiError,
+  tipURL,
+  popupURL,
+  kudosOrigin,
+}) {
   const avatar = user.avatar
     ? `<img class="avatar" id="avatar" src="${escapeHtml(user.avatar)}" alt="Avatar of ${escapeHtml(user.displayName)}">`
     : '';
@@ -85,7 +96,10 @@ export function profilePage({ user, expiresAt, scope, csrf, apiResult, apiError,
 <form method="post" action="/profile/api"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
 <button class="kudos-button" type="submit" id="call-api">Call the Kudos API</button></form>
 ${api}
-<div class="card"><h2>Tip a creator</h2><a class="kudos-button" id="tip" href="${escapeHtml(tipURL)}">${LOGO}<span>Tip with Kudos</span></a></div>`,
+<div class="card"><h2>Tip a creator</h2><p class="tips"><a class="kudos-button" id="tip" href="${escapeHtml(tipURL)}">${LOGO}<span>Tip with Kudos</span></a>
+<a class="kudos-button" id="tip-popup" href="${escapeHtml(popupURL)}" data-kudos-origin="${escapeHtml(kudosOrigin)}" data-csrf="${escapeHtml(csrf)}">${LOGO}<span>Tip in a popup</span></a></p>
+<p id="tip-popup-result" role="status"></p></div>
+<script src="/tip-popup.js" defer></script>`,
     { user, csrf },
   );
 }

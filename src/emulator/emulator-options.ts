@@ -29,6 +29,14 @@ export interface EmulatorUser {
    * (exact match). None: a payment with a `redirect_uri` shows `AGENT_NOT_SETUP_PAYMENT_REDIRECT`.
    */
   paymentRedirectURIs?: string[];
+  /**
+   * A civic (paying member) user: `true`, or `'trial'` for a trial. Their public profile and
+   * `/users/profile` then carry `isSubscribedCivicLiker: true` (or `isCivicLikerTrial: true`) and
+   * `civicLikerSince`; the fields are absent for others (observed).
+   */
+  civicLiker?: boolean | 'trial';
+  /** Since when, epoch milliseconds; default: when the emulator started. */
+  civicLikerSince?: number;
 }
 
 /** An agent account whose webhook the operator has set up (docs/kudos-service.md#notifications). */
@@ -251,7 +259,19 @@ export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): Reso
     if (typeof u.password !== 'string' || !u.password)
       fail(`users[${i}].password must be a non-empty string`);
     checkURIs(u.paymentRedirectURIs, `users[${i}].paymentRedirectURIs`);
-    return { ...u };
+    if (
+      u.civicLiker !== undefined &&
+      u.civicLiker !== true &&
+      u.civicLiker !== false &&
+      u.civicLiker !== 'trial'
+    )
+      fail(`users[${i}].civicLiker must be true, false or "trial"`);
+    if (
+      u.civicLikerSince !== undefined &&
+      !(Number.isSafeInteger(u.civicLikerSince) && u.civicLikerSince >= 0)
+    )
+      fail(`users[${i}].civicLikerSince must be epoch milliseconds`);
+    return u.civicLiker && u.civicLikerSince === undefined ? { ...u, civicLikerSince: Date.now() } : { ...u };
   });
   const agents = (options.agents ?? []).map((a, i) => {
     if (!a || typeof a.id !== 'string' || !a.id) fail(`agents[${i}].id must be a non-empty string`);

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SAFE_ERROR_CODE } from '../base/errors.js';
 import { KUDOS_API } from '../protocol/endpoints.js';
 import { applyApiHeaders } from './api-headers.js';
 import { EmulatorClock } from './clock.js';
@@ -78,6 +79,12 @@ export interface KudosEmulator {
   resend(deliveryId: number): boolean;
   /** Forces the outcome of the next payment confirmed in the widget. */
   setNextPaymentOutcome(outcome: PaymentOutcome): void;
+  /**
+   * Makes the next authorization that would send a code answer as when the service's authorize call
+   * fails: a redirect to `redirect_uri` with `?error=<error>` and no `state`. Throws `TypeError` for a
+   * word that is not 1 to 64 letters, digits, `_`, `.` or `-`.
+   */
+  failNextAuthorization(error: string): void;
   /** Sets up (or removes) an agent's webhook: the operator's job in the real service. */
   setWebhook(agentId: string, webhookURL: string | undefined): void;
   /**
@@ -348,6 +355,11 @@ function emulatorHandle({
     pay: (args) => ops.pay(args),
     resend: (id) => webhooks.resend(id),
     setNextPaymentOutcome: (outcome) => ops.setNextPaymentOutcome(outcome),
+    failNextAuthorization(error) {
+      if (typeof error !== 'string' || !SAFE_ERROR_CODE.test(error))
+        throw new TypeError('failNextAuthorization(): "error" must be a word of letters, digits, _ . -');
+      state.nextAuthorizeError = error;
+    },
     setWebhook(agentId, webhookURL) {
       if (webhookURL !== undefined && !URL.canParse(webhookURL))
         throw new TypeError('setWebhook(): not an absolute URL');

@@ -1,6 +1,6 @@
 import type { EmulatorClient, EmulatorUser } from './emulator-options.js';
 import { resolveEmulatorOptions } from './emulator-options.js';
-import { checkPayment, createTransaction, settleLater } from './payments.js';
+import { checkPayment, createTransaction, selfPayment, settleLater } from './payments.js';
 import type { EmulatorState } from './state.js';
 import type { EmulatorTransaction, PaymentOutcome, PaymentRequest } from './transaction.js';
 import type { WebhookSender } from './webhook-sender.js';
@@ -75,9 +75,11 @@ export class EmulatorOperations {
     for (const [name, value] of Object.entries(values))
       if (value !== undefined) params.set(name, String(value));
     if (blocking) params.set('blocking', 'true');
-    const checked = checkPayment(this.state, params, from);
+    const checked = checkPayment(this.state, params);
     if (!checked.ok) throw new TypeError(checked.message);
-    return this.startPayment(checked.request, outcome);
+    const payer = selfPayment(checked.request, from);
+    if (!payer.ok) throw new TypeError(payer.message);
+    return this.startPayment(payer.request, outcome);
   }
 
   setNextPaymentOutcome(outcome: PaymentOutcome): void {

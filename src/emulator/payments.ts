@@ -15,12 +15,17 @@ export interface PaymentRefusal {
   ok: false;
   code: string;
   message: string;
+  /** The page's HTTP status: 404 for an unknown user (observed), 400 otherwise. */
+  status: 400 | 404;
 }
 
-type Checked = { ok: true; request: PaymentRequest } | PaymentRefusal;
+/** A payment as the widget's parameters ask for it: everything but the payer, known on confirm. */
+export type PaymentParams = Omit<PaymentRequest, 'from'>;
 
-function refuse(code: string, message: string): PaymentRefusal {
-  return { ok: false, code, message };
+type Checked = { ok: true; request: PaymentParams } | PaymentRefusal;
+
+function refuse(code: string, message: string, status: 400 | 404 = 400): PaymentRefusal {
+  return { ok: false, code, message, status };
 }
 
 /** Query parameters of the payment widget (docs/kudos-service.md#payment-widget). */
@@ -89,12 +94,13 @@ function redirectProblem(state: EmulatorState, redirectURI: string, via: string 
 }
 
 /**
- * Checks the widget's query parameters for a logged-in payer. Nothing is paid and nothing
+ * Checks the widget's parameters, before anything else and whoever asks (observed: a signed-out
+ * payer with no `amount` sees `INVALID_AMOUNT`, not the sign-in page). Nothing is paid and nothing
  * redirects on a problem. Codes in upper case are the service's (observed); those the reading did
- * not establish are the emulator's own, named after the parameter: `INVALID_VIA`, `INVALID_FEE`,
- * `INVALID_STATE`, `INVALID_REDIRECT_URI`, `DUPLICATE_PARAMETER`.
+ * not establish are the emulator's own, named after the parameter: `INVALID_FEE`, `INVALID_STATE`,
+ * `INVALID_REDIRECT_URI`, `DUPLICATE_PARAMETER`. Who pays is checked on confirm ({@link selfPayment}).
  */
-export function checkPayment(state: EmulatorState, params: URLSearchParams, payer: string): Checked {
+export function checkPayment(state: EmulatorState, params: URLSearchParams): Checked {
   const values: Record<string, string | undefined> = {};
   const given: Record<string, string> = {};
   for (const name of WIDGET_PARAMS) {
@@ -105,13 +111,16 @@ export function checkPayment(state: EmulatorState, params: URLSearchParams, paye
   }
   const { via, fee, redirect_uri: redirectURI, blocking } = values;
   const to = values.to === undefined ? undefined : list(values.to);
-  if (!to || to.length > MAX_RECEIVERS || !to.every((id) => state.users.has(id))) {
-    return refuse(
-      'INVALID_RECIPIENT',
-      `"to" must name existing users (up to ${MAX_RECEIVERS}, comma-separated).`,
-    );
+  if (!to || to.length > MAX_RECEIVERS) {
+    return refuse('INVALID_RECIPIENT', `"to" must name users (up to ${MAX_RECEIVERS}, comma-separated).`);
   }
-  if (to.includes(payer)) return refuse('INVALID_RECIPIENT', '"to" must name other users than the payer.');
+  const unknown = [...to, ...(via === undefined ? [] : [via])].find(
+    (id) => !state.users.has(id) && !state.agents.has(id),
+  );
+  if (unknown !== undefined) {
+    // The service's spelling (observed), for an unknown `to` or `via` alike.
+    return refuse('RECEIPIENT_NOT_FOUND', `No user "${unknown}" (in "to" or "via").`, 404);
+  }
   const amounts = values.amount === undefined ? undefined : list(values.amount);
   if (!amounts?.every((a) => TOKENS.test(a) && toUnits(a) > 0n)) {
     return refuse('INVALID_AMOUNT', '"amount" must be a positive number of tokens (up to 9 decimals).');
@@ -121,9 +130,6 @@ export function checkPayment(state: EmulatorState, params: URLSearchParams, paye
       'RECIPIENT_AND_AMOUNT_SIZE_MISMATCH',
       '"amount" must give one amount per receiver of "to".',
     );
-  }
-  if (via !== undefined && !state.users.has(via) && !state.agents.has(via)) {
-    return refuse('INVALID_VIA', '"via" must name an existing user.');
   }
   if (fee !== undefined && via === undefined) return refuse('MISSING_VIA', '"fee" needs "via".');
   if (fee !== undefined && !TOKENS.test(fee))
@@ -140,12 +146,10 @@ export function checkPayment(state: EmulatorState, params: URLSearchParams, paye
     const problem = popup(values.opener) ? undefined : redirectProblem(state, redirectURI, via, to);
     if (problem) return refuse(problem, `"redirect_uri" may not be used here (${problem}).`);
   }
-  const remarks = (values.remarks ?? (via === undefined ? 'kudos pay' : `kudos pay via ${via}`)).slice(
-    0,
-    MAX_REMARKS,
-  );
-  const request: PaymentRequest = {
-    from: payer,
+  // The default memo only when `remarks` is absent: given empty, it stays empty (observed).
+  const memo = params.has('remarks') ? (values.remarks ?? '') : undefined;
+  const remarks = (memo ?? (via === undefined ? 'kudos pay' : `kudos pay via ${via}`)).slice(0, MAX_REMARKS);
+  const request: PaymentParams = {
     to,
     amounts,
     remarks,
@@ -158,6 +162,18 @@ export function checkPayment(state: EmulatorState, params: URLSearchParams, paye
   if (values.state !== undefined) request.state = values.state;
   if (redirectURI !== undefined) request.redirectURI = redirectURI;
   return { ok: true, request };
+}
+
+/**
+ * The payer's own part of the check, on confirm: paying yourself is refused (observed: the page
+ * shows no error code then). Answers the request with its payer, or a message.
+ */
+export function selfPayment(
+  request: PaymentParams,
+  payer: string,
+): { ok: true; request: PaymentRequest } | { ok: false; message: string } {
+  if (request.to.includes(payer)) return { ok: false, message: 'You cannot pay yourself.' };
+  return { ok: true, request: { ...request, from: payer } };
 }
 
 /** The coin of `tokens` in the smallest unit. */

@@ -143,7 +143,10 @@ const pair =
 
 /** Every list of the file and what each entry must be, so a bad file is refused naming the field. */
 const LISTS: Record<string, (v: unknown) => string | undefined> = {
-  users: record({ id: text, password: text }),
+  users: record(
+    { id: text, password: text },
+    { civicLiker: (v) => typeof v === 'boolean' || v === 'trial', civicLikerSince: time },
+  ),
   clients: record({ clientID: text, clientSecret: text, redirectURIs: texts }),
   agents: record({ id: text }, { webhookURL: text, paymentRedirectURIs: texts }),
   grants: record({ clientID: text, userId: text, scope: texts, grantedAt: time }),

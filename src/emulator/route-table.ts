@@ -76,6 +76,12 @@ export const ROUTES = {
     base: 'authURL',
     what: 'payment widget: confirm',
   },
+  widgetReference: {
+    method: 'GET',
+    path: '/in/widget/reference',
+    base: 'authURL',
+    what: "the widget's parameters (the widget without a query redirects here)",
+  },
   avatar: {
     method: 'GET',
     path: '/avatars/{user}.svg',
@@ -104,13 +110,19 @@ export const ROUTES = {
     method: 'GET',
     path: `${API_PREFIX}${KUDOS_API.user}`,
     base: 'baseURL',
-    what: 'public short profile (no token); `?type=payment` adds paymentRedirectWhiteList',
+    what: 'public short profile (no token, `public, max-age=30`); `?type=payment` adds paymentRedirectWhiteList; unknown: 404 `Not Found`',
+  },
+  userByAddress: {
+    method: 'GET',
+    path: `${API_PREFIX}${KUDOS_API.userByAddress}`,
+    base: 'baseURL',
+    what: 'the same public short profile, found by wallet address; unknown: 404 `Not Found`',
   },
   txById: {
     method: 'GET',
     path: `${API_PREFIX}${KUDOS_API.transaction}`,
     base: 'baseURL',
-    what: "transaction record (a notification's `tx` fields), no token",
+    what: "transaction record (a notification's `tx` fields), no token; the hash as recorded (upper case), else 404 `Not Found`",
   },
   txHistory: {
     method: 'GET',
@@ -143,6 +155,20 @@ export const ROUTES = {
     base: 'baseURL',
     pattern: /^\/api\/cosmos\/lcd\/txs\/([^/]*)$/,
     what: 'legacy transaction lookup (the old Cosmos REST shape)',
+  },
+  chainBalances: {
+    method: 'GET',
+    path: '/api/cosmos/lcd/cosmos/bank/v1beta1/balances/{address}',
+    base: 'baseURL',
+    pattern: /^\/api\/cosmos\/lcd\/cosmos\/bank\/v1beta1\/balances\/([^/]*)$/,
+    what: "a wallet's bank balances: 10,000 tokens to start, then its payments",
+  },
+  chainDelegations: {
+    method: 'GET',
+    path: '/api/cosmos/lcd/cosmos/staking/v1beta1/delegations/{address}',
+    base: 'baseURL',
+    pattern: /^\/api\/cosmos\/lcd\/cosmos\/staking\/v1beta1\/delegations\/([^/]*)$/,
+    what: "a wallet's staking delegations (none)",
   },
   adminState: {
     method: 'GET',

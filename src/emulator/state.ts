@@ -86,6 +86,8 @@ export class EmulatorState {
   readonly adminCsrf = randomBytes(18).toString('base64url');
   /** Set by close(): nothing new is started after it. */
   closed = false;
+  /** The error word the next authorization answers with, as when the service's authorize call fails (a test switch). */
+  nextAuthorizeError: string | undefined;
   /** Origin the emulator listens on; set once listening. */
   origin = '';
 

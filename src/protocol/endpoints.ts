@@ -18,8 +18,10 @@ export const KUDOS_API = {
   revoke: '/oauth/revoke',
   /** The signed-in user's profile (docs/kudos-service.md#authenticated-api). */
   profile: '/users/profile',
-  /** Another user's public profile. */
+  /** Another user's public profile (docs/kudos-service.md#public-lookups). */
   user: '/users/id/{id}/min',
+  /** The public profile of the user with a wallet address (docs/kudos-service.md#public-lookups). */
+  userByAddress: '/users/addr/{address}/min',
   /** One transaction record, no token needed (docs/kudos-service.md#transactions). */
   transaction: '/tx/id/{hash}',
   /** A user's transaction records, newest first (docs/kudos-service.md#transactions). */

@@ -19,6 +19,12 @@ export interface KudosProfileJson extends Partial<Record<ProfileField, string>> 
   cosmosWallet?: string;
   /** E-mail address (profile operation only, with the `email` scope). */
   email?: string;
+  /** A civic (paying member) user (profile operation only; absent for others). */
+  isSubscribedCivicLiker?: boolean;
+  /** A civic user on a trial (profile operation only; absent for others). */
+  isCivicLikerTrial?: boolean;
+  /** Since when the user is civic, epoch milliseconds (profile operation only). */
+  civicLikerSince?: number;
   [field: string]: unknown;
 }
 

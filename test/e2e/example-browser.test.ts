@@ -156,4 +156,42 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
     expect(row).toContain('success');
     await shot('payments');
   });
+  it('tips in a popup: the widget posts its message to the page, which records the tip as paid', async () => {
+    await logIn();
+    await page.waitForURL(`${example.url}/profile`);
+    const [popup] = await Promise.all([
+      context.waitForEvent('page'),
+      page.getByRole('link', { name: 'Tip in a popup' }).click(),
+    ]);
+    await popup.waitForLoadState();
+    expect(new URL(popup.url()).searchParams.get('opener')).toBe('1');
+    const closed = popup.waitForEvent('close');
+    await popup.getByRole('button', { name: 'Confirm' }).click();
+    await closed; // the widget posted its message and closed itself
+    const result = page.locator('#tip-popup-result[data-status]');
+    await expect.poll(() => result.getAttribute('data-status')).toBe('paid');
+    expect(await result.textContent()).toBe('Thank you! Your tip of 1 KUDOS was received.');
+    await shot('tip-popup');
+    await page.goto(`${example.url}/payments`);
+    const rows = page.locator('tr.payment');
+    await expect.poll(() => rows.count()).toBeGreaterThan(0);
+    expect(await rows.first().locator('td.paid').textContent()).toBe('paid');
+  });
+
+  it('ignores a message from another origin, or one that is not the widget’s string', async () => {
+    await logIn();
+    await page.waitForURL(`${example.url}/profile`);
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/tip/popup')) posts.push(request.url());
+    });
+    // The page itself (another origin than Kudos) and a Kudos-like object message.
+    await page.evaluate(() => {
+      window.postMessage(JSON.stringify({ action: 'TX_SUBMITTED', data: { tx_hash: 'A'.repeat(64) } }), '*');
+      window.postMessage({ action: 'TX_SUBMITTED', data: { tx_hash: 'A'.repeat(64) } }, '*');
+    });
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+    expect(posts).toEqual([]);
+    expect(await page.locator('#tip-popup-result').textContent()).toBe('');
+  });
 });

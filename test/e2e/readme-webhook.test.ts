@@ -1,9 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { freePort } from '../helpers/free-port.js';
 
@@ -114,6 +115,46 @@ describe('the README webhook example, run against the emulator', () => {
       expect(output).not.toContain(other.txHash);
     } finally {
       kudos.setWebhook('shop-agent', `${shop}/webhooks/kudos?token=${SECRET}`);
+    }
+  });
+  it("the README's popup page: the widget's message reaches it, and the server credits the order (Chromium, a real popup)", async () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const block = /```html\n(<!-- Your order page[\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    expect(block).toContain('TX_SUBMITTED');
+    const { id, widget } = await order();
+    const link = new URL(widget);
+    link.searchParams.set('redirect_uri', `${shop}/paid`); // only its origin: where the message goes
+    const html = block
+      .replace("'KUDOS_ORIGIN'", JSON.stringify(new URL(kudos.authURL).origin))
+      .replace('WIDGET_LINK&amp;', `${link.toString().replaceAll('&', '&amp;')}&amp;`);
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext();
+      context.setDefaultTimeout(10_000);
+      const page = await context.newPage();
+      await page.goto(`${kudos.authURL}/in/login`);
+      await page.fill('input[name=username]', 'alice');
+      await page.fill('input[name=password]', 'wonderland');
+      await Promise.all([page.waitForLoadState(), page.click('button[type=submit]')]);
+      // The order page, served on the shop's origin; its fetch('/paid?...') reaches the snippet's server.
+      await page.route(`${shop}/order`, (route) =>
+        route.fulfill({
+          status: 200,
+          contentType: 'text/html',
+          body: `<!doctype html><title>order</title>${html}`,
+        }),
+      );
+      await page.goto(`${shop}/order`);
+      const [popup] = await Promise.all([context.waitForEvent('page'), page.click('#tip')]);
+      await popup.waitForLoadState();
+      const closed = popup.waitForEvent('close');
+      await popup.getByRole('button', { name: 'Confirm' }).click();
+      await closed;
+      await expect.poll(() => page.textContent('#tip-result')).toBe('paid, thank you');
+      expect(output).toContain(`order paid:`);
+      expect(id).toBe(link.searchParams.get('state'));
+    } finally {
+      await browser.close();
     }
   });
 });

@@ -97,7 +97,7 @@ describe('kudos-emulator subcommands against a running emulator', () => {
   it('trigger payment refuses bad input with the message naming the field, exit 1', async () => {
     const unknown = await cli('trigger', 'payment', '--to', 'nobody', '--amount', '1');
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('"to" must name existing users');
+    expect(unknown.stderr).toContain('No user "nobody" (in "to" or "via").');
     const status = await cli('trigger', 'payment', '--to', 'bobby', '--amount', '1', '--status', 'lost');
     expect(status.stderr).toContain('"status" must be success, fail or timeout');
     const missing = await cli('trigger', 'payment', '--amount', '1');

@@ -1,7 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
-import { formFields, passAuthorization } from '../helpers/emulator-user.js';
+import { formFields, PAYMENT_USERS, passAuthorization } from '../helpers/emulator-user.js';
+import { SHOP_CLIENT, shopAuthorizeURL } from '../helpers/shop-client.js';
 
 const CLIENT = {
   clientID: 'shop',
@@ -287,5 +288,39 @@ describe('emulator authorization page (docs/kudos-service.md#authorization-page)
       startKudosEmulator({ clients: [{ clientID: 'c', clientSecret: 's', redirectURIs: ['nope'] }] }),
     ).rejects.toThrow('clients[0].redirectURIs');
     await expect(startKudosEmulator({ agents: [{ id: 'a', webhookURL: 'x' }] })).rejects.toThrow(TypeError);
+  });
+});
+
+describe('the authorization page: state and a failing authorize call (fourth reading)', () => {
+  let kudos: KudosEmulator;
+  beforeAll(async () => {
+    kudos = await startKudosEmulator({ clients: [SHOP_CLIENT], users: PAYMENT_USERS });
+  });
+  afterAll(() => kudos.close());
+
+  it('sends back a non-empty state, and no state at all for an empty state=', async () => {
+    const withState = locationOf(
+      await passAuthorization(new CookieClient(), shopAuthorizeURL(kudos, { state: 'xyz' })),
+    );
+    expect(withState.searchParams.get('state')).toBe('xyz');
+    const empty = locationOf(
+      await passAuthorization(new CookieClient(), shopAuthorizeURL(kudos, { state: '' })),
+    );
+    expect(empty.searchParams.has('code')).toBe(true);
+    expect(empty.searchParams.has('state')).toBe(false);
+  });
+
+  it('failNextAuthorization(word): the next authorization redirects with ?error=word and no state, once', async () => {
+    kudos.failNextAuthorization('INVALID_SCOPE');
+    const failed = locationOf(
+      await passAuthorization(new CookieClient(), shopAuthorizeURL(kudos, { state: 'abc' })),
+    );
+    expect(`${failed.origin}${failed.pathname}`).toBe(SHOP_CLIENT.redirectURIs[0]);
+    expect([...failed.searchParams]).toEqual([['error', 'INVALID_SCOPE']]);
+    const next = locationOf(
+      await passAuthorization(new CookieClient(), shopAuthorizeURL(kudos, { state: 'abc' })),
+    );
+    expect(next.searchParams.has('code')).toBe(true);
+    expect(() => kudos.failNextAuthorization('not a word')).toThrow(TypeError);
   });
 });

@@ -63,27 +63,27 @@ describe('emulator payment widget, webhooks and chain lookup (docs: payment widg
   });
 
   it.each([
-    [{ amount: '1' }, '"to" must name existing users'],
-    [{ to: 'nobody', amount: '1' }, '"to" must name existing users'],
-    [{ to: 'bobby,nobody', amount: '1' }, '"to" must name existing users'],
-    [{ to: 'bobby,', amount: '1' }, '"to" must name existing users'],
-    [{ to: 'alice', amount: '1' }, '"to" must name other users than the payer.'],
-    [{ to: 'bobby', amount: '0' }, '"amount" must be a positive number of tokens'],
-    [{ to: 'bobby', amount: '0.0000000001' }, '"amount" must be a positive number of tokens'],
-    [{ to: 'bobby', amount: '-1' }, '"amount" must be a positive number of tokens'],
-    [{ to: 'bobby,shop-agent', amount: '1,2,3' }, 'RECIPIENT_AND_AMOUNT_SIZE_MISMATCH'],
-    [{ to: 'bobby,shop-agent', amount: '1' }, 'RECIPIENT_AND_AMOUNT_SIZE_MISMATCH'],
-    [{ to: 'bobby', amount: '1', via: 'ghost' }, '"via" must name an existing user.'],
-    [{ to: 'bobby', amount: '1', fee: '1' }, 'MISSING_VIA'],
+    [{ amount: '1' }, 400, 'INVALID_RECIPIENT'],
+    [{ to: 'bobby,', amount: '1' }, 400, 'INVALID_RECIPIENT'],
+    [{ to: 'nobody', amount: '1' }, 404, 'RECEIPIENT_NOT_FOUND'],
+    [{ to: 'bobby,nobody', amount: '1' }, 404, 'No user &quot;nobody&quot;'],
+    [{ to: 'bobby', amount: '0' }, 400, '"amount" must be a positive number of tokens'],
+    [{ to: 'bobby', amount: '0.0000000001' }, 400, '"amount" must be a positive number of tokens'],
+    [{ to: 'bobby', amount: '-1' }, 400, '"amount" must be a positive number of tokens'],
+    [{ to: 'bobby,shop-agent', amount: '1,2,3' }, 400, 'RECIPIENT_AND_AMOUNT_SIZE_MISMATCH'],
+    [{ to: 'bobby,shop-agent', amount: '1' }, 400, 'RECIPIENT_AND_AMOUNT_SIZE_MISMATCH'],
+    [{ to: 'bobby', amount: '1', via: 'ghost' }, 404, 'RECEIPIENT_NOT_FOUND'],
+    [{ to: 'bobby', amount: '1', fee: '1' }, 400, 'MISSING_VIA'],
     [
       { to: 'bobby', amount: '1', redirect_uri: 'javascript:alert(1)' },
+      400,
       '"redirect_uri" must be an absolute http(s) URL.',
     ],
   ])(
-    'answers bad widget parameters %j with an error page naming the parameter or the code',
-    async (params, message) => {
+    'answers bad widget parameters %j with status %i and an error page naming the parameter or the code',
+    async (params, status, message) => {
       const res = await openWidget(params);
-      expect(res.status).toBe(400);
+      expect(res.status).toBe(status);
       expect(await res.text()).toContain(message.replace(/"/g, '&quot;'));
     },
   );

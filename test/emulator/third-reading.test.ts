@@ -371,9 +371,9 @@ describe('the emulator follows the third reading of the service', () => {
       expect(page.headers.get('access-control-allow-origin')).toBeNull();
     });
 
-    it('sends the API no-cache headers on answers and errors', async () => {
+    it('sends the API no-cache headers on answers and errors (the public profile lookups excepted: fourth reading)', async () => {
       await start();
-      for (const path of ['/users/id/bobby/min', '/users/profile', `/tx/id/${'0'.repeat(64)}`]) {
+      for (const path of ['/users/profile', `/tx/id/${'0'.repeat(64)}`, '/tx/history/user/bobby']) {
         const res = await fetch(`${kudos.baseURL}${path}`);
         expect(res.headers.get('cache-control'), path).toBe(
           'no-store, no-cache, must-revalidate, proxy-revalidate',

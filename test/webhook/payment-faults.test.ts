@@ -138,7 +138,8 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent', fee: '0.5' });
     await kudos.idle();
     expect(kudos.deliveries).toHaveLength(0);
-    expect(await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: tx.txHash })).toEqual({
+    // Given in lower case: the service finds only the hash as recorded, so reconcile() upper-cases it.
+    expect(await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: tx.txHash.toLowerCase() })).toEqual({
       seen: 1,
       processed: 1,
       duplicates: 0,
@@ -160,8 +161,17 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     await kudos.idle();
     await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: second.txHash });
     expect([shop.times(tx.txHash), shop.times(second.txHash)]).toEqual([1, 1]);
-    expect(await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: 'A'.repeat(64) })).toMatchObject({
+    // An unknown hash: the service's 404 `Not Found` (text/plain) is read by its status.
+    expect((await fetch(`${kudos.baseURL}/tx/id/${'A'.repeat(64)}`)).headers.get('content-type')).toMatch(
+      /^text\/plain/,
+    );
+    expect(await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: 'A'.repeat(64) })).toEqual({
       seen: 0,
+      processed: 0,
+      duplicates: 0,
+      failed: 0,
+      stale: 0,
+      incomplete: false,
     });
   });
 

@@ -1,6 +1,6 @@
 import { hasScope } from '../../protocol/scopes.js';
 import { checkBearer, profileFields } from '../grants.js';
-import { type Ctx, safeDecode, sendApiCode, sendJson, sendServiceError } from '../http.js';
+import { type Ctx, safeDecode, sendApiCode, sendCode, sendJson, sendServiceError } from '../http.js';
 import { walletAddress } from '../ids.js';
 import type { AccessTokenClaims } from '../jwt.js';
 import { ROUTES } from '../route-table.js';
@@ -25,36 +25,65 @@ function protectedOperation(state: EmulatorState, scope: string, operation: Oper
   };
 }
 
-/** The short public profile of a user or agent: every emulated account has a wallet. */
+/**
+ * The short public profile of a user or agent: every emulated account has a wallet; a civic user
+ * carries the civic fields (observed: absent for others).
+ */
 function shortProfile(state: EmulatorState, id: string): Record<string, unknown> {
   const wallet = walletAddress(id);
-  return {
-    ...profileFields(state, id),
-    wallet,
-    cosmosWallet: wallet,
-  };
+  const profile: Record<string, unknown> = { ...profileFields(state, id), wallet, cosmosWallet: wallet };
+  const user = state.users.get(id);
+  if (user?.civicLiker) {
+    if (user.civicLiker === 'trial') profile.isCivicLikerTrial = true;
+    else profile.isSubscribedCivicLiker = true;
+    profile.civicLikerSince = user.civicLikerSince;
+  }
+  return profile;
+}
+
+/** What a public lookup answers for an unknown id, address or hash (observed): 404, `Not Found` as text. */
+function notFound(ctx: Ctx): void {
+  sendCode(ctx.res, 404, 'Not Found');
+}
+
+/** A public profile answer: cached by browsers and proxies for 30 s (observed), unlike token-checked routes. */
+function sendPublicProfile(state: EmulatorState, ctx: Ctx, id: string): void {
+  const profile = shortProfile(state, id);
+  if (ctx.url.searchParams.get('type') === 'payment') {
+    // On the service an agent is a user with one whitelist; the emulator keeps agents apart.
+    const lists = [
+      state.agents.get(id)?.paymentRedirectURIs ?? [],
+      state.users.get(id)?.paymentRedirectURIs ?? [],
+    ];
+    profile.paymentRedirectWhiteList = [...new Set(lists.flat())];
+  }
+  ctx.res.setHeader('cache-control', 'public, max-age=30');
+  ctx.res.removeHeader('pragma');
+  ctx.res.removeHeader('expires');
+  sendJson(ctx.res, 200, profile);
 }
 
 /** `GET {base_url}/users/id/{id}/min`: public, no e-mail; `?type=payment` adds the payment redirect whitelist. */
 function userMin(state: EmulatorState, ctx: Ctx): void {
   const id = safeDecode(ctx.params[0] ?? '') ?? '';
-  const user = state.users.get(id);
-  const agent = state.agents.get(id);
-  if (!user && !agent) return sendApiCode(ctx.res, 404, 'USER_NOT_FOUND'); // the emulator's word: the service's 404 body is not known
-  const profile = shortProfile(state, id);
-  if (ctx.url.searchParams.get('type') === 'payment') {
-    // On the service an agent is a user with one whitelist; the emulator keeps agents apart.
-    const lists = [agent?.paymentRedirectURIs ?? [], user?.paymentRedirectURIs ?? []];
-    profile.paymentRedirectWhiteList = [...new Set(lists.flat())];
-  }
-  sendJson(ctx.res, 200, profile);
+  if (!state.users.has(id) && !state.agents.has(id)) return notFound(ctx);
+  sendPublicProfile(state, ctx, id);
 }
 
-/** `GET {base_url}/tx/id/{hash}`: the transaction record, no token; 404 when unknown. */
+/** `GET {base_url}/users/addr/{address}/min`: the same, found by the wallet address. */
+function userByAddress(state: EmulatorState, ctx: Ctx): void {
+  const address = safeDecode(ctx.params[0] ?? '') ?? '';
+  const id = [...state.users.keys(), ...state.agents.keys()].find(
+    (known) => walletAddress(known) === address,
+  );
+  if (id === undefined) return notFound(ctx);
+  sendPublicProfile(state, ctx, id);
+}
+
+/** `GET {base_url}/tx/id/{hash}`: the transaction record, no token; the hash exactly as recorded (observed). */
 function txById(state: EmulatorState, ctx: Ctx): void {
-  const hash = (safeDecode(ctx.params[0] ?? '') ?? '').toUpperCase();
-  const tx = state.transactions.get(hash);
-  if (!tx) return sendApiCode(ctx.res, 404, 'TX_NOT_FOUND'); // the emulator's word, as above
+  const tx = state.transactions.get(safeDecode(ctx.params[0] ?? '') ?? '');
+  if (!tx) return notFound(ctx);
   sendJson(ctx.res, 200, transactionRecord(tx, tx.status, state.options.multiSendAmounts));
 }
 
@@ -99,6 +128,7 @@ export function apiRoutes(router: Router, state: EmulatorState): void {
     }),
   );
   router.on(ROUTES.userMin, (ctx) => userMin(state, ctx));
+  router.on(ROUTES.userByAddress, (ctx) => userByAddress(state, ctx));
   router.on(ROUTES.txById, (ctx) => txById(state, ctx));
   router.on(ROUTES.txHistory, (ctx) => txHistory(state, ctx));
   router.on(

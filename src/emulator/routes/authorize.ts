@@ -79,7 +79,8 @@ export function checkAuthorizationRequest(state: EmulatorState, params: URLSearc
     return { ok: false, status: 400, title: 'Invalid request', message: 'state was given twice.' };
   return {
     ok: true,
-    request: { client, redirectURI, scopes: grantedScopes(client, requested), state: states[0] },
+    // An empty state is not sent back (observed): only a non-empty one.
+    request: { client, redirectURI, scopes: grantedScopes(client, requested), state: states[0] || undefined },
   };
 }
 
@@ -108,6 +109,13 @@ function sendBackWithCode(
   request: AuthorizationRequest,
 ): void {
   const { client, redirectURI, scopes } = request;
+  const failure = state.nextAuthorizeError;
+  if (failure !== undefined) {
+    // As when the service's authorize call fails (observed): its error word, and no state.
+    state.nextAuthorizeError = undefined;
+    state.log(`authorization of ${client.clientID} for ${userId} failed: ${failure}`);
+    return redirect(ctx.res, withQuery(redirectURI, { error: failure }));
+  }
   const code = issueCode(state, { clientID: client.clientID, userId, redirectURI, scope: scopes });
   state.log(`user ${userId} authorized ${client.clientID} for ${scopes.join(' ')}`);
   redirect(ctx.res, withQuery(redirectURI, { [state.options.codeParam]: code, state: request.state }));

@@ -1,11 +1,15 @@
+import { DENOM, UNITS_PER_TOKEN } from '../../protocol/limits.js';
 import { type Ctx, safeDecode, sendJson } from '../http.js';
 import { walletAddress } from '../ids.js';
-import { chainMessages, type EmulatorTransaction, paymentOutputs } from '../payments.js';
+import { chainMessages, type EmulatorTransaction, paymentOutputs, totalCoin } from '../payments.js';
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
 import type { EmulatorState } from '../state.js';
 
 const GAS_WANTED = '200000';
+
+/** What every emulated account's wallet starts with: 10,000 tokens (the emulator's choice). */
+const STARTING_BALANCE = 10_000n * UNITS_PER_TOKEN;
 const GAS_USED = '81234';
 
 /** The `transfer` events of a payment: one per output, naming recipient, sender and amount. */
@@ -85,7 +89,8 @@ function legacyTxResponse(tx: EmulatorTransaction): unknown {
     txhash: tx.txHash,
     ...(failed ? { code: 5, codespace: 'sdk' } : {}),
     raw_log: failed ? 'insufficient funds' : JSON.stringify(logsOf(tx)),
-    logs: logsOf(tx),
+    // The old shape marks each message's log: older pollers read `logs[0].success` (observed).
+    logs: logsOf(tx).map((log) => ({ ...(log as object), success: true })),
     gas_wanted: GAS_WANTED,
     gas_used: GAS_USED,
     tx: {
@@ -118,10 +123,37 @@ function lookup(state: EmulatorState, ctx: Ctx, answer: (tx: EmulatorTransaction
 }
 
 /**
+ * What a wallet holds of the denomination: an emulated account's starting balance (the emulator's
+ * choice, docs/kudos-service.md#chain-lookup), plus what successful payments gave it, minus what it
+ * paid (every output of its payments).
+ */
+function balanceOf(state: EmulatorState, address: string): bigint {
+  const accounts = [...state.users.keys(), ...state.agents.keys()];
+  let balance = accounts.some((id) => walletAddress(id) === address) ? STARTING_BALANCE : 0n;
+  for (const tx of state.transactions.values()) {
+    if (tx.status !== 'success') continue;
+    const outputs = paymentOutputs(tx.request);
+    if (walletAddress(tx.request.from) === address) balance -= BigInt(totalCoin(outputs).amount);
+    for (const output of outputs) if (output.address === address) balance += BigInt(output.coin.amount);
+  }
+  return balance;
+}
+
+/** `GET .../cosmos/bank/v1beta1/balances/{address}`: `{ balances: [{ denom, amount }] }`, empty at 0. */
+function balances(state: EmulatorState, ctx: Ctx): void {
+  const address = safeDecode(ctx.params[0] ?? '') ?? '';
+  const balance = balanceOf(state, address);
+  sendJson(ctx.res, 200, { balances: balance > 0n ? [{ denom: DENOM, amount: balance.toString() }] : [] });
+}
+
+/**
  * The chain's REST interface under `{base_url}/cosmos/lcd` (docs/kudos-service.md#chain-lookup):
- * `GET .../cosmos/tx/v1beta1/txs/{hash}` (a `GetTxResponse`) and the legacy `GET .../txs/{hash}`.
+ * `GET .../cosmos/tx/v1beta1/txs/{hash}` (a `GetTxResponse`), the legacy `GET .../txs/{hash}`, and a
+ * wallet's bank balances and staking delegations (none: no staking is emulated).
  */
 export function chainRoutes(router: Router, state: EmulatorState): void {
   router.on(ROUTES.chainTx, (ctx) => lookup(state, ctx, getTxResponse));
   router.on(ROUTES.chainTxLegacy, (ctx) => lookup(state, ctx, legacyTxResponse));
+  router.on(ROUTES.chainBalances, (ctx) => balances(state, ctx));
+  router.on(ROUTES.chainDelegations, (ctx) => sendJson(ctx.res, 200, { delegation_responses: [] }));
 }

@@ -5,6 +5,7 @@ import {
   type EmulatorTransaction,
   type PaymentRefusal,
   type PaymentRequest,
+  selfPayment,
   WIDGET_PARAMS,
 } from '../payments.js';
 import { ROUTES } from '../route-table.js';
@@ -12,22 +13,31 @@ import type { Router } from '../router.js';
 import { currentSession } from '../sessions.js';
 import type { EmulatorState } from '../state.js';
 import { errorPage } from '../views/layout.js';
-import { openerResultPage, type PopupResult, paymentResultPage, widgetPage } from '../views/widget-pages.js';
+import {
+  openerResultPage,
+  type PopupResult,
+  paymentResultPage,
+  widgetPage,
+  widgetReferencePage,
+} from '../views/widget-pages.js';
 
 /** Starts a payment; provided by the emulator so that tests can force outcomes. */
 type Pay = (request: PaymentRequest) => EmulatorTransaction;
 
 /** A refused payment: an error page with the code, never a redirect. */
 function refusal(ctx: Ctx, refused: PaymentRefusal): void {
-  sendHtml(ctx.res, 400, errorPage('Invalid payment', refused.message, refused.code));
+  sendHtml(ctx.res, refused.status, errorPage('Invalid payment', refused.message, refused.code));
 }
 
 function showWidget(state: EmulatorState, ctx: Ctx): void {
+  // No query at all: the widget's reference (observed: the service redirects to its documentation).
+  if ([...ctx.url.searchParams.keys()].length === 0) return redirect(ctx.res, ROUTES.widgetReference.path);
+  // The parameters first, signed in or not (observed).
+  const checked = checkPayment(state, ctx.url.searchParams);
+  if (!checked.ok) return refusal(ctx, checked);
   const session = currentSession(state, ctx);
   if (!session)
     return redirect(ctx.res, `/in/login?next=${encodeURIComponent(ctx.url.pathname + ctx.url.search)}`);
-  const checked = checkPayment(state, ctx.url.searchParams, session.userId);
-  if (!checked.ok) return refusal(ctx, checked);
   const fields: Record<string, string | undefined> = { csrf: session.csrf };
   for (const name of WIDGET_PARAMS) fields[name] = ctx.url.searchParams.get(name) ?? undefined;
   sendHtml(ctx.res, 200, widgetPage(session.userId, checked.request, fields));
@@ -39,13 +49,16 @@ async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> 
   if (!form || !session || field(form, 'csrf') !== session.csrf) {
     return sendHtml(ctx.res, 403, errorPage('Session expired', 'Log in again and retry the payment.'));
   }
-  const checked = checkPayment(state, form, session.userId);
+  const checked = checkPayment(state, form);
   if (!checked.ok) return refusal(ctx, checked);
-  const { request } = checked;
   // There is no cancel button (observed): the form only confirms.
   if (field(form, 'decision') !== 'confirm') {
     return sendHtml(ctx.res, 400, errorPage('Invalid payment', 'Confirm the payment, or close the page.'));
   }
+  // Paying yourself is refused here, with no error code on the page (observed).
+  const payer = selfPayment(checked.request, session.userId);
+  if (!payer.ok) return sendHtml(ctx.res, 400, errorPage('Invalid payment', payer.message));
+  const { request } = payer;
   const tx = pay(request);
   if (request.blocking) await tx.settled; // blocking: wait for confirmation before redirecting
   if (request.opener) {
@@ -63,7 +76,8 @@ async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> 
   const values: Record<string, string | undefined> = {
     tx_hash: tx.txHash,
     state: request.state,
-    remarks: request.remarks,
+    // An empty memo is not added (observed).
+    remarks: request.remarks === '' ? undefined : request.remarks,
   };
   // `success` only when blocking was set; the redirect never carries `error` (observed).
   if (request.blocking) values.success = String(tx.status === 'success');
@@ -73,5 +87,6 @@ async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> 
 /** The payment widget `{auth_url}/in/widget/pay` (docs/kudos-service.md#payment-widget). */
 export function widgetRoutes(router: Router, state: EmulatorState, pay: Pay): void {
   router.on(ROUTES.widget, (ctx) => showWidget(state, ctx));
+  router.on(ROUTES.widgetReference, (ctx) => sendHtml(ctx.res, 200, widgetReferencePage()));
   router.on(ROUTES.widgetConfirm, (ctx) => confirm(state, ctx, pay));
 }

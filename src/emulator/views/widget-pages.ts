@@ -1,10 +1,10 @@
-import type { PaymentRequest } from '../transaction.js';
+import type { PaymentParams, WIDGET_PARAMS } from '../payments.js';
 import { escapeHtml, hiddenFields, layout } from './layout.js';
 
 /** The payment confirmation page of the widget: no cancel button, as the service's (observed). */
 export function widgetPage(
   payer: string,
-  request: PaymentRequest,
+  request: PaymentParams,
   fields: Record<string, string | undefined>,
 ): string {
   const row = (label: string, id: string, value: string | undefined) =>
@@ -59,5 +59,30 @@ export function openerResultPage(data: PopupResult, targetOrigin: string | undef
 if (window.opener) window.opener.postMessage(JSON.parse(document.getElementById('result').textContent), ${JSON.stringify(targetOrigin)});
 window.close();
 </script>`,
+  );
+}
+
+/** What each widget parameter means: every one of WIDGET_PARAMS (a missing one does not compile). */
+const PARAMETERS: Record<(typeof WIDGET_PARAMS)[number], string> = {
+  to: 'receiver user ID, or several, comma-separated (required)',
+  amount: 'tokens as a decimal string, one per receiver (required)',
+  via: 'the agent (a user ID) that gets the notification and the fee',
+  fee: "extra tokens to the agent; '0' is none",
+  remarks: "public memo; default 'kudos pay' (+ ' via AGENT'); given empty, it stays empty",
+  state: 'passed back on the redirect (or in the popup message)',
+  redirect_uri:
+    "where the payer goes afterwards (on the agent's or receiver's whitelist); in popup mode, the message's target origin",
+  blocking: 'wait for the chain before returning; adds success',
+  opener: "any value but '0': popup mode, the result is posted to window.opener",
+};
+
+/** The widget's reference page. */
+export function widgetReferencePage(): string {
+  const rows = Object.entries(PARAMETERS).map(
+    ([name, what]) => `<tr><th><code>${name}</code></th><td>${escapeHtml(what)}</td></tr>`,
+  );
+  return layout(
+    'Payment widget',
+    `<h1>Payment widget</h1><p><code>GET /in/widget/pay?to=USER&amp;amount=TOKENS&amp;...</code></p><table id="widget-parameters">${rows.join('')}</table>`,
   );
 }
