@@ -1,8 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { sameSecret } from '../base/same-secret.js';
 import { type Ctx, parseCookies } from './http.js';
-import type { EmulatorState } from './state.js';
 
 // Who may use the admin API and the home page: loopback callers, or holders of the admin token.
+
+/** What the checks read of the emulator's state (structurally: the state holds these). */
+interface AdminContext {
+  options: { adminToken?: string | undefined };
+  adminSessions: AdminSessions;
+}
 
 /** A refused admin request: status, stable code, and the field it is about. */
 export class AdminError extends Error {
@@ -25,7 +31,7 @@ function isLoopback(address: string | undefined): boolean {
  * The admin API answers only a loopback address, unless an admin token is set; then only requests
  * carrying it (`Authorization: Bearer <token>`), from anywhere.
  */
-export function checkAccess(state: Pick<EmulatorState, 'options'>, ctx: Pick<Ctx, 'req'>): void {
+export function checkAccess(state: AdminContext, ctx: Pick<Ctx, 'req'>): void {
   const token = state.options.adminToken;
   if (token === undefined) {
     if (!isLoopback(ctx.req.socket.remoteAddress)) {
@@ -37,17 +43,43 @@ export function checkAccess(state: Pick<EmulatorState, 'options'>, ctx: Pick<Ctx
     }
     return;
   }
-  if (!hasAdminToken(token, ctx))
+  if (!hasAdminAccess(state, ctx))
     throw new AdminError(401, 'admin_token_required', 'the admin API needs its token');
 }
 
-/** The cookie the home page sets once it was opened with `?admin_token=` (HttpOnly, SameSite=Lax). */
+/**
+ * The cookie the home page sets once it was opened with `?admin_token=` (HttpOnly, SameSite=Lax). It
+ * holds a random session value the emulator maps to admin access, never the token itself: cookies
+ * are sent to every port of a host, so a server on another port must not learn the token from it.
+ */
 export const ADMIN_COOKIE = 'kudos_emulator_admin';
 
-/** Whether a request carries the admin token: `Authorization: Bearer`, or the home page's cookie. */
-export function hasAdminToken(token: string, ctx: Pick<Ctx, 'req'>): boolean {
+/** Admin sessions of the home page: random values, in memory (a restart asks for the token again). */
+export class AdminSessions {
+  private readonly sessions = new Set<string>();
+
+  /** A new session for a browser that gave the right token: the cookie's value. */
+  open(): string {
+    const session = randomBytes(32).toString('base64url');
+    this.sessions.add(session);
+    return session;
+  }
+
+  has(session: string): boolean {
+    return session !== '' && this.sessions.has(session);
+  }
+}
+
+/** Whether `given` is the admin token (constant time). */
+export function isAdminToken(state: Pick<AdminContext, 'options'>, given: string): boolean {
+  const token = state.options.adminToken;
+  return token !== undefined && given !== '' && sameSecret(given, token);
+}
+
+/** Whether a request has admin access: the token as `Authorization: Bearer`, or a home-page session cookie. */
+export function hasAdminAccess(state: AdminContext, ctx: Pick<Ctx, 'req'>): boolean {
   const header = ctx.req.headers.authorization ?? '';
   const bearer = header.startsWith('Bearer ') ? header.slice(7) : '';
   const cookie = parseCookies(ctx.req.headers.cookie).get(ADMIN_COOKIE) ?? '';
-  return [bearer, cookie].some((given) => given !== '' && sameSecret(given, token));
+  return isAdminToken(state, bearer) || state.adminSessions.has(cookie);
 }

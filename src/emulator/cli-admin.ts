@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { withoutTrailingSlashes } from '../base/url-path.js';
+import { subcommandOf } from './cli-help.js';
 import { parseDuration } from './duration.js';
 
 /** What a subcommand prints, and its exit code. */
@@ -72,16 +73,8 @@ const COMMON = {
 export async function runSubcommand(argv: string[]): Promise<CommandResult> {
   const [first = '', second = ''] = argv;
   const key = `${first} ${second}`;
-  const rest = [
-    'trigger payment',
-    'clock advance',
-    'users add',
-    'clients add',
-    'agents add',
-    'agents set-webhook',
-  ].includes(key)
-    ? argv.slice(2)
-    : argv.slice(1);
+  // A subcommand of two words (`users add`) takes what follows them; one of one word, the rest.
+  const rest = subcommandOf(argv)?.includes(' ') ? argv.slice(2) : argv.slice(1);
   const { values, positionals } = parseArgs({
     args: rest,
     options: {
@@ -97,6 +90,7 @@ export async function runSubcommand(argv: string[]): Promise<CommandResult> {
       'display-name': { type: 'string' },
       webhook: { type: 'string' },
       redirect: { type: 'string', multiple: true },
+      update: { type: 'boolean' },
     },
     allowPositionals: true,
     strict: true,
@@ -151,8 +145,9 @@ export async function runSubcommand(argv: string[]): Promise<CommandResult> {
     const [id, password] = splitSpec(positionals[0], 2, 'users add ID:PASSWORD') as [string, string];
     const body: Record<string, unknown> = { id, password };
     if (typeof v['display-name'] === 'string') body.displayName = v['display-name'];
+    if (v.update) body.update = true;
     const user = (await call(v, 'POST', '/_emulator/users', body)) as { id: string; wallet: string };
-    return print(user, `added user ${user.id} (wallet ${user.wallet})`);
+    return print(user, `${v.update ? 'updated' : 'added'} user ${user.id} (wallet ${user.wallet})`);
   }
   if (key === 'clients add') {
     const [clientID, clientSecret, redirectURI] = splitSpec(
@@ -165,10 +160,16 @@ export async function runSubcommand(argv: string[]): Promise<CommandResult> {
     };
     return print(client, `added client ${client.clientID}`);
   }
-  if (key === 'agents add' || key === 'agents set-webhook') {
+  if (key === 'agents add' || key === 'agents set-webhook' || key === 'agents add-redirect') {
     const id = positionals[0];
     if (!id) throw new CommandError(`${key} needs an agent ID`);
-    const body: Record<string, unknown> = { id };
+    // Adding refuses an agent that exists; changing one needs it to exist (the emulator checks).
+    const body: Record<string, unknown> = { id, update: key !== 'agents add' || v.update === true };
+    if (key === 'agents add-redirect') {
+      const uris = positionals.slice(1);
+      if (uris.length === 0) throw new CommandError('agents add-redirect needs ID URI [URI ...]');
+      body.addPaymentRedirectURIs = uris;
+    }
     // set-webhook takes the URL as its second word, or `none` to remove the webhook.
     const webhook = key === 'agents set-webhook' ? positionals[1] : v.webhook;
     if (key === 'agents set-webhook' && typeof webhook !== 'string') {
@@ -180,8 +181,12 @@ export async function runSubcommand(argv: string[]): Promise<CommandResult> {
     const agent = (await call(v, 'POST', '/_emulator/agents', body)) as {
       id: string;
       webhookURL: string | null;
+      paymentRedirectURIs: string[];
     };
-    return print(agent, `agent ${agent.id}: webhook ${agent.webhookURL ?? 'none'}`);
+    const redirectsNow = agent.paymentRedirectURIs.length
+      ? `, redirects ${agent.paymentRedirectURIs.join(' ')}`
+      : '';
+    return print(agent, `agent ${agent.id}: webhook ${agent.webhookURL ?? 'none'}${redirectsNow}`);
   }
   throw new CommandError(`unknown subcommand: ${argv.slice(0, 2).join(' ')}`);
 }

@@ -4,10 +4,14 @@
  * it happens, until Ctrl-C puts the agent's own webhook back (the Stripe CLI habit).
  */
 import { parseArgs } from 'node:util';
+import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from '../base/redact.js';
 import { CommandError, call, type Values } from './cli-admin.js';
 
 /** How often the deliveries are looked at. */
 const POLL_MS = 200;
+/** How long each renewal of the forward holds, and how often it is renewed: a killed listen stops forwarding within 15 s. */
+const LEASE_MS = 15_000;
+const RENEW_MS = 5_000;
 
 type Delivery = Record<string, unknown> & { id: number };
 
@@ -41,11 +45,19 @@ export async function runListen(
   const path = `/_emulator/deliveries${v['print-body'] ? '?body=1' : ''}`;
   const known = (await call(v, 'GET', path)) as Delivery[];
   let seen = known.reduce((max, d) => Math.max(max, d.id), 0);
-  await call(v, 'POST', '/_emulator/agents', { id: agent, forwardTo: target });
-  print(`Forwarding the notifications of agent ${agent} to ${target} (Ctrl-C to stop).`);
+  const forward = { id: agent, update: true, forwardTo: target, forwardForMs: LEASE_MS };
+  await call(v, 'POST', '/_emulator/agents', forward);
+  // Never the secret a forward URL may carry (?token=, a last path segment), as everywhere else.
+  const shown = redactWebhookURL(target, MIN_WEBHOOK_SECRET_LENGTH);
+  print(`Forwarding the notifications of agent ${agent} to ${shown} (Ctrl-C to stop).`);
 
   return new Promise<number>((resolve) => {
     let stopping = false;
+    const renew = setInterval(() => {
+      call(v, 'POST', '/_emulator/agents', forward).catch((error: unknown) =>
+        print(`could not renew the forwarding: ${error instanceof Error ? error.message : 'error'}`),
+      );
+    }, RENEW_MS);
     const poll = setInterval(() => {
       call(v, 'GET', path).then(
         (list) => {
@@ -66,7 +78,8 @@ export async function runListen(
       if (stopping) return;
       stopping = true;
       clearInterval(poll);
-      call(v, 'POST', '/_emulator/agents', { id: agent, forwardTo: null }).then(
+      clearInterval(renew);
+      call(v, 'POST', '/_emulator/agents', { id: agent, update: true, forwardTo: null }).then(
         () => {
           print(`Stopped forwarding: agent ${agent}'s notifications go to its own webhook again.`);
           resolve(0);

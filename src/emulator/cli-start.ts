@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isRecord } from '../base/guards.js';
 import { CommandError } from './cli-admin.js';
+import { shortParseError, usageError } from './cli-help.js';
 import { type KudosEmulator, startKudosEmulator } from './emulator.js';
 import type {
   EmulatorAgent,
@@ -36,7 +37,8 @@ export const USAGE = `Usage: kudos-emulator [options]          start an emulator
   --auto-login USER     sign USER in and accept at once on every authorization page (e2e tests)
   --admin-token TOKEN   the admin API (/_emulator/) then needs this token; without it, loopback only
   --quiet               do not log requests
-  --help                this text
+  --help, -h            this text; kudos-emulator help SUBCOMMAND (or SUBCOMMAND --help) for one
+  --version             the version
 
 Subcommands (a running emulator at --url, else KUDOS_EMULATOR_URL, else http://127.0.0.1:4000):
   trigger payment --to ID --amount N [--from ID] [--via AGENT] [--fee N]
@@ -44,10 +46,11 @@ Subcommands (a running emulator at --url, else KUDOS_EMULATOR_URL, else http://1
   deliveries [--json]             every webhook delivery
   resend DELIVERY_ID              send that notification again, as a redelivery
   clock advance DURATION          move the clock forward (90s, 61m, 1h)
-  users add ID:PASSWORD [--display-name NAME]
+  users add ID:PASSWORD [--display-name NAME] [--update]   (--update: replace an existing user)
   clients add ID:SECRET:REDIRECT_URI
-  agents add ID [--webhook URL] [--redirect URI ...]   add an agent (or change one)
-  agents set-webhook ID URL|none  point the agent's webhook at URL (none: remove it)
+  agents add ID [--webhook URL] [--redirect URI ...] [--update]   (--update: change an existing agent)
+  agents add-redirect ID URI ...  add URIs to an agent's payment redirect whitelist
+  agents set-webhook ID URL|none  point an existing agent's webhook at URL (none: remove it)
   listen --forward-to URL [--agent ID] [--print-body]
                                   the agent's notifications go to URL and are printed as they
                                   happen, until Ctrl-C puts its own webhook back`;
@@ -92,7 +95,7 @@ function parse(argv: string[]): KudosEmulatorOptions | undefined {
       'auto-login': { type: 'string' },
       'admin-token': { type: 'string' },
       quiet: { type: 'boolean' },
-      help: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
@@ -200,7 +203,7 @@ export function banner(
   }
   lines.push(
     '',
-    `Subcommands (with --url ${emulator.authURL}, or KUDOS_EMULATOR_URL): trigger payment, deliveries, resend, clock advance, users add, clients add, agents add, agents set-webhook, listen --forward-to`,
+    `Subcommands (with --url ${emulator.authURL}, or KUDOS_EMULATOR_URL): trigger payment, deliveries, resend, clock advance, users add, clients add, agents add, agents add-redirect, agents set-webhook, listen --forward-to`,
     'Run kudos-emulator --help for their options.',
   );
   return lines.join('\n');
@@ -212,7 +215,13 @@ export async function startCommand(argv: string[]): Promise<void> {
   try {
     options = parse(argv);
   } catch (error) {
-    console.error(`kudos-emulator: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    const message =
+      error instanceof Error
+        ? (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')
+          ? shortParseError(error)
+          : error.message
+        : String(error);
+    console.error(usageError(message, undefined));
     process.exit(2);
   }
   if (!options) {

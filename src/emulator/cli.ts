@@ -2,13 +2,16 @@
 /**
  * `kudos-emulator`: starts the local Kudos emulator (no subcommand), or talks to a running one
  * (`trigger payment`, `deliveries`, `resend`, `clock advance`, `users add`, `clients add`,
- * `agents add`, `agents set-webhook`, `listen --forward-to`).
+ * `agents add`, `agents add-redirect`, `agents set-webhook`, `listen --forward-to`). `--help` (or
+ * `-h`, or `help [subcommand]`) prints help and exits 0; `--version` the version.
  */
 import { CommandError, runSubcommand } from './cli-admin.js';
+import { packageVersion, shortParseError, subcommandHelp, subcommandOf, usageError } from './cli-help.js';
 import { runListen } from './cli-listen.js';
 import { startCommand, USAGE } from './cli-start.js';
 
-const SUBCOMMANDS = new Set([
+/** First words that name a subcommand (the start command takes only options). */
+const SUBCOMMAND_WORDS = new Set([
   'trigger',
   'deliveries',
   'resend',
@@ -19,10 +22,46 @@ const SUBCOMMANDS = new Set([
   'listen',
 ]);
 
+const wantsHelp = (argv: readonly string[]) => argv.includes('--help') || argv.includes('-h');
+
+/** `help [subcommand]`: that subcommand's help, or the usage; an unknown one is a usage error. */
+function help(words: string[]): number {
+  if (words.length === 0) {
+    console.log(USAGE);
+    return 0;
+  }
+  const name = subcommandOf(words);
+  if (!name) {
+    console.error(usageError(`no subcommand '${words.join(' ')}'`, undefined));
+    return 2;
+  }
+  console.log(subcommandHelp(name));
+  return 0;
+}
+
 async function main(argv: string[]): Promise<void> {
-  if (!SUBCOMMANDS.has(argv[0] ?? '')) return startCommand(argv);
+  const first = argv[0] ?? '';
+  if (first === '--version' || first === '-v' || first === 'version') {
+    console.log(packageVersion());
+    return;
+  }
+  if (first === 'help') {
+    process.exitCode = help(argv.slice(1));
+    return;
+  }
+  if (!SUBCOMMAND_WORDS.has(first)) return startCommand(argv);
+  const name = subcommandOf(argv);
+  if (!name) {
+    console.error(usageError(`unknown subcommand '${argv.slice(0, 2).join(' ')}'`, undefined));
+    process.exitCode = 2;
+    return;
+  }
+  if (wantsHelp(argv)) {
+    console.log(subcommandHelp(name));
+    return;
+  }
   try {
-    if (argv[0] === 'listen') {
+    if (name === 'listen') {
       process.exitCode = await runListen(argv.slice(1));
       return;
     }
@@ -31,11 +70,9 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = code;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (
-      error instanceof CommandError ||
-      (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')
-    ) {
-      console.error(`kudos-emulator: ${message}\n\n${USAGE}`);
+    const parse = (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS');
+    if (error instanceof CommandError || parse) {
+      console.error(usageError(parse ? shortParseError(error as Error) : message, name));
       process.exitCode = 2;
     } else {
       console.error(`kudos-emulator: ${message}`);

@@ -40,6 +40,12 @@ export interface EmulatorUser {
 }
 
 /** An agent account whose webhook the operator has set up (docs/kudos-service.md#notifications). */
+/** Where an agent's notifications go now: its forward URL while the lease holds, else its webhook. */
+export function deliveryURL(agent: EmulatorAgent | undefined, now = Date.now()): string | undefined {
+  if (agent?.forwardURL && (agent.forwardUntil ?? 0) > now) return agent.forwardURL;
+  return agent?.webhookURL;
+}
+
 export interface EmulatorAgent {
   /** The agent's user ID, as given in the widget's `via` parameter. */
   id: string;
@@ -50,6 +56,11 @@ export interface EmulatorAgent {
    * is kept, and used again when forwarding ends.
    */
   forwardURL?: string;
+  /**
+   * Until when (epoch milliseconds, wall clock) `forwardURL` holds: a lease that `listen` renews, so a
+   * killed `listen` stops forwarding within about 15 s. Past it, notifications go to `webhookURL`.
+   */
+  forwardUntil?: number;
   /**
    * The agent's payment redirect whitelist: where the widget may send a payer back after a payment
    * `via` this agent (exact match). None: a payment with a `redirect_uri` shows

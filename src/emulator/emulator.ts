@@ -14,7 +14,7 @@ import { EmulatorOperations, type PayArguments } from './operations.js';
 
 export type { PayArguments };
 
-import { ADMIN_COOKIE, hasAdminToken } from './admin-access.js';
+import { ADMIN_COOKIE, hasAdminAccess, isAdminToken } from './admin-access.js';
 import {
   type EmulatorSnapshot,
   lockStateFile,
@@ -185,11 +185,10 @@ function showHome(state: EmulatorState, webhooks: WebhookSender, ctx: Ctx): void
   if (token !== undefined) {
     const given = ctx.url.searchParams.get('admin_token');
     if (given !== null) {
-      const valid = hasAdminToken(token, { req: { headers: { authorization: `Bearer ${given}` } } as never });
-      if (valid) setCookie(ctx.res, ADMIN_COOKIE, given);
+      if (isAdminToken(state, given)) setCookie(ctx.res, ADMIN_COOKIE, state.adminSessions.open());
       return redirect(ctx.res, '/');
     }
-    if (!hasAdminToken(token, ctx)) {
+    if (!hasAdminAccess(state, ctx)) {
       return sendHtml(
         ctx.res,
         401,

@@ -1,14 +1,14 @@
 import {
   appendFileSync,
-  closeSync,
   lstatSync,
-  openSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
   renameSync,
   rmSync,
+  statSync,
+  truncateSync,
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -16,6 +16,7 @@ import { isRecord } from '../base/guards.js';
 import { MAX_CLOCK_OFFSET_MS } from './clock.js';
 import type { EmulatorAgent, EmulatorClient, EmulatorUser } from './emulator-options.js';
 import type { EmulatorState, Grant, RefreshRecord } from './state.js';
+import { StateLockError, takeLock } from './state-lock.js';
 import type { EmulatorTransaction } from './transaction.js';
 import type { OutboxEntry, WebhookDelivery } from './webhook-sender.js';
 
@@ -105,14 +106,29 @@ function readLog(file: string): { transactions: unknown[]; deliveries: unknown[]
     try {
       entry = JSON.parse(line);
     } catch {
-      if (i === lines.length - 1) break; // the line a kill cut off: nothing after it was answered
-      throw new EmulatorStateFileError(logOf(file), `has an invalid "line ${i + 1}" (not JSON)`);
+      // A write cut off (a kill, a full disk): its changes were kept for the next save, so the line
+      // is skipped, with a warning. A whole JSON line of the wrong shape is refused below.
+      if (i !== lines.length - 1) {
+        process.emitWarning(`skipped line ${i + 1} of ${logOf(file)}: a cut-off write (not JSON)`, {
+          type: 'KudosEmulatorWarning',
+        });
+      }
+      continue;
     }
     if (isRecord(entry) && isRecord(entry.t)) transactions.set(entry.t.txHash, entry.t);
     else if (isRecord(entry) && isRecord(entry.d)) deliveries.set(entry.d.id, entry.d);
     else throw new EmulatorStateFileError(logOf(file), `has an invalid "line ${i + 1}"`);
   }
   return { transactions: [...transactions.values()], deliveries: [...deliveries.values()] };
+}
+
+/** A file's size, 0 when it is not there. */
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }
 
 /** Where a state file keeps its history. */
@@ -148,7 +164,10 @@ const LISTS: Record<string, (v: unknown) => string | undefined> = {
     { civicLiker: (v) => typeof v === 'boolean' || v === 'trial', civicLikerSince: time },
   ),
   clients: record({ clientID: text, clientSecret: text, redirectURIs: texts }),
-  agents: record({ id: text }, { webhookURL: text, paymentRedirectURIs: texts }),
+  agents: record(
+    { id: text },
+    { webhookURL: text, paymentRedirectURIs: texts, forwardURL: text, forwardUntil: time },
+  ),
   grants: record({ clientID: text, userId: text, scope: texts, grantedAt: time }),
   refreshTokens: pair(record({ clientID: text, userId: text, scope: texts })),
   activeRefresh: (v) => (Array.isArray(v) && v.length === 2 && text(v[0]) && text(v[1]) ? undefined : ''),
@@ -260,17 +279,34 @@ export class StateFileWriter {
     writeSnapshot(this.file, smallPart(state, sender) as EmulatorSnapshot);
   }
 
-  /** Saves one turn's changes. */
+  /**
+   * Saves one turn's changes. An append that fails (a full disk) trims what it wrote of its lines and
+   * keeps its transactions and deliveries for the next save: nothing is dropped, and no half line
+   * is left for later lines to follow.
+   */
   save(state: EmulatorState, sender: SenderState): void {
+    const transactions = state.takeUnsavedTransactions();
     const lines = [
-      ...state.takeUnsavedTransactions().map((tx) => JSON.stringify({ t: saved(tx) })),
+      ...transactions.map((tx) => JSON.stringify({ t: saved(tx) })),
       ...sender.deliveries.slice(this.savedDeliveries).map((d) => JSON.stringify({ d })),
     ];
-    this.savedDeliveries = sender.deliveries.length;
     if (lines.length) {
-      appendFileSync(logOf(this.file), `${lines.join('\n')}\n`, { mode: 0o600 });
+      const log = logOf(this.file);
+      const before = sizeOf(log);
+      try {
+        appendFileSync(log, `${lines.join('\n')}\n`, { mode: 0o600 });
+      } catch (error) {
+        state.keepUnsaved(transactions);
+        try {
+          truncateSync(log, before);
+        } catch {
+          // the next start skips a cut line anyway
+        }
+        throw error;
+      }
       this.logLines += lines.length;
     }
+    this.savedDeliveries = sender.deliveries.length;
     if (this.logLines > 4 * (state.transactions.size + sender.deliveries.length) + 1000) {
       this.compact(state, sender);
       return;
@@ -325,43 +361,21 @@ export function removeLeftovers(file: string): void {
 }
 
 /**
- * Takes the state file for this process: `FILE.lock` holds its pid. Another live emulator's lock
- * refuses the start naming the file and that process; a dead one's is taken over. Answers the
+ * Takes the state file for this process (`FILE.lock`, see state-lock.ts). Another live emulator's
+ * lock refuses the start naming the file and that process; a dead one's is taken over. Answers the
  * release.
  */
 export function lockStateFile(file: string): () => void {
   const lock = `${target(file)}.lock`;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(lock, 'wx', 0o600);
-      writeFileSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(lock, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new EmulatorStateFileError(
-          file,
-          `cannot be locked (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-        );
-      }
-      const holder = Number(readFileSync(lock, 'utf8').trim());
-      if (Number.isSafeInteger(holder) && holder > 0 && alive(holder)) {
-        throw new EmulatorStateFileError(
-          file,
-          `is in use by another kudos-emulator (process ${holder}, lock ${lock})`,
-        );
-      }
-      rmSync(lock, { force: true }); // its emulator is gone: take the file over
-    }
-  }
-  throw new EmulatorStateFileError(file, `cannot be locked (${lock})`);
-}
-
-function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    return takeLock(lock);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if (!(error instanceof StateLockError)) throw error;
+    throw new EmulatorStateFileError(
+      file,
+      error.holder !== undefined
+        ? `is in use by another kudos-emulator (process ${error.holder}, lock ${lock})`
+        : `${error.message.replace('cannot be locked', `cannot be locked (${lock})`)}`,
+    );
   }
 }

@@ -82,6 +82,7 @@ export const ROUTES = {
     base: 'authURL',
     what: "the widget's parameters (the widget without a query redirects here)",
   },
+  favicon: { method: 'GET', path: '/favicon.ico', base: 'authURL', what: "the emulator's icon (SVG)" },
   avatar: {
     method: 'GET',
     path: '/avatars/{user}.svg',

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { AdminSessions } from './admin-access.js';
 import type { EmulatorClock } from './clock.js';
 import type {
   EmulatorAgent,
@@ -86,6 +87,8 @@ export class EmulatorState {
   readonly adminCsrf = randomBytes(18).toString('base64url');
   /** Set by close(): nothing new is started after it. */
   closed = false;
+  /** The home page's admin sessions (the cookie's random values). */
+  readonly adminSessions = new AdminSessions();
   /** The error word the next authorization answers with, as when the service's authorize call fails (a test switch). */
   nextAuthorizeError: string | undefined;
   /** Origin the emulator listens on; set once listening. */
@@ -129,6 +132,11 @@ export class EmulatorState {
   /** Tells that a transaction changed (it settled): the state file appends its new version. */
   transactionChanged(tx: EmulatorTransaction): void {
     this.unsaved.add(tx.txHash);
+  }
+
+  /** Puts back transactions a failed save took: the next save appends them. */
+  keepUnsaved(transactions: readonly EmulatorTransaction[]): void {
+    for (const tx of transactions) this.unsaved.add(tx.txHash);
   }
 
   /** The transactions added or changed since the last call: what the state file's log appends. */

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from '../base/redact.js';
+import { deliveryURL } from './emulator-options.js';
 import type { EmulatorState } from './state.js';
 import type { EmulatorTransaction, TxStatus } from './transaction.js';
 import { notificationBody } from './tx-record.js';
@@ -86,7 +87,7 @@ export class WebhookSender {
   onTransaction(tx: EmulatorTransaction, event: 'created' | 'settled'): void {
     const agentId = tx.request.via;
     const agent = agentId ? this.state.agents.get(agentId) : undefined;
-    const url = agent?.forwardURL ?? agent?.webhookURL;
+    const url = deliveryURL(agent);
     if (!agentId || !url) return; // without via, or without a webhook set up: no notification (docs/kudos-service.md#notifications)
     const statuses: TxStatus[] =
       event === 'created'
@@ -113,7 +114,7 @@ export class WebhookSender {
     // Delivery ids are 1, 2, 3... in the order of `deliveries`, which only grows: no search.
     const delivery = Number.isSafeInteger(id) ? this.deliveries[id - 1] : undefined;
     const agent = delivery ? this.state.agents.get(delivery.agentId) : undefined;
-    const url = agent?.forwardURL ?? agent?.webhookURL;
+    const url = deliveryURL(agent);
     if (!delivery || !url) return false;
     const attempt = (this.lastAttempt.get(delivery.notificationId) ?? delivery.attempt) + 1;
     this.track(

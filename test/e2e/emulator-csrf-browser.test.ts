@@ -101,6 +101,50 @@ Promise.allSettled([
     await context.close();
   });
 
+  it('cookie tossing: a page on another port of 127.0.0.1 sets the form cookie itself, and still cannot register or sign in', async () => {
+    const target = kudos.authURL;
+    const tosser = await listenLocal(
+      http.createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        // Cookies ignore ports: this page can set the emulator's form cookie to a value it knows.
+        res.end(`<!doctype html><title>tosser</title>
+<iframe name="sink" style="display:none"></iframe>
+<form id="register" method="post" action="${target}/in/register" target="sink">
+<input name="username" value="mallory-toss"><input name="password" value="mallory-password">
+<input name="form_token" value="tossed-token-0123456789"><input name="next" value="/in/account"></form>
+<script>
+document.cookie = 'kudos_emulator_form=tossed-token-0123456789; path=/';
+document.getElementById('register').submit();
+setTimeout(() => { window.done = true; }, 500);
+</script>`);
+      }),
+    );
+    try {
+      expect(new URL(tosser.url).hostname).toBe(new URL(target).hostname); // same host, another port
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      page.setDefaultTimeout(10_000);
+      await page.goto(tosser.url);
+      await page.waitForFunction(() => (window as unknown as { done?: boolean }).done === true);
+      const cookies = await context.cookies(target);
+      expect(cookies.find((c) => c.name === 'kudos_emulator_form')?.value).toBe('tossed-token-0123456789');
+      const state = await (await fetch(`${target}/_emulator/state`)).json();
+      expect(state.users.map((u: { id: string }) => u.id)).not.toContain('mallory-toss');
+      const account = await context.request.get(`${target}/in/account`, { maxRedirects: 0 });
+      expect(account.status()).toBe(302); // not signed in to mallory's account
+      // The emulator's own register page in the same browser still works.
+      await page.goto(`${target}/in/register`);
+      await page.fill('input[name=username]', 'honest-user');
+      await page.fill('input[name=password]', 'honest-password');
+      await Promise.all([page.waitForLoadState(), page.click('button[type=submit]')]);
+      const after = await (await fetch(`${target}/_emulator/state`)).json();
+      expect(after.users.map((u: { id: string }) => u.id)).toContain('honest-user');
+      await context.close();
+    } finally {
+      await tosser.close();
+    }
+  });
+
   it('the home page itself still resends with its own form', async () => {
     const page = await browser.newPage();
     await page.goto(kudos.authURL);

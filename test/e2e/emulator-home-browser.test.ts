@@ -40,24 +40,41 @@ describe('the emulator home page in a real browser (Chromium through playwright-
     expect(await page.locator('#users').textContent()).toMatch(/bobby.*cosmos1/s);
     const agents = (await page.locator('#agents').textContent()) ?? '';
     expect(agents).toContain('shop-agent');
-    expect(agents).toMatch(/cosmos1[02-9ac-hj-np-z]{38}/);
+    // The wallet, shortened, with the whole address on hover.
+    expect(await page.locator('#agents code.short').first().getAttribute('title')).toMatch(
+      /^cosmos1[02-9ac-hj-np-z]{38}$/,
+    );
     expect(agents).toContain('token=REDACTED'); // the webhook URL, without its secret
     expect(agents).not.toContain('agent-secret');
     const [tx] = kudos.deliveries;
-    expect(await page.locator('#transactions').textContent()).toContain(tx?.txHash);
+    expect(await page.locator('#transactions code.short').first().getAttribute('data-full')).toBe(tx?.txHash);
     const rows = page.locator('#deliveries tbody tr');
     expect(await rows.count()).toBe(1);
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.screenshot({ path: `${SHOTS}/emulator-home.png`, fullPage: true });
-    // At 1280 px the page does not scroll sideways: wide tables scroll inside their card.
-    const widths = await page.evaluate(() => ({
-      page: document.documentElement.scrollWidth,
-      view: window.innerWidth,
-      main: document.querySelector('main')?.getBoundingClientRect().right ?? 0,
-      tables: Array.from(document.querySelectorAll('.scroll'), (d) => d.getBoundingClientRect().right),
-    }));
-    expect(widths.page).toBeLessThanOrEqual(widths.view);
-    expect(Math.max(...widths.tables)).toBeLessThanOrEqual(widths.main);
+    // At 1280 and 1920 px the card uses the window's width and every table fits in it: nothing is
+    // cut off (long routes wrap, hashes and wallets show their first characters, the whole on hover).
+    for (const width of [1280, 1920]) {
+      await page.setViewportSize({ width, height: 800 });
+      await page.screenshot({ path: `${SHOTS}/emulator-home-${width}.png`, fullPage: true });
+      const widths = await page.evaluate(() => ({
+        page: document.documentElement.scrollWidth,
+        view: window.innerWidth,
+        main: document.querySelector('main')?.getBoundingClientRect().width ?? 0,
+        overflowing: Array.from(document.querySelectorAll('.scroll'))
+          .filter((d) => d.scrollWidth > d.clientWidth + 1)
+          .map((d) => d.querySelector('table')?.id),
+      }));
+      expect(widths.page, `${width} px`).toBeLessThanOrEqual(widths.view);
+      expect(widths.main, `${width} px`).toBeGreaterThan(width - 100); // the window's width
+      expect(widths.overflowing, `${width} px`).toEqual([]);
+    }
+    const hash = page.locator('#transactions code.short').first();
+    expect(await hash.getAttribute('title')).toBe(tx?.txHash);
+    expect(((await hash.textContent()) ?? '').length).toBeLessThan(16);
+    const icon = await page.evaluate(async () => {
+      const res = await fetch('/favicon.ico');
+      return { status: res.status, type: res.headers.get('content-type') };
+    });
+    expect(icon).toEqual({ status: 200, type: 'image/svg+xml' });
     expect(await rows.first().locator('td').first().textContent()).toMatch(/^\d+$/); // the delivery ID
     const received = sink.received.length;
     await rows.first().getByRole('button', { name: 'Resend' }).click();

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AdminError, checkAccess } from '../../src/emulator/admin-access.js';
+import { AdminError, AdminSessions, checkAccess } from '../../src/emulator/admin-access.js';
 import { parseDuration } from '../../src/emulator/duration.js';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
@@ -93,7 +93,10 @@ describe('the admin API (/_emulator/)', () => {
     for (const address of ['10.0.0.5', '192.168.1.2', '::ffff:10.0.0.5', '2001:db8::1']) {
       expect(() => checkAccess(open, ctx(address))).toThrow(AdminError);
     }
-    const guarded = { options: { adminToken: 'the-token-0123456789' } } as never;
+    const guarded = {
+      options: { adminToken: 'the-token-0123456789' },
+      adminSessions: new AdminSessions(),
+    } as never;
     expect(() => checkAccess(guarded, ctx('127.0.0.1'))).toThrow(AdminError);
     expect(() => checkAccess(guarded, ctx('127.0.0.1', 'Bearer wrong'))).toThrow(AdminError);
     expect(() => checkAccess(guarded, ctx('10.0.0.5', 'Bearer the-token-0123456789'))).not.toThrow();

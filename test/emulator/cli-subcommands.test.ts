@@ -154,7 +154,9 @@ describe('kudos-emulator subcommands against a running emulator', () => {
       paymentRedirectURIs: ['https://shop.example/done'],
     });
     const moved = await cli('agents', 'set-webhook', 'new-agent', 'http://127.0.0.1:9/elsewhere');
-    expect(moved.stdout).toBe('agent new-agent: webhook http://127.0.0.1:9/elsewhere\n');
+    expect(moved.stdout).toBe(
+      'agent new-agent: webhook http://127.0.0.1:9/elsewhere, redirects https://shop.example/done\n',
+    );
     const removed = JSON.parse((await cli('agents', 'set-webhook', 'new-agent', 'none', '--json')).stdout);
     expect(removed).toEqual({
       id: 'new-agent',

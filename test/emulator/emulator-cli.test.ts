@@ -66,7 +66,7 @@ describe('kudos-emulator command', () => {
   });
 
   it.each([
-    [['--bogus'], "Unknown option '--bogus'"],
+    [['--bogus'], "unknown option '--bogus'"],
     [['--port', 'x'], '--port must be 0 to 65535'],
     [['--user', 'nocolon'], '--user must look like A:B'],
     [['--config', '/nonexistent.json'], 'cannot read config file /nonexistent.json'],

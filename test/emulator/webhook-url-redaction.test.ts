@@ -67,6 +67,15 @@ describe('the home page behind --admin-token', () => {
       expect((await browser.get(`${kudos.authURL}/`)).status).toBe(401);
       const opened = await browser.get(`${kudos.authURL}/?admin_token=admin-token-0123456789`);
       expect(locationOf(opened, kudos.authURL).pathname).toBe('/');
+      // The cookie is a random session, never the token: cookies reach every port of the host, and a
+      // server on another port that reads it learns nothing it could use elsewhere.
+      const cookie = opened.headers.get('set-cookie') ?? '';
+      expect(cookie).toMatch(/^kudos_emulator_admin=[A-Za-z0-9_-]{43};/);
+      expect(cookie).not.toContain('admin-token-0123456789');
+      const forged = await fetch(`${kudos.authURL}/_emulator/state`, {
+        headers: { cookie: 'kudos_emulator_admin=admin-token-0123456789' },
+      });
+      expect(forged.status).toBe(401); // the token itself is no session
       const home = await browser.get(`${kudos.authURL}/`);
       expect(home.status).toBe(200);
       const html = await home.text();

@@ -11,9 +11,14 @@ export interface StartedEmulator {
   exit: Promise<number | null>;
 }
 
-/** Starts the real bin; `output` resolves when the banner is printed, or the process ends. */
-export function startCli(args: string[]): StartedEmulator {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts the real bin (through `prefix`, a command such as `unshare --pid --fork`, when given);
+ * `output` resolves when the banner is printed, or the process ends.
+ */
+export function startCli(args: string[], prefix: string[] = []): StartedEmulator {
+  const [command = process.execPath, ...before] = prefix.length ? prefix : [process.execPath];
+  const argv = prefix.length ? [...before, process.execPath, CLI, ...args] : [CLI, ...args];
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const output = new Promise<string>((resolve) => {

@@ -132,6 +132,14 @@ export function stateJson(state: EmulatorState, webhooks: WebhookSender): Record
       wallet: walletAddress(a.id),
       webhookURL: a.webhookURL ? redactWebhookURL(a.webhookURL, MIN_WEBHOOK_SECRET_LENGTH) : null,
       paymentRedirectURIs: a.paymentRedirectURIs ?? [],
+      // Forwarding (kudos-emulator listen) while its lease holds: where, and until when.
+      forwarding:
+        a.forwardURL && (a.forwardUntil ?? 0) > Date.now()
+          ? {
+              url: redactWebhookURL(a.forwardURL, MIN_WEBHOOK_SECRET_LENGTH),
+              until: new Date(a.forwardUntil ?? 0).toISOString(),
+            }
+          : null,
     })),
     transactions: state.recentTransactions(50).map(transactionJson),
     deliveries: webhooks.deliveries.slice(-50).reverse().map(deliveryJson),
@@ -139,6 +147,11 @@ export function stateJson(state: EmulatorState, webhooks: WebhookSender): Record
 }
 
 const OUTCOMES: readonly PaymentOutcome[] = ['success', 'fail', 'timeout'];
+
+/** How long a forward holds unless `listen` renews it (it renews every 5 s). */
+const FORWARD_LEASE_MS = 15_000;
+/** The longest forward lease one request may ask for: an hour. */
+const MAX_FORWARD_LEASE_MS = 3_600_000;
 
 /** What the admin handlers work with. */
 interface Admin {
@@ -206,13 +219,28 @@ async function advanceClock({ state, ops }: Admin, ctx: Ctx): Promise<AdminAnswe
 }
 
 /**
- * `POST /_emulator/agents`: adds an agent, or changes one: its webhook (`webhookURL`, `null` to
- * remove it) and its payment redirect whitelist (`paymentRedirectURIs`); fields not given stay.
+ * `POST /_emulator/agents`: adds an agent (`webhookURL`, `paymentRedirectURIs`), or, with
+ * `update: true`, changes one that exists: its webhook (`null` removes it), its whitelist (replaced,
+ * or extended by `addPaymentRedirectURIs`), or `forwardTo` (`kudos-emulator listen`). Nothing is
+ * replaced by surprise: adding an agent that exists is 409 `already_exists`, changing one that does
+ * not is 404 `unknown_agent` (a typo does not create an agent).
  */
 async function setAgent({ state }: Admin, ctx: Ctx): Promise<AdminAnswer> {
   const body = await readJsonObject(ctx);
   const id = text(body, 'id', true) as string;
   const existing = state.agents.get(id);
+  const update = body.update === true;
+  if (body.update !== undefined && typeof body.update !== 'boolean')
+    throw bad('update', 'must be true or false');
+  if (update && !existing) throw new AdminError(404, 'unknown_agent', `no agent "${id}" to change`, 'id');
+  if (!update && existing) {
+    throw new AdminError(
+      409,
+      'already_exists',
+      `agent "${id}" exists: pass "update": true to change it (kudos-emulator agents add --update, agents add-redirect, agents set-webhook)`,
+      'id',
+    );
+  }
   const agent: EmulatorAgent = { ...existing, id };
   if (body.webhookURL === null) delete agent.webhookURL;
   else if (body.webhookURL !== undefined) {
@@ -221,20 +249,36 @@ async function setAgent({ state }: Admin, ctx: Ctx): Promise<AdminAnswer> {
       throw bad('webhookURL', 'must be an absolute http(s) URL');
     agent.webhookURL = url;
   }
-  // `forwardTo` (kudos-emulator listen): deliveries go there for a while; null ends it.
-  if (body.forwardTo === null) delete agent.forwardURL;
-  else if (body.forwardTo !== undefined) {
+  // `forwardTo` (kudos-emulator listen): deliveries go there for `forwardForMs` (a lease listen
+  // renews; default 15 s), so a killed listen does not forward for ever; null ends it.
+  if (body.forwardTo === null) {
+    delete agent.forwardURL;
+    delete agent.forwardUntil;
+  } else if (body.forwardTo !== undefined) {
     const url = text(body, 'forwardTo') as string;
     if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
       throw bad('forwardTo', 'must be an absolute http(s) URL');
+    const lease = body.forwardForMs ?? FORWARD_LEASE_MS;
+    if (
+      typeof lease !== 'number' ||
+      !Number.isSafeInteger(lease) ||
+      lease < 1 ||
+      lease > MAX_FORWARD_LEASE_MS
+    )
+      throw bad('forwardForMs', `must be 1 to ${MAX_FORWARD_LEASE_MS} milliseconds`);
     agent.forwardURL = url;
+    agent.forwardUntil = Date.now() + lease;
   }
-  if (body.paymentRedirectURIs !== undefined) {
-    const uris = body.paymentRedirectURIs;
+  for (const name of ['paymentRedirectURIs', 'addPaymentRedirectURIs'] as const) {
+    const uris = body[name];
+    if (uris === undefined) continue;
     if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string' && URL.canParse(u))) {
-      throw bad('paymentRedirectURIs', 'must be an array of absolute URLs');
+      throw bad(name, 'must be an array of absolute URLs');
     }
-    agent.paymentRedirectURIs = [...uris];
+    agent.paymentRedirectURIs =
+      name === 'paymentRedirectURIs'
+        ? [...uris]
+        : [...new Set([...(agent.paymentRedirectURIs ?? []), ...uris])];
   }
   state.agents.set(id, agent);
   state.changed();
@@ -246,15 +290,29 @@ async function setAgent({ state }: Admin, ctx: Ctx): Promise<AdminAnswer> {
   return { status: existing ? 200 : 201, body: shown };
 }
 
-/** `POST /_emulator/users`. */
-async function addUser({ ops }: Admin, ctx: Ctx): Promise<AdminAnswer> {
+/**
+ * `POST /_emulator/users`: adds a user; one that exists is 409 `already_exists` unless
+ * `update: true` (which replaces its password and display name).
+ */
+async function addUser({ state, ops }: Admin, ctx: Ctx): Promise<AdminAnswer> {
   const body = await readJsonObject(ctx);
   const user = { id: text(body, 'id', true) as string, password: text(body, 'password', true) as string };
   const displayName = text(body, 'displayName');
+  if (body.update !== undefined && typeof body.update !== 'boolean')
+    throw bad('update', 'must be true or false');
+  const existing = state.users.get(user.id);
+  if (existing && body.update !== true) {
+    throw new AdminError(
+      409,
+      'already_exists',
+      `user "${user.id}" exists: pass "update": true to replace its password (kudos-emulator users add --update)`,
+      'id',
+    );
+  }
   try {
-    const added = ops.addUser(displayName ? { ...user, displayName } : user);
+    const added = ops.addUser({ ...existing, ...user, ...(displayName ? { displayName } : {}) });
     return {
-      status: 201,
+      status: existing ? 200 : 201,
       body: { id: added.id, displayName: added.displayName ?? added.id, wallet: walletAddress(added.id) },
     };
   } catch (error) {

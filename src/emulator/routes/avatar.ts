@@ -4,7 +4,7 @@ import { type Ctx, safeDecode, sendCode } from '../http.js';
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
 import type { EmulatorState } from '../state.js';
-import { escapeHtml } from '../views/layout.js';
+import { escapeHtml, FAVICON_SVG } from '../views/layout.js';
 
 const COLORS = ['#5b2bd6', '#d6452b', '#2b8ad6', '#2bb673', '#d6a12b'];
 
@@ -31,7 +31,11 @@ function serveAvatar(state: EmulatorState, ctx: Ctx): void {
   ctx.res.end(avatarSvg(userId));
 }
 
-/** The avatar images the token responses point to. */
+/** The avatar images the token responses point to, and the emulator's own icon. */
 export function avatarRoutes(router: Router, state: EmulatorState): void {
   router.on(ROUTES.avatar, (ctx) => serveAvatar(state, ctx));
+  router.on(ROUTES.favicon, (ctx) => {
+    ctx.res.writeHead(200, { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' });
+    ctx.res.end(FAVICON_SVG);
+  });
 }

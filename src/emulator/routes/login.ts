@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sameSecret } from '../../base/same-secret.js';
 import { DEMO_USERS, USER_ID_PATTERN } from '../emulator-options.js';
+import { ownOrigin } from '../host-check.js';
 import { type Ctx, field, readForm, redirect, sendHtml, setCookie } from '../http.js';
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
@@ -32,8 +33,19 @@ function formToken(ctx: Ctx): string {
   return token;
 }
 
-/** Whether a posted login or register form carries the token of its page. */
-function formTokenValid(ctx: Ctx, form: URLSearchParams): boolean {
+/**
+ * Whether a posted login or register form comes from the emulator's own page: sent by a browser from
+ * this origin, port included, and carrying the token of its page. The origin check is what stops a
+ * page on another port of the same host: cookies ignore ports, so such a page can set the form
+ * cookie itself (cookie tossing); it cannot make the browser send this origin.
+ */
+function formTokenValid(state: EmulatorState, ctx: Ctx, form: URLSearchParams): boolean {
+  const origin = ctx.req.headers.origin;
+  const site = ctx.req.headers['sec-fetch-site'];
+  const port = Number(new URL(state.origin).port);
+  if (origin !== undefined && !ownOrigin(origin, port, state.options.host, state.options.allowedHosts))
+    return false;
+  if (origin === undefined && site !== undefined && site !== 'same-origin' && site !== 'none') return false;
   const cookie = ctx.cookies.get(FORM_COOKIE) ?? '';
   return cookie !== '' && sameSecret(field(form, 'form_token') ?? '', cookie);
 }
@@ -44,7 +56,7 @@ const expired = (ctx: Ctx) =>
     403,
     errorPage(
       'Form expired',
-      'The "form_token" field is missing or does not match this browser: the form was not sent from the emulator page. Reload it.',
+      'The "form_token" field is missing or does not match this browser, or the form was sent from another site or port: it was not sent from the emulator page. Reload it.',
       'FORM_TOKEN_INVALID',
     ),
   );
@@ -52,11 +64,11 @@ const expired = (ctx: Ctx) =>
 async function login(state: EmulatorState, ctx: Ctx): Promise<void> {
   const form = await readForm(ctx.req);
   if (!form) return sendHtml(ctx.res, 400, errorPage('Invalid request', 'The form could not be read.'));
-  if (!formTokenValid(ctx, form)) return expired(ctx);
+  if (!formTokenValid(state, ctx, form)) return expired(ctx);
   const next = safeNext(field(form, 'next'));
   const username = field(form, 'username') ?? '';
   const user = state.users.get(username);
-  if (!user || user.password !== field(form, 'password')) {
+  if (!user || !sameSecret(field(form, 'password') ?? '', user.password)) {
     return sendHtml(
       ctx.res,
       401,
@@ -71,7 +83,7 @@ async function login(state: EmulatorState, ctx: Ctx): Promise<void> {
 async function register(state: EmulatorState, ctx: Ctx): Promise<void> {
   const form = await readForm(ctx.req);
   if (!form) return sendHtml(ctx.res, 400, errorPage('Invalid request', 'The form could not be read.'));
-  if (!formTokenValid(ctx, form)) return expired(ctx);
+  if (!formTokenValid(state, ctx, form)) return expired(ctx);
   const next = safeNext(field(form, 'next'));
   const values = {
     username: field(form, 'username') ?? '',

@@ -8,19 +8,43 @@ interface HomeState {
   now: string;
   clients: Array<{ clientID: string; name: string; redirectURIs: string[] }>;
   users: Array<{ id: string; displayName: string; wallet: string }>;
-  agents: Array<{ id: string; wallet: string; webhookURL: string | null; paymentRedirectURIs: string[] }>;
+  agents: Array<{
+    id: string;
+    wallet: string;
+    webhookURL: string | null;
+    paymentRedirectURIs: string[];
+    forwarding: { url: string; until: string } | null;
+  }>;
   transactions: Array<Record<string, unknown>>;
   deliveries: Array<Record<string, unknown>>;
 }
 
+/** A transaction hash or a wallet address: long, and read by its first characters. */
+const LONG_ID = /^([0-9A-F]{64}|cosmos1[0-9a-z]{38})$/;
+
+/**
+ * One value as shown in a table: a hash or wallet as its first characters, the whole value on hover
+ * (`title`) and in `data-full` (what a copy button or a test reads); anything else as it is.
+ */
+function shown(value: unknown): string {
+  const text = Array.isArray(value)
+    ? value.join(', ')
+    : value === undefined || value === null
+      ? ''
+      : String(value);
+  if (!LONG_ID.test(text)) return escapeHtml(text);
+  const short = `${text.slice(0, text.startsWith('cosmos1') ? 14 : 10)}…`;
+  return `<code class="short" title="${escapeHtml(text)}" data-full="${escapeHtml(text)}">${escapeHtml(short)}</code>`;
+}
+
 function table(headings: string[], rows: unknown[][], id: string): string {
-  const cell = (v: unknown) =>
-    `<td>${escapeHtml(Array.isArray(v) ? v.join(', ') : v === undefined || v === null ? '' : String(v))}</td>`;
+  // Only long values may break anywhere (routes, URLs): a short word like `success` stays whole.
+  const cell = (v: unknown) => `<td${String(v ?? '').length > 40 ? ' class="long"' : ''}>${shown(v)}</td>`;
   const head = headings.map((h) => `<th>${escapeHtml(h)}</th>`).join('');
   const body = rows.length
     ? rows.map((r) => `<tr>${r.map(cell).join('')}</tr>`).join('')
     : `<tr><td colspan="${headings.length}">None yet.</td></tr>`;
-  // Tables scroll inside the card, never the page (hashes and URLs are long).
+  // Long values wrap or are shortened, so a table fits the card; one that still cannot scrolls inside it.
   return `<div class="scroll"><table id="${id}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
@@ -38,7 +62,7 @@ export function homePage(state: Record<string, unknown>, csrf: string): string {
   const deliveries = s.deliveries
     .map(
       (d) =>
-        `<tr><td>${escapeHtml(String(d.id))}</td><td>${escapeHtml(String(d.at))}</td><td>${escapeHtml(String(d.agent))}</td><td><code>${escapeHtml(String(d.url))}</code></td><td><code>${escapeHtml(String(d.txHash))}</code></td><td>${escapeHtml(String(d.status))}</td><td>${escapeHtml(String(d.answer))}</td><td>${escapeHtml(String(d.attempt))}</td><td>${resendButton(d.id, csrf)}</td></tr>`,
+        `<tr><td>${shown(d.id)}</td><td>${shown(d.at)}</td><td>${shown(d.agent)}</td><td class="long"><code>${shown(d.url)}</code></td><td>${shown(d.txHash)}</td><td>${shown(d.status)}</td><td>${shown(d.answer)}</td><td>${shown(d.attempt)}</td><td>${resendButton(d.id, csrf)}</td></tr>`,
     )
     .join('');
   return layout(
@@ -56,8 +80,14 @@ export function homePage(state: Record<string, unknown>, csrf: string): string {
       'users',
     )}
 <h2>Agents</h2>${table(
-      ['agent ID', 'wallet', 'webhook', 'payment redirects'],
-      s.agents.map((a) => [a.id, a.wallet, a.webhookURL ?? 'none', a.paymentRedirectURIs]),
+      ['agent ID', 'wallet', 'webhook', 'forwarding (listen)', 'payment redirects'],
+      s.agents.map((a) => [
+        a.id,
+        a.wallet,
+        a.webhookURL ?? 'none',
+        a.forwarding ? `${a.forwarding.url} until ${a.forwarding.until}` : 'off',
+        a.paymentRedirectURIs,
+      ]),
       'agents',
     )}
 <h2>Recent transactions</h2>${table(

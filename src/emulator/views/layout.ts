@@ -29,15 +29,22 @@ button{padding:9px 18px;border-radius:6px;border:0;font-size:1rem;cursor:pointer
 .error{background:#fde8e8;color:#8a1c1c;padding:10px;border-radius:6px}
 ul.scopes li{margin:6px 0} code{background:#f0ecf9;padding:1px 4px;border-radius:4px}
 table{border-collapse:collapse;width:100%} td,th{text-align:left;padding:6px;border-bottom:1px solid #eee}
-main.wide{max-width:1180px;box-sizing:border-box}
+main.wide{max-width:none;margin:24px;box-sizing:border-box}
 .scroll{overflow-x:auto;max-width:100%}
-.scroll td,.scroll th{white-space:nowrap}
+.scroll th{white-space:nowrap}
+.scroll td{vertical-align:top}
+.scroll td.long{overflow-wrap:anywhere}
+.scroll td button{white-space:nowrap}
+code.short{white-space:nowrap;cursor:help}
 `;
+
+/** The favicon: Kudos's purple square with a heart (served at /favicon.ico, as SVG). */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#5b2bd6"/><path d="M16 25s-8-4.6-8-10.2A4.4 4.4 0 0 1 16 12a4.4 4.4 0 0 1 8 2.8C24 20.4 16 25 16 25z" fill="#fff"/></svg>`;
 
 /** The page frame shared by every emulator page; `wide` for pages of tables (the home page). */
 export function layout(title: string, body: string, wide = false): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Kudos emulator</title>
-<meta name="viewport" content="width=device-width,initial-scale=1"><style>${STYLE}</style></head>
+<meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="/favicon.ico" type="image/svg+xml"><style>${STYLE}</style></head>
 <body><header>Kudos<small>local emulator</small></header><main${wide ? ' class="wide"' : ''}>${body}</main></body></html>`;
 }
 

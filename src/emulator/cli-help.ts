@@ -1,0 +1,119 @@
+/**
+ * The help of `kudos-emulator`'s subcommands (each its usage and an example), the version, and the
+ * short form of a usage error: two lines naming the mistake and the help to read, never the whole
+ * usage again.
+ */
+import { readFileSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** Options every subcommand takes. */
+const COMMON = `  --url URL             the running emulator (default: KUDOS_EMULATOR_URL, else http://127.0.0.1:4000)
+  --admin-token TOKEN   when the emulator was started with one
+  --json                print JSON instead of a line`;
+
+/** Each subcommand: what it does, its usage, an example. */
+export const SUBCOMMAND_HELP: Readonly<Record<string, { what: string; usage: string; example: string }>> = {
+  'trigger payment': {
+    what: 'make a payment as the widget would (its notification goes out as usual)',
+    usage: `kudos-emulator trigger payment --to ID --amount N [--from ID] [--via AGENT] [--fee N]
+                               [--status success|fail|timeout] [--remarks TEXT] [--state TEXT]`,
+    example: 'kudos-emulator trigger payment --to bobby --amount 2 --via shop-agent',
+  },
+  deliveries: {
+    what: 'list every webhook delivery: its ID (what resend takes), time, agent, URL, hash, status, answer',
+    usage: 'kudos-emulator deliveries',
+    example: 'kudos-emulator deliveries',
+  },
+  resend: {
+    what: "send a delivery's notification again, as a redelivery",
+    usage: 'kudos-emulator resend DELIVERY_ID',
+    example: 'kudos-emulator resend 1',
+  },
+  'clock advance': {
+    what: 'move the emulator clock forward (tokens, codes and avatar URLs expire by it)',
+    usage: 'kudos-emulator clock advance DURATION      (90s, 61m, 1h)',
+    example: 'kudos-emulator clock advance 61m',
+  },
+  'users add': {
+    what: 'add a user; one that exists is refused unless --update (which replaces its password)',
+    usage: 'kudos-emulator users add ID:PASSWORD [--display-name NAME] [--update]',
+    example: 'kudos-emulator users add carol:secret123 --display-name Carol',
+  },
+  'clients add': {
+    what: 'add an OAuth client',
+    usage: 'kudos-emulator clients add ID:SECRET:REDIRECT_URI',
+    example: 'kudos-emulator clients add my-app:my-secret:http://localhost:3000/auth/kudos/callback',
+  },
+  'agents add': {
+    what: 'add an agent; one that exists is refused unless --update (which replaces what is given)',
+    usage: 'kudos-emulator agents add ID [--webhook URL] [--redirect URI ...] [--update]',
+    example: 'kudos-emulator agents add shop-agent --webhook http://localhost:3001/webhooks/kudos',
+  },
+  'agents add-redirect': {
+    what: "add URIs to an existing agent's payment redirect whitelist (the others stay)",
+    usage: 'kudos-emulator agents add-redirect ID URI [URI ...]',
+    example: 'kudos-emulator agents add-redirect shop-agent http://localhost:3000/tip/done',
+  },
+  'agents set-webhook': {
+    what: "point an existing agent's webhook at URL (none: remove it)",
+    usage: 'kudos-emulator agents set-webhook ID URL|none',
+    example: 'kudos-emulator agents set-webhook shop-agent http://localhost:3001/webhooks/kudos',
+  },
+  listen: {
+    what: "the agent's notifications go to URL and each delivery is printed, until Ctrl-C puts its own webhook back (forwarding lapses if listen is killed)",
+    usage: 'kudos-emulator listen --forward-to URL [--agent ID] [--print-body]',
+    example: 'kudos-emulator listen --forward-to http://localhost:3001/webhooks/kudos',
+  },
+};
+
+/** The words that name a subcommand at the start of `argv` (one or two), or undefined. */
+export function subcommandOf(argv: readonly string[]): string | undefined {
+  const two = `${argv[0] ?? ''} ${argv[1] ?? ''}`;
+  if (two in SUBCOMMAND_HELP) return two;
+  if ((argv[0] ?? '') in SUBCOMMAND_HELP) return argv[0];
+  return undefined;
+}
+
+/** The help of one subcommand: what it does, its usage, its options, an example. */
+export function subcommandHelp(name: string): string {
+  const help = SUBCOMMAND_HELP[name];
+  if (!help) return '';
+  return `kudos-emulator ${name}: ${help.what}
+
+Usage: ${help.usage}
+${COMMON}
+
+Example:
+  ${help.example}`;
+}
+
+/** A usage error: what is wrong, and which help to read (exit code 2). */
+export function usageError(message: string, command: string | undefined): string {
+  const help = command ? `kudos-emulator ${command} --help` : 'kudos-emulator --help';
+  return `kudos-emulator: ${message}\nRun '${help}' for the usage.`;
+}
+
+/** A parseArgs error in a line: `unknown option '--x'` rather than node's advice about `--`. */
+export function shortParseError(error: Error & { code?: string }): string {
+  const unknown = /Unknown option '([^']+)'/.exec(error.message);
+  if (unknown) return `unknown option '${unknown[1]}'`;
+  return error.message.split('. ')[0] ?? error.message;
+}
+
+/** The package's version, read from the package.json above the running bin. */
+export function packageVersion(): string {
+  let dir = dirname(realpathSync(process.argv[1] ?? '.'));
+  for (let i = 0; i < 6; i++) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
+      if (pkg.name === 'passport-kudos' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // not here: one folder up
+    }
+    dir = dirname(dir);
+  }
+  return 'unknown';
+}
