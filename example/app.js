@@ -8,7 +8,7 @@ import passport from 'passport';
 import { createKudosClient, DENIED_MESSAGE, KudosError, KudosStrategy } from 'passport-kudos';
 import { cosmosConfirmer, kudosWebhook } from 'passport-kudos/webhook';
 import { ANONYMOUS_SESSION_MS } from './session-store.js';
-import { errorPage, homePage, paymentsPage, profilePage, tipDonePage } from './views.js';
+import { errorPage, FAVICON_SVG, homePage, paymentsPage, profilePage, tipDonePage } from './views.js';
 
 /** Scopes the example asks for. */
 export const EXAMPLE_SCOPES = ['profile', 'email', 'read:kudos.info'];
@@ -312,6 +312,10 @@ export function createExampleApp({
     } catch (error) {
       next(error);
     }
+  });
+
+  app.get('/favicon.ico', (_req, res) => {
+    res.type('image/svg+xml').set('cache-control', 'public, max-age=86400').send(FAVICON_SVG);
   });
 
   app.get('/tip-popup.js', (_req, res) => {

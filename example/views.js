@@ -32,6 +32,9 @@ pre{background:#f4f4f4;padding:12px;border-radius:8px;overflow:auto}
 button.link{background:none;border:0;cursor:pointer;padding:0}
 `;
 
+/** The shop's icon: the heart of the login button on the theme's purple (served as /favicon.ico, SVG). */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><rect width="24" height="24" rx="5" fill="#5b2bd6"/><path fill="#fff" d="M12 19s-6-3.7-7.7-7.3C3.1 9.1 4.8 6 7.6 6c1.6 0 2.8.9 3.5 2.1h.2C12 6.9 13.2 6 14.8 6c2.8 0 4.5 3.1 3.3 5.7C16.4 15.3 12 19 12 19z"/></svg>`;
+
 const LOGO = `<svg viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M12 21s-7.5-4.6-9.6-9.1C.9 8.6 3 5 6.5 5c2 0 3.5 1.1 4.4 2.6h.2C12 6.1 13.5 5 15.5 5 19 5 21.1 8.6 19.6 11.9 17.5 16.4 12 21 12 21z"/></svg>`;
 
 /**
@@ -46,7 +49,7 @@ function page(title, body, nav = {}) {
 <button class="link" type="submit" id="logout">Log out</button></form>`
     : `<a href="/payments">Payments received</a>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Kudos example shop</title>
-<meta name="viewport" content="width=device-width,initial-scale=1"><style>${STYLE}</style></head>
+<meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="/favicon.ico" type="image/svg+xml"><style>${STYLE}</style></head>
 <body><nav><a class="brand" href="/">Kudos example shop</a>${links}</nav><main>${body}</main></body></html>`;
 }
 

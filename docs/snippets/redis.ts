@@ -13,6 +13,9 @@ const redis = createClient({
   url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   disableOfflineQueue: true,
 });
+// Without an 'error' listener a Redis outage ends the process; with it, the stores answer 503
+// (store_unavailable, redis_unavailable) while the client reconnects.
+redis.on('error', (error: Error) => console.warn(`redis: ${error.message}`));
 await redis.connect();
 
 const tokens = new RedisTokenStore(redis);

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { KUDOS_CHAIN } from '../protocol/endpoints.js';
 import { API_PREFIX } from './route-table.js';
 
 /** Where the chain's REST interface is proxied under the API (docs/kudos-service.md#chain-lookup). */
-const CHAIN_PREFIX = `${API_PREFIX}/cosmos/lcd/`;
+const CHAIN_PREFIX = `${API_PREFIX}${KUDOS_CHAIN.lcd}/`;
 
 /**
  * Sets what every answer of the API carries, as observed (docs/kudos-service.md#authenticated-api):

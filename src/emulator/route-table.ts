@@ -21,7 +21,7 @@ export interface EmulatorRoute {
   readonly what: string;
 }
 
-import { KUDOS_API, KUDOS_PAGES } from '../protocol/endpoints.js';
+import { KUDOS_API, KUDOS_CHAIN, KUDOS_PAGES } from '../protocol/endpoints.js';
 
 /** The API's prefix on the emulator's server: `{baseURL}` is `{origin}/api`. */
 export const API_PREFIX = '/api';
@@ -145,30 +145,26 @@ export const ROUTES = {
   },
   chainTx: {
     method: 'GET',
-    path: '/api/cosmos/lcd/cosmos/tx/v1beta1/txs/{hash}',
+    path: `${API_PREFIX}${KUDOS_CHAIN.lcd}${KUDOS_CHAIN.tx}`,
     base: 'baseURL',
-    pattern: /^\/api\/cosmos\/lcd\/cosmos\/tx\/v1beta1\/txs\/([^/]*)$/,
     what: 'transaction lookup on the chain (Cosmos LCD): a GetTxResponse with transfer events',
   },
   chainTxLegacy: {
     method: 'GET',
-    path: '/api/cosmos/lcd/txs/{hash}',
+    path: `${API_PREFIX}${KUDOS_CHAIN.lcd}${KUDOS_CHAIN.legacyTx}`,
     base: 'baseURL',
-    pattern: /^\/api\/cosmos\/lcd\/txs\/([^/]*)$/,
     what: 'legacy transaction lookup (the old Cosmos REST shape)',
   },
   chainBalances: {
     method: 'GET',
-    path: '/api/cosmos/lcd/cosmos/bank/v1beta1/balances/{address}',
+    path: `${API_PREFIX}${KUDOS_CHAIN.lcd}${KUDOS_CHAIN.balances}`,
     base: 'baseURL',
-    pattern: /^\/api\/cosmos\/lcd\/cosmos\/bank\/v1beta1\/balances\/([^/]*)$/,
     what: "a wallet's bank balances: 10,000 tokens to start, then its payments",
   },
   chainDelegations: {
     method: 'GET',
-    path: '/api/cosmos/lcd/cosmos/staking/v1beta1/delegations/{address}',
+    path: `${API_PREFIX}${KUDOS_CHAIN.lcd}${KUDOS_CHAIN.delegations}`,
     base: 'baseURL',
-    pattern: /^\/api\/cosmos\/lcd\/cosmos\/staking\/v1beta1\/delegations\/([^/]*)$/,
     what: "a wallet's staking delegations (none)",
   },
   adminState: {

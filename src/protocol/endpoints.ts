@@ -28,6 +28,20 @@ export const KUDOS_API = {
   history: '/tx/history/user/{id}',
 } as const;
 
+/**
+ * The chain's REST (Cosmos LCD) interface, which the service proxies under `{baseURL}{lcd}`
+ * (docs/kudos-service.md#chain-lookup): what `cosmosConfirmer` reads and the emulator answers.
+ */
+export const KUDOS_CHAIN = {
+  lcd: '/cosmos/lcd',
+  /** A transaction (`GetTxResponse`), relative to the LCD. */
+  tx: '/cosmos/tx/v1beta1/txs/{hash}',
+  /** The legacy lookup, in the old REST shape. */
+  legacyTx: '/txs/{hash}',
+  balances: '/cosmos/bank/v1beta1/balances/{address}',
+  delegations: '/cosmos/staking/v1beta1/delegations/{address}',
+} as const;
+
 /** `path` with each `{name}` replaced by its percent-encoded value. */
 export function apiPath(path: string, params: Readonly<Record<string, string>> = {}): string {
   return path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { KudosError } from '../base/errors.js';
+import { checkPositive } from '../base/numbers.js';
 
 /**
  * The one thing passport-kudos needs of a Redis client: send a raw command. A connected
@@ -59,8 +60,13 @@ export class RedisKeys {
       throw new TypeError(`${who} requires a connected Redis client (with sendCommand)`);
     }
     this.client = client as KudosRedisClient;
-    this.prefix = options.prefix ?? defaultPrefix;
-    this.timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    const prefix: unknown = options?.prefix ?? defaultPrefix;
+    if (typeof prefix !== 'string') throw new TypeError(`${who} option "prefix" must be a string`);
+    this.prefix = prefix;
+    this.timeoutMs = checkPositive(
+      options?.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+      `${who} option "commandTimeoutMs"`,
+    );
   }
 
   key(name: string): string {

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { isRecord } from '../base/guards.js';
+import { TX_STATUSES } from '../protocol/transaction.js';
 import type {
   KudosClaimContext,
   KudosClaimResult,
@@ -57,6 +59,27 @@ return 1`;
 /** A kept record as stored: the body as JSON text. */
 type StoredKept = Omit<KudosKeptNotification, 'body'> & { body: string };
 
+/** A kept record read back, or undefined when the value is not one this store wrote. */
+function readStored(value: string): KudosKeptNotification | undefined {
+  try {
+    const stored: unknown = JSON.parse(value);
+    if (!isRecord(stored) || typeof stored.key !== 'string' || typeof stored.txHash !== 'string')
+      return undefined;
+    if (typeof stored.body !== 'string' || typeof stored.receivedAt !== 'number') return undefined;
+    if (!TX_STATUSES.includes(stored.status as never) || typeof stored.attempts !== 'number')
+      return undefined;
+    return {
+      ...(stored as unknown as StoredKept),
+      lastError: typeof stored.lastError === 'string' ? stored.lastError : null,
+      trusted: stored.trusted === true,
+      source: stored.source === 'reconcile' ? 'reconcile' : 'webhook',
+      body: JSON.parse(stored.body),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
 /** A claim made through the first version of the interface (no context): its token is remembered here. */
 type LegacyTokens = Map<string, string>;
 
@@ -73,6 +96,12 @@ type LegacyTokens = Map<string, string>;
 export class RedisDedupeStore implements KudosDedupeStore {
   private readonly redis: RedisKeys;
   private readonly legacy: LegacyTokens = new Map();
+  private skipped = 0;
+
+  /** Kept records read so far that were not this store's, left out of `kept()` (a count to watch). */
+  get unreadable(): number {
+    return this.skipped;
+  }
 
   constructor(client: KudosRedisClient, options: KudosRedisOptions = {}) {
     this.redis = new RedisKeys(client, options, 'kudos:webhook:', 'RedisDedupeStore');
@@ -144,8 +173,11 @@ export class RedisDedupeStore implements KudosDedupeStore {
           gone.push(slice[i] as string);
           continue;
         }
-        const stored = JSON.parse(value) as StoredKept;
-        found.push({ ...stored, lastError: stored.lastError ?? null, body: JSON.parse(stored.body) });
+        const record = readStored(value);
+        // One record that is not what this store wrote (edited by hand, another program's key) is
+        // left out, never fatal to the others: unprocessed() and redrive() still list the rest.
+        if (record) found.push(record);
+        else this.skipped++;
       }
     }
     // Records that expired leave their index entry behind: tidy it here.

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { KudosError } from '../base/errors.js';
+import { checkPositive } from '../base/numbers.js';
 import type { KudosRefreshLock } from '../tokens/lock.js';
 import { DELETE_IF_OWNER, type KudosRedisClient, type KudosRedisOptions, RedisKeys } from './command.js';
 
@@ -22,7 +23,7 @@ export class RedisRefreshLock implements KudosRefreshLock {
 
   constructor(client: KudosRedisClient, options: RedisRefreshLockOptions = {}) {
     this.redis = new RedisKeys(client, options, 'kudos:lock:', 'RedisRefreshLock');
-    this.retryDelayMs = options.retryDelayMs ?? 20;
+    this.retryDelayMs = checkPositive(options?.retryDelayMs ?? 20, 'RedisRefreshLock option "retryDelayMs"');
   }
 
   async withLock<T>(key: string, ttlMs: number, fn: () => Promise<T>): Promise<T> {

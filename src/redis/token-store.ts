@@ -1,4 +1,5 @@
 import { isObjectLike } from '../base/guards.js';
+import { checkPositive } from '../base/numbers.js';
 import type { KudosTokenStore } from '../tokens/store.js';
 import type { KudosTokenSet } from '../tokens/token-set.js';
 import { type KudosRedisClient, type KudosRedisOptions, RedisKeys } from './command.js';
@@ -31,7 +32,10 @@ export class RedisTokenStore implements KudosTokenStore {
 
   constructor(client: KudosRedisClient, options: RedisTokenStoreOptions = {}) {
     this.redis = new RedisKeys(client, options, 'kudos:tokens:', 'RedisTokenStore');
-    this.ttlMs = options.ttlMs;
+    this.ttlMs =
+      options?.ttlMs === undefined
+        ? undefined
+        : checkPositive(options.ttlMs, 'RedisTokenStore option "ttlMs"');
   }
 
   async get(userId: string): Promise<KudosTokenSet | undefined> {

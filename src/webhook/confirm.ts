@@ -2,6 +2,7 @@ import { checkPositive } from '../base/numbers.js';
 import { BodyTooLargeError, readCapped } from '../base/read-capped.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../protocol/api-call.js';
+import { apiPath, KUDOS_CHAIN } from '../protocol/endpoints.js';
 import { KudosWebhookError } from './errors.js';
 import { isObject, type Json } from './parse.js';
 import type { KudosConfirmation, KudosNotification } from './types.js';
@@ -146,7 +147,7 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
   const restURL =
     options?.restURL ??
     (typeof options?.baseURL === 'string'
-      ? `${withoutTrailingSlashes(options.baseURL)}/cosmos/lcd`
+      ? `${withoutTrailingSlashes(options.baseURL)}${KUDOS_CHAIN.lcd}`
       : undefined);
   if (typeof restURL !== 'string' || !URL.canParse(restURL)) {
     throw new TypeError(
@@ -167,7 +168,7 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
     }
     let body: unknown;
     try {
-      const res = await fetch(`${base}/cosmos/tx/v1beta1/txs/${notification.tx.txHash}`, {
+      const res = await fetch(`${base}${apiPath(KUDOS_CHAIN.tx, { hash: notification.tx.txHash })}`, {
         signal: AbortSignal.timeout(timeoutMs),
         headers: { accept: 'application/json' },
       });

@@ -60,6 +60,15 @@ describe('example app: what a security reviewer expects (real HTTP)', () => {
     }
   });
 
+  it('serves its icon: /favicon.ico is an SVG, not a 404 in the log', async () => {
+    const res = await fetch(`${example.url}/favicon.ico`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(await res.text()).toMatch(/^<svg /);
+    expect(logs.some((l) => l.includes('favicon'))).toBe(false);
+    expect(await (await fetch(example.url)).text()).toContain('<link rel="icon" href="/favicon.ico"');
+  });
+
   it('logs out by POST with the form token only', async () => {
     const client = new CookieClient();
     await login(client);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUDOS_ERROR_CODES } from '../../src/base/error-codes.js';
 import { API_PREFIX, ROUTES } from '../../src/emulator/route-table.js';
 import { notificationBody } from '../../src/emulator/tx-record.js';
-import { KUDOS_API, KUDOS_PAGES } from '../../src/protocol/endpoints.js';
+import { KUDOS_API, KUDOS_CHAIN, KUDOS_PAGES } from '../../src/protocol/endpoints.js';
 import { profileFromResponse } from '../../src/protocol/profile.js';
 import { readServiceError, SERVICE_ERRORS } from '../../src/protocol/service-errors.js';
 import { PROFILE_FIELDS, validateTokenResponse } from '../../src/protocol/token-response.js';
@@ -78,6 +78,8 @@ describe('the wire contract, checked from both ends', () => {
     const paths = new Set(Object.values(ROUTES).map((r) => r.path as string));
     for (const path of Object.values(KUDOS_API)) expect(paths, path).toContain(API_PREFIX + path);
     for (const path of Object.values(KUDOS_PAGES)) expect(paths, path).toContain(path);
+    const { lcd, ...chain } = KUDOS_CHAIN;
+    for (const path of Object.values(chain)) expect(paths, path).toContain(API_PREFIX + lcd + path);
   });
 
   it('every error word is read back as its code, and each observed one is in the error table', () => {

@@ -71,6 +71,40 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
       await new Promise((resolve) => setTimeout(resolve, 150));
       expect(await new RedisDedupeStore(b, { prefix: p }).claim('k', 1000)).toBe('processing');
     });
+    it('leaves out a kept record that is not its own, and lists the others (a corrupt value is not fatal)', async () => {
+      const p = prefix();
+      const store = new RedisDedupeStore(a, { prefix: p });
+      const hash = 'E'.repeat(64);
+      const record = {
+        key: `${hash}:success`,
+        txHash: hash,
+        status: 'success' as const,
+        attempts: 1,
+        lastError: 'handler_failed: boom',
+        receivedAt: 2,
+        body: { tx: { txHash: hash } },
+        source: 'webhook' as const,
+        trusted: true,
+      };
+      await store.keep(record, 60_000);
+      // A value edited by hand, and one that is JSON of another shape, indexed like kept records.
+      await a.set(`${p}kept:broken-1`, '{not json');
+      await a.set(`${p}kept:broken-2`, '{"key":1}');
+      await a.zAdd(`${p}kept`, [
+        { score: 1, value: 'broken-1' },
+        { score: 1, value: 'broken-2' },
+      ]);
+      expect((await store.kept(10)).map((k) => k.key)).toEqual([record.key]);
+      expect(store.unreadable).toBe(2);
+    });
+
+    it('checks its options, naming the one that is wrong', () => {
+      expect(() => new RedisDedupeStore(a, { commandTimeoutMs: -1 })).toThrow('"commandTimeoutMs"');
+      expect(() => new RedisDedupeStore(a, { prefix: 5 as never })).toThrow('"prefix"');
+      expect(() => new RedisTokenStore(a, { ttlMs: 0 })).toThrow('"ttlMs"');
+      expect(() => new RedisRefreshLock(a, { retryDelayMs: 'soon' as never })).toThrow('"retryDelayMs"');
+      expect(() => new RedisDedupeStore({} as never)).toThrow('sendCommand');
+    });
   });
 
   describe('RedisRefreshLock', () => {

@@ -1,3 +1,4 @@
+import { sameSecret } from '../../base/same-secret.js';
 import { revokeGrant } from '../grants.js';
 import { type Ctx, field, readForm, redirect, sendHtml } from '../http.js';
 import { ROUTES } from '../route-table.js';
@@ -19,7 +20,7 @@ function showAccount(state: EmulatorState, ctx: Ctx): void {
 async function revoke(state: EmulatorState, ctx: Ctx): Promise<void> {
   const form = await readForm(ctx.req);
   const session = currentSession(state, ctx);
-  if (!form || !session || field(form, 'csrf') !== session.csrf) {
+  if (!form || !session || !sameSecret(field(form, 'csrf') ?? '', session.csrf)) {
     return sendHtml(ctx.res, 403, errorPage('Session expired', 'Log in again to manage your apps.'));
   }
   const clientID = field(form, 'client_id') ?? '';

@@ -1,3 +1,4 @@
+import { sameSecret } from '../../base/same-secret.js';
 import { hasScope, KUDOS_SCOPE_DESCRIPTIONS } from '../../protocol/scopes.js';
 import { redirectURIAllowed } from '../clients.js';
 import type { EmulatorClient } from '../emulator-options.js';
@@ -157,7 +158,7 @@ async function decide(state: EmulatorState, ctx: Ctx): Promise<void> {
   const form = await readForm(ctx.req);
   if (!form) return sendHtml(ctx.res, 400, errorPage('Invalid request', 'The form could not be read.'));
   const session = currentSession(state, ctx);
-  if (!session || field(form, 'csrf') !== session.csrf) {
+  if (!session || !sameSecret(field(form, 'csrf') ?? '', session.csrf)) {
     return sendHtml(ctx.res, 403, errorPage('Session expired', 'Log in again and retry the authorization.'));
   }
   const checked = checkAuthorizationRequest(state, form);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sameSecret } from '../../base/same-secret.js';
 import { type Ctx, field, readForm, redirect, sendHtml, withQuery } from '../http.js';
 import {
   checkPayment,
@@ -46,7 +47,7 @@ function showWidget(state: EmulatorState, ctx: Ctx): void {
 async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> {
   const form = await readForm(ctx.req);
   const session = currentSession(state, ctx);
-  if (!form || !session || field(form, 'csrf') !== session.csrf) {
+  if (!form || !session || !sameSecret(field(form, 'csrf') ?? '', session.csrf)) {
     return sendHtml(ctx.res, 403, errorPage('Session expired', 'Log in again and retry the payment.'));
   }
   const checked = checkPayment(state, form);
