@@ -6,21 +6,19 @@
  * `-h`, or `help [subcommand]`) prints help and exits 0; `--version` the version.
  */
 import { CommandError, runSubcommand } from './cli-admin.js';
-import { packageVersion, shortParseError, subcommandHelp, subcommandOf, usageError } from './cli-help.js';
+import {
+  packageVersion,
+  SUBCOMMAND_HELP,
+  shortParseError,
+  subcommandHelp,
+  subcommandOf,
+  usageError,
+} from './cli-help.js';
 import { runListen } from './cli-listen.js';
 import { startCommand, USAGE } from './cli-start.js';
 
-/** First words that name a subcommand (the start command takes only options). */
-const SUBCOMMAND_WORDS = new Set([
-  'trigger',
-  'deliveries',
-  'resend',
-  'clock',
-  'users',
-  'clients',
-  'agents',
-  'listen',
-]);
+/** First words that name a subcommand (the start command takes only options): from the help table. */
+const SUBCOMMAND_WORDS = new Set(Object.keys(SUBCOMMAND_HELP).map((name) => name.split(' ')[0]));
 
 const wantsHelp = (argv: readonly string[]) => argv.includes('--help') || argv.includes('-h');
 

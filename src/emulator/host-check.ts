@@ -37,3 +37,19 @@ export function ownOrigin(origin: string, port: number, bound: string, allowed: 
   const originPort = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   return originPort === port && hostAllowed(url.host, bound, allowed);
 }
+
+/** What {@link foreignOrigin} reads of the emulator: where it listens, and the names it answers. */
+interface OwnSite {
+  origin: string;
+  options: { host: string; allowedHosts: readonly string[] };
+}
+
+/**
+ * Whether a request's `Origin`, when it has one, is another site than the emulator's own pages
+ * (port included: another port is another site).
+ */
+export function foreignOrigin(req: IncomingMessage, site: OwnSite): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  return !ownOrigin(origin, Number(new URL(site.origin).port), site.options.host, site.options.allowedHosts);
+}

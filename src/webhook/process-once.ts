@@ -143,13 +143,15 @@ export async function processOnce(
       'this notification is being processed by an earlier delivery; retry later',
     );
   }
+  /** Whether the notification is trusted now: verified before its claim, or confirmed since. */
+  const trustedNow = () => options.trusted || options.trustedAfter?.() === true;
   let keptYet = kept !== undefined && store.keepsOnClaim === true;
   const keep = async (attempts: number, error: unknown): Promise<void> => {
     const { keep: base } = options;
     const method = store.keep?.bind(store);
     if (!base || !method) return;
     const lastError = error === undefined ? null : describeError(error);
-    const trusted = options.trusted || options.trustedAfter?.() === true;
+    const trusted = trustedNow();
     keptYet = true;
     await call(() => method({ ...base, trusted, attempts, lastError }, options.ttlMs)).catch(
       (cause: unknown) => options.report(storeError('could not keep the notification for redrive', cause)),
@@ -158,7 +160,7 @@ export async function processOnce(
   /** Keeps a failed attempt: a trusted or verified notification only (forged bodies are not kept). */
   const keepFailure = async (error: unknown): Promise<void> => {
     if (keptYet) return keep(0, error);
-    if (options.trusted || options.trustedAfter?.() === true) return keep(1, error);
+    if (trustedNow()) return keep(1, error);
   };
   if (kept && !store.keepsOnClaim) await keep(1, undefined);
   const progress: WorkProgress = {
@@ -171,7 +173,7 @@ export async function processOnce(
   const finished = call(() => work(progress)).then(
     async () => {
       stopLease();
-      const trusted = options.trusted || options.trustedAfter?.() === true;
+      const trusted = trustedNow();
       await call(() => store.complete(key, options.ttlMs, { ...holder, trusted })).catch((cause: unknown) =>
         // Processed already: the lease still guards against a quick redelivery.
         options.report(storeError('could not mark the notification processed', cause)),

@@ -5,7 +5,7 @@ import { AdminError, checkAccess } from '../admin-access.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import { parseDuration } from '../duration.js';
 import type { EmulatorAgent } from '../emulator-options.js';
-import { ownOrigin } from '../host-check.js';
+import { foreignOrigin } from '../host-check.js';
 import { type Ctx, mediaType, readBody, readForm, sendJson } from '../http.js';
 import { walletAddress } from '../ids.js';
 import type { EmulatorOperations, PayArguments } from '../operations.js';
@@ -20,10 +20,7 @@ const bad = (field: string, message: string) =>
 
 /** A browser request to the admin API must come from the emulator's own pages (when it says). */
 function checkOrigin(state: EmulatorState, ctx: Ctx): void {
-  const origin = ctx.req.headers.origin;
-  if (origin === undefined) return;
-  const port = Number(new URL(state.origin).port);
-  if (!ownOrigin(origin, port, state.options.host, state.options.allowedHosts)) {
+  if (foreignOrigin(ctx.req, state)) {
     throw new AdminError(403, 'foreign_origin', 'the admin API does not take requests from other sites');
   }
 }
@@ -68,6 +65,13 @@ function text(body: Record<string, unknown>, field: string, required = false): s
   if (value === undefined && !required) return undefined;
   if (typeof value !== 'string' || value === '') throw bad(field, 'must be a non-empty string');
   return value;
+}
+
+/** An optional boolean field: false when absent, else it must be true or false. */
+function flag(body: Record<string, unknown>, field: string): boolean {
+  const value = body[field];
+  if (value !== undefined && typeof value !== 'boolean') throw bad(field, 'must be true or false');
+  return value === true;
 }
 
 function textOrList(body: Record<string, unknown>, field: string): string | string[] {
@@ -229,9 +233,7 @@ async function setAgent({ state }: Admin, ctx: Ctx): Promise<AdminAnswer> {
   const body = await readJsonObject(ctx);
   const id = text(body, 'id', true) as string;
   const existing = state.agents.get(id);
-  const update = body.update === true;
-  if (body.update !== undefined && typeof body.update !== 'boolean')
-    throw bad('update', 'must be true or false');
+  const update = flag(body, 'update');
   if (update && !existing) throw new AdminError(404, 'unknown_agent', `no agent "${id}" to change`, 'id');
   if (!update && existing) {
     throw new AdminError(
@@ -298,10 +300,9 @@ async function addUser({ state, ops }: Admin, ctx: Ctx): Promise<AdminAnswer> {
   const body = await readJsonObject(ctx);
   const user = { id: text(body, 'id', true) as string, password: text(body, 'password', true) as string };
   const displayName = text(body, 'displayName');
-  if (body.update !== undefined && typeof body.update !== 'boolean')
-    throw bad('update', 'must be true or false');
+  const update = flag(body, 'update');
   const existing = state.users.get(user.id);
-  if (existing && body.update !== true) {
+  if (existing && !update) {
     throw new AdminError(
       409,
       'already_exists',

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sameSecret } from '../../base/same-secret.js';
 import { DEMO_USERS, USER_ID_PATTERN } from '../emulator-options.js';
-import { ownOrigin } from '../host-check.js';
+import { foreignOrigin } from '../host-check.js';
 import { type Ctx, field, readForm, redirect, sendHtml, setCookie } from '../http.js';
 import { ROUTES } from '../route-table.js';
 import type { Router } from '../router.js';
@@ -40,12 +40,14 @@ function formToken(ctx: Ctx): string {
  * cookie itself (cookie tossing); it cannot make the browser send this origin.
  */
 function formTokenValid(state: EmulatorState, ctx: Ctx, form: URLSearchParams): boolean {
-  const origin = ctx.req.headers.origin;
-  const site = ctx.req.headers['sec-fetch-site'];
-  const port = Number(new URL(state.origin).port);
-  if (origin !== undefined && !ownOrigin(origin, port, state.options.host, state.options.allowedHosts))
-    return false;
-  if (origin === undefined && site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  // Without an Origin, a browser still says where a request comes from in Sec-Fetch-Site.
+  const fetchSite = ctx.req.headers['sec-fetch-site'];
+  const crossSite =
+    ctx.req.headers.origin === undefined &&
+    fetchSite !== undefined &&
+    fetchSite !== 'same-origin' &&
+    fetchSite !== 'none';
+  if (foreignOrigin(ctx.req, state) || crossSite) return false;
   const cookie = ctx.cookies.get(FORM_COOKIE) ?? '';
   return cookie !== '' && sameSecret(field(form, 'form_token') ?? '', cookie);
 }
