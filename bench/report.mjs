@@ -281,6 +281,22 @@ export function markdown(results) {
       ),
     );
   }
+  if (results.redisTopologies) {
+    const t = results.redisTopologies;
+    lines.push(
+      '',
+      '## 11. Redis stores: node-redis and ioredis, one server and a cluster',
+      '',
+      `The dedupe store's part of ${fmt(t.amount)} deliveries (the claim that keeps the notification, then its completion, as \`kudosWebhook\` does for a verified one), 50 in flight, in process against real redis-server processes on this machine: one server, and a cluster of 3 masters made by \`redis-cli --cluster create\`. The baseline is the least a dedupe can do on the same client (\`SET NX PX\`, then \`SET done\`), in the same run. Round trips per notification are the client's sends, counted; the commands Redis ran for it (those inside the Lua scripts included) from \`INFO commandstats\` of every node; memory from \`INFO memory\` (\`used_memory\`) of every node: the completed keys of the run scaled to 100,000, then ${fmt(t.kept)} kept notifications (the sample body each).`,
+      '',
+      '| client | topology | notifications/s | baseline/s | ratio | round trips per notification | commands Redis ran per notification | memory per 100,000 completed keys | memory per kept notification |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...t.rows.map(
+        (r) =>
+          `| ${r.library} | ${r.topology} | ${cell(r.rps)} | ${cell(r.baselineRps)} | ${ratio(r.rps.median, r.baselineRps.median)}x | ${fmt(r.tripsPerNotification, 2)} | ${fmt(r.commandsPerNotification, 2)} | ${fmt(r.bytesPer100kCompleted / 2 ** 20, 1)} MiB | ${fmt(r.bytesPerKept / 1024, 2)} kB |`,
+      ),
+    );
+  }
   if (results.webhookBeforeRecovery) {
     lines.push(
       '',

@@ -11,6 +11,7 @@ import { benchRedis } from './lib/redis.mjs';
 import { benchLinear } from './linear.mjs';
 import { benchLogin } from './login.mjs';
 import { benchRecovery } from './recovery.mjs';
+import { benchRedisTopologies } from './redis-topologies.mjs';
 import { benchRefreshStorm } from './refresh-storm.mjs';
 import { withGoals, writeReport } from './report.mjs';
 import { benchStateFile } from './state-file.mjs';
@@ -33,6 +34,8 @@ const size = smoke
       kept: 500,
       stateSizes: [100, 2000],
       stateChanges: 20,
+      redisAmount: 200,
+      redisKept: 100,
     }
   : {
       runs: 5,
@@ -52,6 +55,8 @@ const size = smoke
       kept: 100_000,
       stateSizes: [1000, 100_000],
       stateChanges: 200,
+      redisAmount: 20_000,
+      redisKept: 5000,
     };
 
 // `--only=3,9`: run these sections and keep the other sections of bench/results.json as they were.
@@ -131,6 +136,14 @@ if (runs(10)) {
 if (runs(9)) {
   log('9. recovery: unprocessed() and redrive()');
   results.recovery = await benchRecovery({ runs: Math.min(size.runs, 3), kept: size.kept });
+}
+if (runs(11)) {
+  log('11. Redis stores: node-redis and ioredis, one server and a cluster');
+  results.redisTopologies = await benchRedisTopologies({
+    runs: Math.min(size.runs, 3),
+    amount: size.redisAmount,
+    kept: size.redisKept,
+  });
 }
 
 const final = withGoals(results);

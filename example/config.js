@@ -19,13 +19,31 @@ import { fileURLToPath } from 'node:url';
  * @property {string} tipReceiver       TIP_RECEIVER: who receives tips, the shop's own account (default bobby)
  * @property {string | undefined} receiverWallet  KUDOS_RECEIVER_WALLET: the shop's wallet address, the only one whose payments count (default: TIP_RECEIVER's, looked up at start)
  * @property {string} dataDir           DATA_DIR: where the webhook's durable store lives (default example/data, ignored by git)
- * @property {string | undefined} redisURL  REDIS_URL: share sessions, webhook dedupe and tokens through Redis
+ * @property {string | undefined} redisURL  REDIS_URL: share sessions, webhook dedupe and tokens through one Redis server
+ * @property {string[] | undefined} redisClusterNodes  REDIS_CLUSTER_NODES: the same through a Redis Cluster, its seed nodes as host:port,host:port
  * @property {number | undefined} emulatorPort  KUDOS_EMULATOR_PORT (default: a free port)
  * @property {boolean} trustProxy       TRUST_PROXY=1 behind a TLS-terminating proxy
  */
 
 /** The demo client the embedded emulator registers for the example. */
 export const EXAMPLE_CLIENT = { clientID: 'kudos-example-shop', clientSecret: 'kudos-example-shop-secret' };
+
+/**
+ * REDIS_CLUSTER_NODES as a list of host:port, or undefined when unset.
+ * @param {string | undefined} value
+ */
+function clusterNodes(value) {
+  if (value === undefined || value.trim() === '') return undefined;
+  const nodes = value.split(',').map((node) => node.trim());
+  for (const node of nodes) {
+    if (!/^[^\s:/]+:\d{1,5}$/.test(node)) {
+      throw new Error(
+        'REDIS_CLUSTER_NODES must be a comma-separated list of host:port (for example 10.0.0.1:6379,10.0.0.2:6379)',
+      );
+    }
+  }
+  return nodes;
+}
 
 /**
  * Reads the configuration. Throws an Error naming the variable when it is unusable.
@@ -59,6 +77,7 @@ export function readConfig(env = process.env) {
     receiverWallet: env.KUDOS_RECEIVER_WALLET,
     dataDir: env.DATA_DIR ?? fileURLToPath(new URL('./data/', import.meta.url)),
     redisURL: env.REDIS_URL,
+    redisClusterNodes: clusterNodes(env.REDIS_CLUSTER_NODES),
     emulatorPort: env.KUDOS_EMULATOR_PORT === undefined ? undefined : Number(env.KUDOS_EMULATOR_PORT),
     trustProxy: env.TRUST_PROXY === '1',
   };

@@ -1,10 +1,13 @@
-// REDIS_URL: sessions (connect-redis), webhook dedupe, the refresh lock, token sets and the payments
-// list live in Redis, so several instances of the app behind one address share them.
+// REDIS_URL (one server) or REDIS_CLUSTER_NODES (a Redis Cluster): sessions (connect-redis), webhook
+// dedupe, the refresh lock, token sets and the payments list live in Redis, so several instances of
+// the app behind one address share them.
 import { RedisStore } from 'connect-redis';
 import { RedisDedupeStore, RedisRefreshLock, RedisTokenStore } from 'passport-kudos/redis';
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 
-const PAYMENTS_KEY = 'kudos-example:payments';
+// One hash tag for both keys of the payments list: the script that writes them runs on one
+// cluster node.
+const PAYMENTS_KEY = '{kudos-example:payments}';
 
 // Saves a payment row (KEYS[1] field ARGV[1]) unless the row there is a success and this one is not.
 const ADD_PAYMENT = `local old = redis.call('HGET', KEYS[1], ARGV[1])
@@ -13,31 +16,52 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
 return 1`;
 
+// Fail at once while Redis is unreachable instead of queueing commands: the webhook then answers
+// 503 (Kudos retries) and pages show a clear error, rather than hanging.
+const CONNECTION = {
+  disableOfflineQueue: true,
+  socket: {
+    connectTimeout: 2000,
+    reconnectStrategy: (/** @type {number} */ retries) => Math.min(50 * 2 ** retries, 1000),
+  },
+};
+
 /**
- * @param {string} url
+ * A node-redis client for one server (`url`) or a cluster (`clusterNodes`, its seed nodes).
+ * @param {{ url?: string, clusterNodes?: string[] }} where
+ */
+function connectTo({ url, clusterNodes }) {
+  if (clusterNodes) {
+    return createCluster({
+      rootNodes: clusterNodes.map((node) => ({ url: `redis://${node}` })),
+      defaults: CONNECTION,
+    });
+  }
+  return createClient({ url, ...CONNECTION });
+}
+
+/**
+ * @param {{ url?: string, clusterNodes?: string[] }} where
  * @param {(line: string) => void} [log]
  * @returns {Promise<import('./stores.js').ExampleStores>}
  */
-export async function redisStores(url, log = () => undefined) {
-  const client = createClient({
-    url,
-    // Fail at once while Redis is unreachable instead of queueing commands: the webhook then
-    // answers 503 (Kudos retries) and pages show a clear error, rather than hanging.
-    disableOfflineQueue: true,
-    socket: { connectTimeout: 2000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1000) },
-  });
+export async function redisStores(where, log = () => undefined) {
+  const client = connectTo(where);
   let down = false;
-  client.on('error', (error) => {
+  /** @param {any} error */
+  const unavailable = (error) => {
     if (!down) log(`redis unavailable: ${error?.code ?? error?.name ?? 'error'}`);
     down = true;
-  });
+  };
+  client.on('error', unavailable);
+  client.on('node-error', unavailable);
   client.on('ready', () => {
     if (down) log('redis available again');
     down = false;
   });
   await client.connect();
   return {
-    session: new RedisStore({ client, prefix: 'kudos-example:sess:' }),
+    session: new RedisStore({ client: /** @type {any} */ (client), prefix: 'kudos-example:sess:' }),
     tokens: new RedisTokenStore(client, { prefix: 'kudos-example:tokens:' }),
     dedupe: new RedisDedupeStore(client, { prefix: 'kudos-example:webhook:' }),
     lock: new RedisRefreshLock(client, { prefix: 'kudos-example:lock:' }),

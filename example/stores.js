@@ -1,5 +1,6 @@
 // Where the example keeps its state. For one process: the webhook's dedupe store in a SQLite file
-// (what it could not process survives a restart), the rest in memory; with REDIS_URL, everything in
+// (what it could not process survives a restart), the rest in memory; with REDIS_URL (or
+// REDIS_CLUSTER_NODES for a Redis Cluster), everything in
 // Redis so that several instances share it (see the README's "Running several instances").
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,9 +65,9 @@ export function localStores(dataDir) {
  * @returns {Promise<ExampleStores>}
  */
 export async function createStores(config, log) {
-  if (config.redisURL) {
+  if (config.redisURL || config.redisClusterNodes) {
     const { redisStores } = await import('./redis-stores.js');
-    return redisStores(config.redisURL, log);
+    return redisStores({ url: config.redisURL, clusterNodes: config.redisClusterNodes }, log);
   }
   return localStores(config.dataDir);
 }

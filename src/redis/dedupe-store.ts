@@ -7,7 +7,9 @@ import type {
   KudosDedupeStore,
   KudosKeptNotification,
 } from '../webhook/dedupe.js';
-import { DELETE_IF_OWNER, type KudosRedisClient, type KudosRedisOptions, RedisKeys } from './command.js';
+import type { KudosRedisClient } from './adapter.js';
+import { DELETE_IF_OWNER, type KudosRedisOptions, RedisKeys } from './command.js';
+import { checkPrefix, dedupeKeys, KEPT_SHARDS, shardKeys } from './dedupe-keys.js';
 
 // Lua that keeps the record ARGV[n] at KEYS[2] for ARGV[n+1] ms, indexed by arrival in KEYS[3] under
 // ARGV[n+2], merged into the one kept already: attempts added, a null lastError keeps the kept one,
@@ -105,12 +107,13 @@ export class RedisDedupeStore implements KudosDedupeStore {
 
   constructor(client: KudosRedisClient, options: KudosRedisOptions = {}) {
     this.redis = new RedisKeys(client, options, 'kudos:webhook:', 'RedisDedupeStore');
+    checkPrefix(this.redis.prefix, 'RedisDedupeStore');
   }
 
-  /** Runs a script on the keys of `key` (the claim, its kept record, the index) with `args`. */
+  /** Runs a script on the keys of `key` (the claim, its kept record, its index; one hash slot) with `args`. */
   private script(script: string, key: string, args: Array<string | number>): Promise<unknown> {
-    const keys = [this.redis.key(key), this.redis.key(`kept:${key}`), this.redis.key('kept')];
-    return this.redis.script(script, keys, args.map(String));
+    const { claim, kept, index } = dedupeKeys(this.redis.prefix, key);
+    return this.redis.script(script, [claim, kept, index], args.map(String));
   }
 
   private tokenOf(key: string, claim: KudosClaimContext | undefined): string {
@@ -143,7 +146,7 @@ export class RedisDedupeStore implements KudosDedupeStore {
   async release(key: string, claim?: KudosClaimContext): Promise<void> {
     const token = this.tokenOf(key, claim);
     this.legacy.delete(key);
-    if (token) await this.redis.script(DELETE_IF_OWNER, [this.redis.key(key)], [token]);
+    if (token) await this.redis.script(DELETE_IF_OWNER, [dedupeKeys(this.redis.prefix, key).claim], [token]);
   }
 
   async keep(record: KudosKeptNotification, ttlMs: number): Promise<void> {
@@ -157,32 +160,70 @@ export class RedisDedupeStore implements KudosDedupeStore {
   }
 
   async kept(limit: number): Promise<KudosKeptNotification[]> {
-    const index = this.redis.key('kept');
-    const members = await this.redis.run('ZRANGE', index, '0', String(Math.max(0, limit - 1)));
-    if (!Array.isArray(members) || members.length === 0) return [];
-    const keys = members.map((m) => String(m));
-    const found: KudosKeptNotification[] = [];
+    if (!(limit > 0)) return [];
+    const count = Math.floor(limit);
+    // The oldest `count` of each shard, then the oldest `count` of them all.
+    const shards = await Promise.all(
+      Array.from({ length: KEPT_SHARDS }, async (_, shard) => {
+        const { index } = shardKeys(this.redis.prefix, shard);
+        const reply = await this.redis.run(['ZRANGE', index, '0', String(count - 1), 'WITHSCORES'], index);
+        return scored(reply).map((entry) => ({ ...entry, shard }));
+      }),
+    );
+    const chosen = shards
+      .flat()
+      .sort((a, b) => a.score - b.score || (a.member < b.member ? -1 : 1))
+      .slice(0, count);
+    const found = new Map<string, KudosKeptNotification>();
+    for (let shard = 0; shard < KEPT_SHARDS; shard++) {
+      const members = chosen.filter((c) => c.shard === shard).map((c) => c.member);
+      if (members.length > 0) await this.readShard(shard, members, found);
+    }
+    return chosen.flatMap((c) => found.get(c.member) ?? []);
+  }
+
+  /** Reads the kept records of `members` (all of `shard`) into `found`, and tidies the index. */
+  private async readShard(
+    shard: number,
+    members: string[],
+    found: Map<string, KudosKeptNotification>,
+  ): Promise<void> {
+    const { index, kept } = shardKeys(this.redis.prefix, shard);
     const gone: string[] = [];
     // In slices: one MGET of a million keys would block Redis for everything else meanwhile.
-    for (let at = 0; at < keys.length; at += 1000) {
-      const slice = keys.slice(at, at + 1000);
-      const values = await this.redis.run('MGET', ...slice.map((k) => this.redis.key(`kept:${k}`)));
+    for (let at = 0; at < members.length; at += 1000) {
+      const slice = members.slice(at, at + 1000);
+      const values = await this.redis.run(['MGET', ...slice.map(kept)], index);
       const list: unknown[] = Array.isArray(values) ? values : [];
       for (const [i, value] of list.entries()) {
+        const member = slice[i] as string;
         if (typeof value !== 'string') {
-          gone.push(slice[i] as string);
+          gone.push(member);
           continue;
         }
         const record = readStored(value);
         // One record that is not what this store wrote (edited by hand, another program's key) is
         // left out, never fatal to the others: unprocessed() and redrive() still list the rest.
-        if (record) found.push(record);
+        if (record) found.set(member, record);
         else this.skipped++;
       }
     }
     // Records that expired leave their index entry behind: tidy it here.
     for (let at = 0; at < gone.length; at += 1000)
-      await this.redis.run('ZREM', index, ...gone.slice(at, at + 1000));
-    return found;
+      await this.redis.run(['ZREM', index, ...gone.slice(at, at + 1000)], index);
   }
+}
+
+/** The members and scores of a `ZRANGE ... WITHSCORES` reply: flat under RESP2, pairs under RESP3. */
+function scored(reply: unknown): Array<{ member: string; score: number }> {
+  if (!Array.isArray(reply)) return [];
+  const pairs: Array<[unknown, unknown]> = [];
+  if (reply.every((item) => Array.isArray(item))) {
+    for (const item of reply as unknown[][]) pairs.push([item[0], item[1]]);
+  } else {
+    for (let i = 0; i + 1 < reply.length; i += 2) pairs.push([reply[i], reply[i + 1]]);
+  }
+  return pairs.flatMap(([member, score]) =>
+    typeof member === 'string' && Number.isFinite(Number(score)) ? [{ member, score: Number(score) }] : [],
+  );
 }

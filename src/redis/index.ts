@@ -3,8 +3,9 @@
 // TypeScript that includes no @types by default (TypeScript 7), for whichever entry point is imported.
 /**
  * passport-kudos/redis: stores that let several app instances share webhook dedupe, the refresh
- * lock and token sets through Redis. Optional: needs a Redis client from the app (`redis` is an
- * optional peer dependency); the package's root entry point never loads this.
+ * lock and token sets through Redis. Optional: needs a Redis client from the app, node-redis
+ * (client, cluster or sentinel) or ioredis (Redis or Cluster), both optional peer dependencies;
+ * the package's root entry point never loads this.
  *
  * @example
  * const redis = createClient({ url, disableOfflineQueue: true });
@@ -14,7 +15,8 @@
  *
  * @packageDocumentation
  */
-export type { KudosRedisClient, KudosRedisOptions } from './command.js';
+export type { KudosRedisAdapter, KudosRedisClient } from './adapter.js';
+export type { KudosRedisOptions } from './command.js';
 export { RedisDedupeStore } from './dedupe-store.js';
 export { RedisRefreshLock, type RedisRefreshLockOptions } from './refresh-lock.js';
 export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';

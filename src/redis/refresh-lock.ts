@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { KudosError } from '../base/errors.js';
 import { checkPositive } from '../base/numbers.js';
 import type { KudosRefreshLock } from '../tokens/lock.js';
-import { DELETE_IF_OWNER, type KudosRedisClient, type KudosRedisOptions, RedisKeys } from './command.js';
+import type { KudosRedisClient } from './adapter.js';
+import { DELETE_IF_OWNER, type KudosRedisOptions, RedisKeys } from './command.js';
 
 /** Options of {@link RedisRefreshLock}. */
 export interface RedisRefreshLockOptions extends KudosRedisOptions {
@@ -31,7 +32,10 @@ export class RedisRefreshLock implements KudosRefreshLock {
     const token = randomBytes(12).toString('base64url');
     const giveUpAt = Date.now() + 2 * ttlMs;
     for (;;) {
-      const reply = await this.redis.run('SET', lockKey, token, 'NX', 'PX', String(Math.ceil(ttlMs)));
+      const reply = await this.redis.run(
+        ['SET', lockKey, token, 'NX', 'PX', String(Math.ceil(ttlMs))],
+        lockKey,
+      );
       if (reply === 'OK') break;
       if (Date.now() >= giveUpAt) {
         throw new KudosError(`could not take the refresh lock within ${2 * ttlMs} ms`, {
@@ -44,7 +48,7 @@ export class RedisRefreshLock implements KudosRefreshLock {
     try {
       return await fn();
     } finally {
-      await this.redis.run('EVAL', DELETE_IF_OWNER, '1', lockKey, token).catch(() => undefined);
+      await this.redis.script(DELETE_IF_OWNER, [lockKey], [token]).catch(() => undefined);
     }
   }
 }

@@ -2,7 +2,8 @@ import { isObjectLike } from '../base/guards.js';
 import { checkPositive } from '../base/numbers.js';
 import type { KudosTokenStore } from '../tokens/store.js';
 import type { KudosTokenSet } from '../tokens/token-set.js';
-import { type KudosRedisClient, type KudosRedisOptions, RedisKeys } from './command.js';
+import type { KudosRedisClient } from './adapter.js';
+import { type KudosRedisOptions, RedisKeys } from './command.js';
 
 /** Options of {@link RedisTokenStore}. */
 export interface RedisTokenStoreOptions extends KudosRedisOptions {
@@ -39,7 +40,8 @@ export class RedisTokenStore implements KudosTokenStore {
   }
 
   async get(userId: string): Promise<KudosTokenSet | undefined> {
-    const reply = await this.redis.run('GET', this.redis.key(userId));
+    const key = this.redis.key(userId);
+    const reply = await this.redis.run(['GET', key], key);
     if (typeof reply !== 'string') return undefined;
     try {
       const value: unknown = JSON.parse(reply);
@@ -51,10 +53,12 @@ export class RedisTokenStore implements KudosTokenStore {
 
   async set(userId: string, tokens: KudosTokenSet): Promise<void> {
     const expiry = this.ttlMs === undefined ? [] : ['PX', String(Math.ceil(this.ttlMs))];
-    await this.redis.run('SET', this.redis.key(userId), JSON.stringify(tokens), ...expiry);
+    const key = this.redis.key(userId);
+    await this.redis.run(['SET', key, JSON.stringify(tokens), ...expiry], key);
   }
 
   async delete(userId: string): Promise<void> {
-    await this.redis.run('DEL', this.redis.key(userId));
+    const key = this.redis.key(userId);
+    await this.redis.run(['DEL', key], key);
   }
 }

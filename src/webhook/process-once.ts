@@ -174,10 +174,10 @@ export async function processOnce(
     async () => {
       stopLease();
       const trusted = trustedNow();
-      await call(() => store.complete(key, options.ttlMs, { ...holder, trusted })).catch((cause: unknown) =>
-        // Processed already: the lease still guards against a quick redelivery.
-        options.report(storeError('could not mark the notification processed', cause)),
-      );
+      const complete = () => call(() => store.complete(key, options.ttlMs, { ...holder, trusted }));
+      // Processed already: the answer does not wait for a store that fails now (a Redis failing
+      // over), but the key must still be marked done, or redrive() would run the work again.
+      await complete().catch((cause: unknown) => completeLater(complete, options.report, cause));
     },
     async (error: unknown) => {
       stopLease();
@@ -214,6 +214,29 @@ export async function processOnce(
       },
     );
   });
+}
+
+/** Pauses before each retry of a failed `complete()`: about 8 s in all, a failover's length. */
+const COMPLETE_RETRY_MS = [250, 500, 1000, 2000, 4000];
+
+/**
+ * Tries `complete` again in the background after it failed once; reports only when every retry
+ * failed too. Until then the lease guards against a quick redelivery.
+ */
+function completeLater(
+  complete: () => Promise<void>,
+  report: ProcessOnceOptions['report'],
+  first: unknown,
+  attempt = 0,
+): void {
+  const pause = COMPLETE_RETRY_MS[attempt];
+  if (pause === undefined) {
+    report(storeError('could not mark the notification processed', first));
+    return;
+  }
+  setTimeout(() => {
+    complete().catch(() => completeLater(complete, report, first, attempt + 1));
+  }, pause).unref();
 }
 
 /** A failure of the app's handler (or confirmer) as the receiver reports it. */

@@ -29,6 +29,17 @@ describe('npm run bench (smoke: tiny amounts)', () => {
     expect(results.recovery).toMatchObject({ kept: 500 });
     expect(results.stateFile.rows.map((r: { transactions: number }) => r.transactions)).toEqual([100, 2000]);
     expect(results.recovery.redriveMs.median).toBeGreaterThan(0);
+    const redis = results.redisTopologies.rows.map(
+      (r: { library: string; topology: string }) => `${r.library} on ${r.topology}`,
+    );
+    expect(redis).toEqual([
+      'node-redis on one server',
+      'ioredis on one server',
+      'node-redis on cluster, 3 masters',
+      'ioredis on cluster, 3 masters',
+    ]);
+    // Two round trips per notification (a claim that keeps, a completion), whatever the client.
+    for (const row of results.redisTopologies.rows) expect(row.tripsPerNotification).toBe(2);
     const report = readFileSync('test-results/bench-smoke/BENCHMARKS.md', 'utf8');
     for (const heading of [
       '## Goals',
@@ -41,6 +52,7 @@ describe('npm run bench (smoke: tiny amounts)', () => {
       '## 8. The emulator as a test dependency',
       '## 9. Recovery: unprocessed() and redrive()',
       '## 10. The emulator state file at scale',
+      '## 11. Redis stores: node-redis and ioredis, one server and a cluster',
     ]) {
       expect(report).toContain(heading);
     }

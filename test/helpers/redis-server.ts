@@ -3,82 +3,90 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.js';
 
 /** A real redis-server on 127.0.0.1 that a test can stop and start again (data kept on disk). */
 export interface RedisServer {
   url: string;
   port: number;
+  /** The folder that holds its files (append-only file, cluster or sentinel config). */
+  dir: string;
   stop(): Promise<void>;
+  /** Whether its process runs. */
+  alive(): boolean;
+  /** Ends it at once, as a crash would (SIGKILL): nothing is flushed or handed over. */
+  kill(): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+/** Sends one inline command and resolves the answer's first line ('' when nobody answers). */
+export function redisLine(port: number, command: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(`${command}\r\n`));
+    let text = '';
+    socket.on('data', (d) => {
+      text += d.toString();
+      if (text.includes('\r\n')) {
+        socket.destroy();
+        resolve(text);
+      }
+    });
+    socket.once('error', () => resolve(''));
+    socket.setTimeout(2000, () => {
+      socket.destroy();
+      resolve(text);
+    });
+  });
 }
 
-async function ping(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
-    socket.once('data', (d) => {
-      socket.destroy();
-      resolve(d.toString().startsWith('+PONG'));
-    });
-    socket.once('error', () => resolve(false));
-  });
+export async function waitFor(what: string, check: () => Promise<boolean>, tries = 400): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`${what} (is redis-server installed? .ci/run installs it)`);
 }
 
 /**
  * Starts Debian's redis-server (installed by .ci/run) with an append-only file in a temp folder;
- * `extraArgs` are added (e.g. `--enable-debug-command yes` for `DEBUG SLEEP`).
+ * `extraArgs` are added (e.g. `--enable-debug-command yes` for `DEBUG SLEEP`). With `sentinel`, the
+ * same binary runs as a Redis Sentinel (its config file in the temp folder).
  */
-export async function startRedisServer(extraArgs: string[] = []): Promise<RedisServer> {
-  const port = await freePort();
+export async function startRedisServer(
+  extraArgs: string[] = [],
+  { port: given, sentinel }: { port?: number; sentinel?: string } = {},
+): Promise<RedisServer> {
+  const port = given ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'kudos-redis-'));
   let child: ChildProcess | undefined;
+  const end = async (signal: NodeJS.Signals) => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill(signal);
+    await exited;
+  };
   const server: RedisServer = {
     url: `redis://127.0.0.1:${port}`,
     port,
+    dir,
     async start() {
-      child = spawn(
-        'redis-server',
-        [
-          '--port',
-          String(port),
-          '--bind',
-          '127.0.0.1',
-          '--save',
-          '',
-          '--appendonly',
-          'yes',
-          '--appendfsync',
-          'always',
-          '--dir',
-          dir,
-          ...extraArgs,
-        ],
-        { stdio: 'ignore' },
+      const base = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir];
+      const args = sentinel
+        ? [sentinel, '--sentinel', ...base, ...extraArgs]
+        : [...base, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', ...extraArgs];
+      child = spawn('redis-server', args, { stdio: 'ignore' });
+      await waitFor('redis-server did not start', async () =>
+        (await redisLine(port, 'PING')).startsWith('+PONG'),
       );
-      for (let i = 0; i < 200; i++) {
-        if (await ping(port)) return;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      throw new Error('redis-server did not start (is it installed? .ci/run installs it)');
     },
-    async stop() {
-      const running = child;
-      child = undefined;
-      if (!running || running.exitCode !== null) return;
-      const exited = new Promise((resolve) => running.once('exit', resolve));
-      running.kill('SIGTERM');
-      await exited;
-    },
+    alive: () => child !== undefined && child.exitCode === null && child.signalCode === null,
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
     async close() {
-      await server.stop();
+      await end('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     },
   };

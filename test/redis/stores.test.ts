@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KudosError, type KudosTokenSet } from '../../src/index.js';
+import { dedupeKeys, shardKeys } from '../../src/redis/dedupe-keys.js';
 import { RedisDedupeStore, RedisRefreshLock, RedisTokenStore } from '../../src/redis/index.js';
 import { sharedRedis } from '../helpers/redis-server.js';
 
@@ -45,8 +46,8 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
       expect(await two.claim('k', 10_000)).toBe('claimed');
       await two.complete('k', 60_000);
       expect(await one.claim('k', 10_000)).toBe('done');
-      expect(await a.get(`${p}k`)).toBe('done');
-      expect(await a.pTTL(`${p}k`)).toBeGreaterThan(50_000);
+      expect(await a.get(dedupeKeys(p, 'k').claim)).toBe('done');
+      expect(await a.pTTL(dedupeKeys(p, 'k').claim)).toBeGreaterThan(50_000);
     });
 
     it('expires a lease, and the old holder can no longer release the new claim', async () => {
@@ -59,7 +60,7 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
       await slow.release('k');
       await slow.extend('k', 60_000); // no longer its lease: changes nothing
       expect(await slow.claim('k', 10_000)).toBe('processing');
-      expect(await a.pTTL(`${p}k`)).toBeLessThanOrEqual(10_000);
+      expect(await a.pTTL(dedupeKeys(p, 'k').claim)).toBeLessThanOrEqual(10_000);
     });
 
     it('renews the lease of its own claim only', async () => {
@@ -67,7 +68,7 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
       const holder = new RedisDedupeStore(a, { prefix: p });
       expect(await holder.claim('k', 100)).toBe('claimed');
       await holder.extend('k', 60_000);
-      expect(await a.pTTL(`${p}k`)).toBeGreaterThan(50_000);
+      expect(await a.pTTL(dedupeKeys(p, 'k').claim)).toBeGreaterThan(50_000);
       await new Promise((resolve) => setTimeout(resolve, 150));
       expect(await new RedisDedupeStore(b, { prefix: p }).claim('k', 1000)).toBe('processing');
     });
@@ -88,14 +89,54 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
       };
       await store.keep(record, 60_000);
       // A value edited by hand, and one that is JSON of another shape, indexed like kept records.
-      await a.set(`${p}kept:broken-1`, '{not json');
-      await a.set(`${p}kept:broken-2`, '{"key":1}');
-      await a.zAdd(`${p}kept`, [
-        { score: 1, value: 'broken-1' },
-        { score: 1, value: 'broken-2' },
-      ]);
+      for (const [key, value] of [
+        ['broken-1', '{not json'],
+        ['broken-2', '{"key":1}'],
+      ] as const) {
+        const { kept, index } = dedupeKeys(p, key);
+        await a.set(kept, value);
+        await a.zAdd(index, [{ score: 1, value: key }]);
+      }
       expect((await store.kept(10)).map((k) => k.key)).toEqual([record.key]);
       expect(store.unreadable).toBe(2);
+    });
+
+    it('tidies the index entry of a kept record that expired', async () => {
+      const p = prefix();
+      const store = new RedisDedupeStore(a, { prefix: p });
+      const hash = 'F'.repeat(64);
+      const key = `${hash}:success`;
+      const body = { tx: { txHash: hash } };
+      const base = { key, txHash: hash, status: 'success' as const, attempts: 1, lastError: null };
+      await store.keep({ ...base, receivedAt: 1, body, source: 'webhook', trusted: true }, 40);
+      const { index } = dedupeKeys(p, key);
+      expect(await a.zCard(index)).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      expect(await store.kept(10)).toEqual([]);
+      expect(await a.zCard(index)).toBe(0);
+    });
+
+    it('runs its scripts again after SCRIPT FLUSH (NOSCRIPT: EVALSHA, then EVAL on the same node)', async () => {
+      const p = prefix();
+      const sent: string[] = [];
+      const store = new RedisDedupeStore(
+        {
+          send: (args: string[]) => {
+            sent.push(args[0] as string);
+            return a.sendCommand(args);
+          },
+        },
+        { prefix: p },
+      );
+      expect(await store.claim('k', 10_000)).toBe('claimed');
+      await a.sendCommand(['SCRIPT', 'FLUSH']);
+      sent.length = 0;
+      expect(await store.claim('k', 10_000)).toBe('processing');
+      expect(sent).toEqual(['EVALSHA', 'EVAL']);
+      sent.length = 0;
+      expect(await store.claim('k', 10_000)).toBe('processing');
+      expect(sent).toEqual(['EVALSHA']);
+      expect(shardKeys(p, 0).index).toBe(`${p}{0}:index`);
     });
 
     it('checks its options, naming the one that is wrong', () => {
@@ -103,7 +144,8 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
       expect(() => new RedisDedupeStore(a, { prefix: 5 as never })).toThrow('"prefix"');
       expect(() => new RedisTokenStore(a, { ttlMs: 0 })).toThrow('"ttlMs"');
       expect(() => new RedisRefreshLock(a, { retryDelayMs: 'soon' as never })).toThrow('"retryDelayMs"');
-      expect(() => new RedisDedupeStore({} as never)).toThrow('sendCommand');
+      expect(() => new RedisDedupeStore({} as never)).toThrow('node-redis client, cluster or sentinel');
+      expect(() => new RedisDedupeStore(a, { prefix: 'shop{}:' })).toThrow('empty hash tag');
     });
   });
 

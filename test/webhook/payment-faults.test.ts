@@ -8,6 +8,7 @@ import {
 } from '../../src/testing/index.js';
 import {
   cosmosConfirmer,
+  type KudosClaimContext,
   type KudosNotification,
   type KudosWebhookHandler,
   type KudosWebhookOptions,
@@ -111,6 +112,32 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     expect(kudos.resend(sent[0]?.id ?? -1)).toBe(true);
     await kudos.idle();
     expect(shop.times(tx.txHash)).toBe(1);
+  });
+
+  it('a store that fails to mark a processed payment done (a failover): marked later, never run again by redrive()', async () => {
+    // The store's complete() fails twice (Redis failing over), then works again.
+    let failures = 2;
+    class Failing extends MemoryDedupeStore {
+      override async complete(key: string, ttlMs: number, claim?: KudosClaimContext): Promise<void> {
+        if (failures-- > 0) throw new Error('READONLY the master is gone');
+        return super.complete(key, ttlMs, claim);
+      }
+    }
+    const reports: string[] = [];
+    await setUp({ store: new Failing(), onError: (error) => reports.push(error.code) });
+    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+    await kudos.idle();
+    // Answered 200 at once: the handler ran, and the sender does not deliver it again.
+    expect(
+      kudos.deliveries
+        .filter((d) => d.txHash === tx.txHash && d.txStatus === 'success')
+        .map((d) => d.responseStatus),
+    ).toEqual([200]);
+    await expect.poll(() => failures, { timeout: 5000 }).toBeLessThan(0);
+    expect(await shop.hook.unprocessed()).toEqual([]);
+    expect(await shop.hook.redrive()).toEqual({ processed: 0, failed: 0, remaining: 0 });
+    expect(shop.times(tx.txHash)).toBe(1);
+    expect(reports).toEqual([]);
   });
 
   it('a handler that hangs: timed out, still kept when its lease ends, and processed by redrive()', async () => {

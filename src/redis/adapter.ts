@@ -1,0 +1,28 @@
+/**
+ * How passport-kudos sends a Redis command: the stores build on this alone. An app with a client
+ * the package does not know passes its own (for example over a proxy or a test double).
+ */
+export interface KudosRedisAdapter {
+  /**
+   * Sends one command and resolves its raw reply. `key` is the first key the command touches
+   * (cluster clients route by it; every key of one command shares its hash slot), undefined when
+   * it touches none.
+   */
+  send(args: string[], key: string | undefined): Promise<unknown>;
+  /**
+   * Told when a command failed or got no answer in time: a cluster client that finds a new master
+   * only when a node redirects it reads the slot map again here. Optional.
+   */
+  unavailable?(): void;
+}
+
+/**
+ * What the Redis stores accept: a connected node-redis client, cluster or sentinel
+ * (`createClient`, `createCluster`, `createSentinel`, v4 or newer), an ioredis `Redis` (standalone
+ * or sentinel) or `Cluster`, or a {@link KudosRedisAdapter}. Connections are the app's:
+ * passport-kudos never opens or closes one.
+ */
+export type KudosRedisClient =
+  | KudosRedisAdapter
+  | { sendCommand(...args: never[]): unknown }
+  | { call(...args: never[]): unknown };
