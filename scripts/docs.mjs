@@ -1,5 +1,5 @@
 // npm run docs: writes the generated parts of the READMEs from their one source: the emulator's
-// route table (src/emulator/route-table.ts), the error-code table (src/base/error-codes.ts), and the code
+// route table (src/emulator/server/route-table.ts), the error-code table (src/base/error-codes.ts), and the code
 // examples (docs/snippets/*, type-checked and run by npm test). Each part sits between
 // `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`; the tests fail when a README's part
 // differs from what this script writes.
@@ -56,7 +56,11 @@ const parts = {
     ].map((file) => [file, `\`\`\`ts\n${readFileSync(file, 'utf8').trimEnd()}\n\`\`\``]),
   ),
 };
-for (const file of ['README.md', 'src/emulator/README.md', 'docs/frameworks.md']) {
+// The READMEs and every page of docs/ (the user's guide and its reference pages).
+const pages = readdirSync('docs')
+  .filter((file) => file.endsWith('.md'))
+  .map((file) => `docs/${file}`);
+for (const file of ['README.md', 'src/emulator/README.md', ...pages]) {
   let text;
   try {
     text = readFileSync(file, 'utf8');

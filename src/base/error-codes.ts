@@ -19,7 +19,7 @@ export interface KudosErrorCodeInfo {
 
 /**
  * Every error code passport-kudos gives (its `code` property), with the status it carries, the
- * class that carries it, and what it means. The README's error tables are checked against it.
+ * class that carries it, and what it means. The error table of docs/reference.md is checked against it.
  * Codes in upper case are the service's own (docs/kudos-service.md#errors), passed through.
  */
 export const KUDOS_ERROR_CODES = [
@@ -253,6 +253,13 @@ export const KUDOS_ERROR_CODES = [
     status: 503,
     error: 'KudosWebhookError',
     meaning: 'the dedupe store failed; retry (Retry-After)',
+  },
+  {
+    code: 'kept_unreadable',
+    status: 500,
+    error: 'KudosWebhookError',
+    meaning:
+      "told to `onError` by `unprocessed()` and `redrive()`: a kept record the store cannot read (edited by hand, another program's key) is skipped; the others are listed and redriven",
   },
   {
     code: 'confirmation_unavailable',

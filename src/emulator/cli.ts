@@ -5,7 +5,7 @@
  * `agents add`, `agents add-redirect`, `agents set-webhook`, `listen --forward-to`). `--help` (or
  * `-h`, or `help [subcommand]`) prints help and exits 0; `--version` the version.
  */
-import { CommandError, runSubcommand } from './cli-admin.js';
+import { CommandError, runSubcommand } from './cli/admin.js';
 import {
   packageVersion,
   SUBCOMMAND_HELP,
@@ -13,9 +13,9 @@ import {
   subcommandHelp,
   subcommandOf,
   usageError,
-} from './cli-help.js';
-import { runListen } from './cli-listen.js';
-import { startCommand, USAGE } from './cli-start.js';
+} from './cli/help.js';
+import { runListen } from './cli/listen.js';
+import { startCommand, USAGE } from './cli/start.js';
 
 /** First words that name a subcommand (the start command takes only options): from the help table. */
 const SUBCOMMAND_WORDS = new Set(Object.keys(SUBCOMMAND_HELP).map((name) => name.split(' ')[0]));

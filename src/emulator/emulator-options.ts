@@ -69,7 +69,7 @@ export interface EmulatorAgent {
   paymentRedirectURIs?: string[];
 }
 
-/** How refresh answers treat the refresh token (the interface is silent; see the README). */
+/** How refresh answers treat the refresh token (the interface is silent; see docs/reference.md). */
 type RefreshTokenMode = 'reuse' | 'rotate';
 
 /** How a `MsgMultiSend` record gives its amount: one summed coin (observed), or one coin per output. */

@@ -2,41 +2,38 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SAFE_ERROR_CODE } from '../base/errors.js';
 import { KUDOS_API } from '../protocol/endpoints.js';
-import { applyApiHeaders } from './api-headers.js';
 import { EmulatorClock } from './clock.js';
 import type { EmulatorClient, EmulatorUser, KudosEmulatorOptions } from './emulator-options.js';
 import { resolveEmulatorOptions } from './emulator-options.js';
-import { issueCode, revokeGrant } from './grants.js';
-import { requestHostAllowed } from './host-check.js';
-import { type Ctx, redirect, sendCode, sendHtml, setCookie, withQuery } from './http.js';
-import { walletAddress } from './ids.js';
-import { EmulatorOperations, type PayArguments } from './operations.js';
+import { issueCode, revokeGrant } from './model/grants.js';
+import { walletAddress } from './model/ids.js';
+import { EmulatorOperations, type PayArguments } from './model/operations.js';
+import { applyApiHeaders } from './server/api-headers.js';
+import { requestHostAllowed } from './server/host-check.js';
+import { sendCode, withQuery } from './server/http.js';
 
 export type { PayArguments };
 
-import { ADMIN_COOKIE, hasAdminAccess, isAdminToken } from './admin-access.js';
+import type { EmulatorTransaction, PaymentOutcome } from './model/transaction.js';
+import { accountRoutes } from './routes/account.js';
+import { adminRoutes } from './routes/admin.js';
+import { apiRoutes } from './routes/api.js';
+import { authorizeRoutes, checkAuthorizationRequest } from './routes/authorize.js';
+import { avatarRoutes } from './routes/avatar.js';
+import { chainRoutes } from './routes/chain.js';
+import { homeRoutes } from './routes/home.js';
+import { loginRoutes } from './routes/login.js';
+import { tokenRoutes } from './routes/token.js';
+import { widgetRoutes } from './routes/widget.js';
+import { Router } from './server/router.js';
+import { type EmulatorCounters, EmulatorState, grantKey } from './state.js';
 import {
   type EmulatorSnapshot,
   lockStateFile,
   readSnapshot,
   removeLeftovers,
   StateFileWriter,
-} from './persistence.js';
-import { ROUTES } from './route-table.js';
-import { Router } from './router.js';
-import { accountRoutes } from './routes/account.js';
-import { adminRoutes, stateJson } from './routes/admin.js';
-import { apiRoutes } from './routes/api.js';
-import { authorizeRoutes, checkAuthorizationRequest } from './routes/authorize.js';
-import { avatarRoutes } from './routes/avatar.js';
-import { chainRoutes } from './routes/chain.js';
-import { loginRoutes } from './routes/login.js';
-import { tokenRoutes } from './routes/token.js';
-import { widgetRoutes } from './routes/widget.js';
-import { type EmulatorCounters, EmulatorState, grantKey } from './state.js';
-import type { EmulatorTransaction, PaymentOutcome } from './transaction.js';
-import { homePage } from './views/home-page.js';
-import { errorPage } from './views/layout.js';
+} from './store/persistence.js';
 import { type WebhookDelivery, type WebhookMode, WebhookSender } from './webhook-sender.js';
 
 /** Arguments of {@link KudosEmulator.authorize}. */
@@ -177,32 +174,6 @@ function saveOnChange(
 }
 
 /**
- * The home page. With an admin token it shows only to a request that carries it: opened once as
- * `/?admin_token=TOKEN`, it sets an HttpOnly, SameSite=Lax cookie and sends the browser on to `/`.
- */
-function showHome(state: EmulatorState, webhooks: WebhookSender, ctx: Ctx): void {
-  const token = state.options.adminToken;
-  if (token !== undefined) {
-    const given = ctx.url.searchParams.get('admin_token');
-    if (given !== null) {
-      if (isAdminToken(state, given)) setCookie(ctx.res, ADMIN_COOKIE, state.adminSessions.open());
-      return redirect(ctx.res, '/');
-    }
-    if (!hasAdminAccess(state, ctx)) {
-      return sendHtml(
-        ctx.res,
-        401,
-        errorPage(
-          'Admin token needed',
-          'This emulator has an admin token: open /?admin_token=YOUR_TOKEN once.',
-        ),
-      );
-    }
-  }
-  sendHtml(ctx.res, 200, homePage(stateJson(state, webhooks), state.adminCsrf));
-}
-
-/**
  * Starts a local Kudos emulator on 127.0.0.1 (port 0 picks a free port) and resolves once it listens.
  *
  * @example
@@ -243,7 +214,7 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
       : saveOnChange(state, webhooks, resolved.state, snapshot !== undefined);
 
   const router = new Router();
-  router.on(ROUTES.home, (ctx) => showHome(state, webhooks, ctx));
+  homeRoutes(router, state, webhooks);
   authorizeRoutes(router, state);
   loginRoutes(router, state);
   accountRoutes(router, state);

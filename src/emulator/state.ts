@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { AdminSessions } from './admin-access.js';
 import type { EmulatorClock } from './clock.js';
 import type {
   EmulatorAgent,
@@ -7,7 +6,8 @@ import type {
   EmulatorUser,
   ResolvedEmulatorOptions,
 } from './emulator-options.js';
-import type { EmulatorTransaction } from './transaction.js';
+import type { EmulatorTransaction } from './model/transaction.js';
+import { AdminSessions } from './server/admin-access.js';
 
 /** An app a user has authorized (listed on the account page). */
 export interface Grant {

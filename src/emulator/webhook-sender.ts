@@ -2,9 +2,9 @@ import http from 'node:http';
 import https from 'node:https';
 import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from '../base/redact.js';
 import { deliveryURL } from './emulator-options.js';
+import type { EmulatorTransaction, TxStatus } from './model/transaction.js';
+import { notificationBody } from './model/tx-record.js';
 import type { EmulatorState } from './state.js';
-import type { EmulatorTransaction, TxStatus } from './transaction.js';
-import { notificationBody } from './tx-record.js';
 
 /** One attempt to deliver one notification. */
 export interface WebhookDelivery {

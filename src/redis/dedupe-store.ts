@@ -6,6 +6,7 @@ import type {
   KudosClaimResult,
   KudosDedupeStore,
   KudosKeptNotification,
+  KudosUnreadableKept,
 } from '../webhook/dedupe.js';
 import type { KudosRedisClient } from './adapter.js';
 import { DELETE_IF_OWNER, type KudosRedisOptions, RedisKeys } from './command.js';
@@ -61,25 +62,36 @@ return 1`;
 /** A kept record as stored: the body as JSON text. */
 type StoredKept = Omit<KudosKeptNotification, 'body'> & { body: string };
 
-/** A kept record read back, or undefined when the value is not one this store wrote. */
-function readStored(value: string): KudosKeptNotification | undefined {
+/** A kept record read back, or why it is not one this store wrote. */
+function readStored(value: string): KudosKeptNotification | string {
+  let stored: unknown;
   try {
-    const stored: unknown = JSON.parse(value);
-    if (!isRecord(stored) || typeof stored.key !== 'string' || typeof stored.txHash !== 'string')
-      return undefined;
-    if (typeof stored.body !== 'string' || typeof stored.receivedAt !== 'number') return undefined;
-    if (!TX_STATUSES.includes(stored.status as never) || typeof stored.attempts !== 'number')
-      return undefined;
-    return {
-      ...(stored as unknown as StoredKept),
-      lastError: typeof stored.lastError === 'string' ? stored.lastError : null,
-      trusted: stored.trusted === true,
-      source: stored.source === 'reconcile' ? 'reconcile' : 'webhook',
-      body: JSON.parse(stored.body),
-    };
+    stored = JSON.parse(value);
   } catch {
-    return undefined;
+    return 'not JSON';
   }
+  if (!isRecord(stored)) return 'not a kept notification of RedisDedupeStore';
+  const shaped =
+    typeof stored.key === 'string' &&
+    typeof stored.txHash === 'string' &&
+    typeof stored.body === 'string' &&
+    typeof stored.receivedAt === 'number' &&
+    TX_STATUSES.includes(stored.status as never) &&
+    typeof stored.attempts === 'number';
+  if (!shaped) return 'not a kept notification of RedisDedupeStore';
+  let body: unknown;
+  try {
+    body = JSON.parse(stored.body as string);
+  } catch {
+    return 'its body is not JSON';
+  }
+  return {
+    ...(stored as unknown as StoredKept),
+    lastError: typeof stored.lastError === 'string' ? stored.lastError : null,
+    trusted: stored.trusted === true,
+    source: stored.source === 'reconcile' ? 'reconcile' : 'webhook',
+    body,
+  };
 }
 
 /** A claim made through the first version of the interface (no context): its token is remembered here. */
@@ -159,7 +171,7 @@ export class RedisDedupeStore implements KudosDedupeStore {
     return JSON.stringify(stored);
   }
 
-  async kept(limit: number): Promise<KudosKeptNotification[]> {
+  async kept(limit: number, unreadable?: KudosUnreadableKept): Promise<KudosKeptNotification[]> {
     if (!(limit > 0)) return [];
     const count = Math.floor(limit);
     // The oldest `count` of each shard, then the oldest `count` of them all.
@@ -177,7 +189,7 @@ export class RedisDedupeStore implements KudosDedupeStore {
     const found = new Map<string, KudosKeptNotification>();
     for (let shard = 0; shard < KEPT_SHARDS; shard++) {
       const members = chosen.filter((c) => c.shard === shard).map((c) => c.member);
-      if (members.length > 0) await this.readShard(shard, members, found);
+      if (members.length > 0) await this.readShard(shard, members, found, unreadable);
     }
     return chosen.flatMap((c) => found.get(c.member) ?? []);
   }
@@ -187,6 +199,7 @@ export class RedisDedupeStore implements KudosDedupeStore {
     shard: number,
     members: string[],
     found: Map<string, KudosKeptNotification>,
+    unreadable: KudosUnreadableKept | undefined,
   ): Promise<void> {
     const { index, kept } = shardKeys(this.redis.prefix, shard);
     const gone: string[] = [];
@@ -203,9 +216,13 @@ export class RedisDedupeStore implements KudosDedupeStore {
         }
         const record = readStored(value);
         // One record that is not what this store wrote (edited by hand, another program's key) is
-        // left out, never fatal to the others: unprocessed() and redrive() still list the rest.
-        if (record) found.set(member, record);
-        else this.skipped++;
+        // left out and told, never fatal to the others: unprocessed() and redrive() list the rest.
+        if (typeof record !== 'string') {
+          found.set(member, record);
+          continue;
+        }
+        this.skipped++;
+        unreadable?.(kept(member), record);
       }
     }
     // Records that expired leave their index entry behind: tidy it here.

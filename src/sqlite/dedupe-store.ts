@@ -7,6 +7,7 @@ import type {
   KudosClaimResult,
   KudosDedupeStore,
   KudosKeptNotification,
+  KudosUnreadableKept,
 } from '../webhook/dedupe.js';
 
 /** Options of {@link SqliteDedupeStore}. */
@@ -77,13 +78,13 @@ interface StoredRecord {
   body: unknown;
 }
 
-/** A kept row read back, or undefined when it is not one this store wrote (it is skipped, not fatal). */
-function readKept(row: Row): KudosKeptNotification | undefined {
+/** A kept row read back, or why it is not one this store wrote (it is skipped, not fatal). */
+function readKept(row: Row): KudosKeptNotification | string {
   let stored: unknown;
   try {
     stored = JSON.parse(String(row.record));
   } catch {
-    return undefined;
+    return 'not JSON';
   }
   if (
     !isRecord(stored) ||
@@ -91,7 +92,7 @@ function readKept(row: Row): KudosKeptNotification | undefined {
     !TX_STATUSES.includes(stored.status as never) ||
     (stored.source !== 'webhook' && stored.source !== 'reconcile')
   ) {
-    return undefined;
+    return 'not a kept notification of SqliteDedupeStore';
   }
   return {
     key: String(row.key),
@@ -259,7 +260,7 @@ export class SqliteDedupeStore implements KudosDedupeStore {
     );
   }
 
-  async kept(limit: number): Promise<KudosKeptNotification[]> {
+  async kept(limit: number, unreadable?: KudosUnreadableKept): Promise<KudosKeptNotification[]> {
     const now = this.now();
     this.sql('DELETE FROM kudos_kept WHERE until <= ?').run(now);
     const rows = this.sql(
@@ -269,7 +270,8 @@ export class SqliteDedupeStore implements KudosDedupeStore {
     const found: KudosKeptNotification[] = [];
     for (const row of rows) {
       const kept = readKept(row);
-      if (kept) found.push(kept);
+      if (typeof kept !== 'string') found.push(kept);
+      else unreadable?.(String(row.key), kept);
     }
     return found;
   }

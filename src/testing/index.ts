@@ -29,13 +29,13 @@ export {
   type EmulatorUser,
   type KudosEmulatorOptions,
 } from '../emulator/emulator-options.js';
-export type { EmulatorCounters } from '../emulator/state.js';
 export type {
   EmulatorTransaction,
   PaymentOutcome,
   PaymentRequest,
   TxStatus,
-} from '../emulator/transaction.js';
+} from '../emulator/model/transaction.js';
+export type { EmulatorCounters } from '../emulator/state.js';
 export type { WebhookDelivery, WebhookMode } from '../emulator/webhook-sender.js';
 export {
   type DedupeStoreContractCase,

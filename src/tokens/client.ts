@@ -61,8 +61,21 @@ export interface KudosClient {
    * replayable. The `timeout` covers reading the body too.
    */
   fetch(userId: string, path: string, init?: RequestInit): Promise<Response>;
-  /** `fetch` and parse the JSON answer; a 2xx answer that is not JSON rejects with `invalid_response` (502). */
-  json<T = unknown>(userId: string, path: string, init?: RequestInit): Promise<T>;
+  /**
+   * `fetch` and parse the JSON answer; a 2xx answer that is not JSON rejects with `invalid_response`
+   * (502). The answer is the service's, unchecked: `unknown` until your code narrows it.
+   */
+  json(userId: string, path: string, init?: RequestInit): Promise<unknown>;
+  /**
+   * The same, checked by `guard`: an answer the guard refuses rejects with `invalid_response` (502),
+   * so the promise's type is one the answer was seen to have.
+   */
+  json<T>(
+    userId: string,
+    path: string,
+    guard: (value: unknown) => value is T,
+    init?: RequestInit,
+  ): Promise<T>;
   /** The user's current token set, refreshed first when it is about to expire. */
   tokenSet(userId: string): Promise<KudosTokenSet>;
 }
@@ -161,14 +174,25 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
     throw new KudosApiError(code, res.status, what);
   }
 
-  async function json<T>(userId: string, path: string, init?: RequestInit): Promise<T> {
+  async function json(
+    userId: string,
+    path: string,
+    guardOrInit?: ((value: unknown) => boolean) | RequestInit,
+    maybeInit?: RequestInit,
+  ): Promise<unknown> {
+    const guard = typeof guardOrInit === 'function' ? guardOrInit : undefined;
+    const init = typeof guardOrInit === 'function' ? maybeInit : guardOrInit;
     const what = `${init?.method ?? 'GET'} ${path.split('?')[0]}`;
-    return (await readApiJson(
-      await authorizedFetch(userId, path, init),
-      { what, timeout },
-      maxResponseBytes,
-    )) as T;
+    const res = await authorizedFetch(userId, path, init);
+    const value: unknown = await readApiJson(res, { what, timeout }, maxResponseBytes);
+    if (guard && !guard(value)) {
+      throw new KudosApiError('invalid_response', res.status, what, {
+        status: 502,
+        message: `Kudos API answered ${what} with JSON of another shape than the guard expects`,
+      });
+    }
+    return value;
   }
 
-  return { fetch: authorizedFetch, json, tokenSet };
+  return { fetch: authorizedFetch, json: json as KudosClient['json'], tokenSet };
 }

@@ -31,6 +31,9 @@ export interface KudosClaimContext {
   keep?: { record: KudosKeptNotification; ttlMs: number };
 }
 
+/** Told of a kept record a store skipped: its stored key (or row) and why it could not be read. */
+export type KudosUnreadableKept = (key: string, reason: string) => void;
+
 /** What `unprocessed()` lists of a notification the receiver could not process (yet). */
 export interface KudosUnprocessedNotification {
   /** Dedupe key, `txHash:status`. */
@@ -87,8 +90,11 @@ export interface KudosDedupeStore {
    * keeps nothing.
    */
   keep?(record: KudosKeptNotification, ttlMs: number): Promise<void>;
-  /** What is kept and not yet processed, oldest first, at most `limit`. */
-  kept?(limit: number): Promise<KudosKeptNotification[]>;
+  /**
+   * What is kept and not yet processed, oldest first, at most `limit`. A record the store cannot
+   * read is left out and told to `unreadable` (its key and why), never fatal to the others.
+   */
+  kept?(limit: number, unreadable?: KudosUnreadableKept): Promise<KudosKeptNotification[]>;
   /**
    * True when a `claimed` answer has kept `claim.keep` already (as `keep()` would), in the same
    * step: the receiver then makes no separate `keep()` call for the claim.

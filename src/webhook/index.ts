@@ -25,6 +25,7 @@ export type {
   KudosDedupeStore,
   KudosKeptNotification,
   KudosUnprocessedNotification,
+  KudosUnreadableKept,
 } from './dedupe.js';
 export { KudosWebhookError, type KudosWebhookErrorCode } from './errors.js';
 export { MemoryDedupeStore, type MemoryDedupeStoreOptions } from './memory-store/memory-dedupe-store.js';

@@ -257,7 +257,7 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
   };
   return Object.assign(handler, {
     errorHandler,
-    unprocessed: () => listUnprocessed(store),
+    unprocessed: () => listUnprocessed(store, settings.report),
     redrive: () => redrive(settings),
     reconcile: (args: KudosReconcileTransaction | KudosReconcileHistory) => reconcile(settings, args),
   });

@@ -1,4 +1,5 @@
 import type { KudosDedupeStore, KudosKeptNotification, KudosUnprocessedNotification } from './dedupe.js';
+import { KudosWebhookError } from './errors.js';
 import { type PipelineSettings, runNotification } from './pipeline.js';
 import { asHandlerError } from './process-once.js';
 
@@ -15,19 +16,37 @@ export interface KudosRedriveResult {
   remaining: number;
 }
 
-function keptOf(store: KudosDedupeStore): (limit: number) => Promise<KudosKeptNotification[]> {
+/** Where a skipped kept record is told: the receiver's `onError`. */
+type Report = PipelineSettings['report'];
+
+/** The store's `kept()`, telling `report` of each record it had to skip. */
+function keptOf(
+  store: KudosDedupeStore,
+  report: Report,
+): (limit: number) => Promise<KudosKeptNotification[]> {
   const kept = store.kept?.bind(store);
   if (!kept || !store.keep) {
     throw new TypeError(
       'this dedupe store keeps no unprocessed notifications: it needs keep() and kept() (MemoryDedupeStore and RedisDedupeStore have them)',
     );
   }
-  return kept;
+  const unreadable = (key: string, reason: string) =>
+    report(
+      new KudosWebhookError(
+        'kept_unreadable',
+        `kept record ${key} could not be read (${reason}); it is skipped`,
+      ),
+      undefined,
+    );
+  return (limit) => kept(limit, unreadable);
 }
 
 /** The notifications that passed verification and were not processed (failed, timed out, or cut off by a crash). */
-export async function listUnprocessed(store: KudosDedupeStore): Promise<KudosUnprocessedNotification[]> {
-  const kept = await keptOf(store)(MAX_KEPT_READ);
+export async function listUnprocessed(
+  store: KudosDedupeStore,
+  report: Report,
+): Promise<KudosUnprocessedNotification[]> {
+  const kept = await keptOf(store, report)(MAX_KEPT_READ);
   return kept.map(({ key, txHash, status, attempts, lastError, receivedAt }) => ({
     key,
     txHash,
@@ -44,7 +63,7 @@ export async function listUnprocessed(store: KudosDedupeStore): Promise<KudosUnp
  * is left for later; one processed meanwhile is done.
  */
 export async function redrive(settings: PipelineSettings): Promise<KudosRedriveResult> {
-  const kept = keptOf(settings.store);
+  const kept = keptOf(settings.store, settings.report);
   let processed = 0;
   let failed = 0;
   for (const record of await kept(MAX_KEPT_READ)) {
@@ -62,5 +81,7 @@ export async function redrive(settings: PipelineSettings): Promise<KudosRedriveR
       settings.report(asHandlerError(error), undefined);
     }
   }
-  return { processed, failed, remaining: (await kept(MAX_KEPT_READ)).length };
+  // Counted without telling onError again of what the first read skipped.
+  const remaining = await keptOf(settings.store, () => undefined)(MAX_KEPT_READ);
+  return { processed, failed, remaining: remaining.length };
 }

@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorTableMarkdown } from '../../scripts/doc-tables.js';
 import * as main from '../../src/index.js';
@@ -8,37 +8,173 @@ import * as sqlite from '../../src/sqlite/index.js';
 import * as testing from '../../src/testing/index.js';
 import * as webhook from '../../src/webhook/index.js';
 
-// The README's code and tables are made from their sources (`npm run docs`): the code examples are
-// the files of docs/snippets (type-checked by `npm run typecheck`, the quick start run by
-// test/e2e/fresh-app.test.ts), the error table is KUDOS_ERROR_CODES.
+// The README is the guide a newcomer reads in one sitting; the reference lives in docs/ pages it links
+// to. Their code and tables are made from their sources (`npm run docs`): the code examples are the
+// files of docs/snippets (type-checked by `npm run typecheck`, the runnable ones run by the tests
+// named below), the error table is KUDOS_ERROR_CODES, the route table the emulator's ROUTES.
 const readme = readFileSync('README.md', 'utf8');
+const PAGES = readdirSync('docs')
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => `docs/${f}`);
+const GUIDE = ['README.md', 'CONTRIBUTING.md', ...PAGES];
+const text = (file: string) => readFileSync(file, 'utf8');
 const FENCES: Record<string, string> = { ts: 'ts', cjs: 'js' };
 
+/** GitHub's anchor of a heading. */
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[`*_]/g, '')
+    .replace(/[^\w\- ]/g, '')
+    .replaceAll(' ', '-');
+
+/** The anchors a Markdown file offers: its headings (outside code) and its `<a id>` tags. */
+function anchorsOf(file: string): Set<string> {
+  const body = text(file).replace(/^```[\s\S]*?^```/gm, '');
+  return new Set([
+    ...[...body.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1] as string)),
+    ...[...body.matchAll(/<a id="([^"]+)"><\/a>/g)].map((m) => m[1] as string),
+  ]);
+}
+
 describe('README.md', () => {
-  // A value an entry point exports is public: the README (or a page it links) says what it is for.
+  it('is a guide of at most 600 lines, in the order a newcomer needs it', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(600);
+    const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+    expect(headings).toEqual([
+      'Developing passport-kudos',
+      'Contents',
+      'Install',
+      'Quick start',
+      'The login button',
+      'Keeping users signed in',
+      'Receiving payments',
+      'Testing with the emulator',
+      'Running several instances',
+      'Going to production',
+      'More',
+    ]);
+    // The payment section opens with the three must-dos, before its code.
+    const payments = readme.slice(readme.indexOf('## Receiving payments'));
+    expect(payments.indexOf('1. **Set `receiver`**')).toBeLessThan(payments.indexOf('```'));
+  });
+
+  it('opens with what the package is, and has the two commands for a fresh clone in its first screen', () => {
+    const firstScreen = readme.split('\n').slice(0, 40).join('\n');
+    expect(firstScreen).toMatch(/^# passport-kudos\n\nKudos is a tipping and payment service/);
+    expect(firstScreen).toContain('## Developing passport-kudos');
+    expect(firstScreen).toContain('npm ci && npm start');
+    expect(firstScreen).toContain('npm test');
+  });
+
+  // The reference moved out of the README has one home each, which the README links to.
+  it.each([
+    [
+      'docs/reference.md',
+      [
+        'Options',
+        'The verify function and the profile',
+        'What happens at the callback',
+        'Compatibility with passport-oauth2',
+        'Errors',
+        'The helpers the package exports',
+        'Defaults where the service is silent',
+        'The quick start in CommonJS',
+      ],
+    ],
+    [
+      'docs/payments.md',
+      [
+        'What the receiver does',
+        'Paying in a popup',
+        'Nothing lost: unprocessed notifications, redrive and reconcile',
+        'What survives which fault',
+      ],
+    ],
+    [
+      'docs/emulator.md',
+      [
+        'Test helpers',
+        'From the shell',
+        'Routes',
+        'What it emulates faithfully',
+        'What it chose where the service is silent',
+      ],
+    ],
+    ['docs/scaling.md', ['Clients', 'Failover']],
+    ['CONTRIBUTING.md', ['Running it', 'Tests', 'Library or example?', 'Benchmarks']],
+  ])('%s holds what moved there, and the README links to it', (file, sections) => {
+    const headings = [...text(file).matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+    for (const section of sections) expect(headings, file).toContain(section);
+    expect(readme).toContain(`](${file}`);
+    for (const section of sections) {
+      // docs/kudos-service.md describes the service (its own errors), not the package.
+      const home = GUIDE.filter(
+        (f) =>
+          f !== file &&
+          f !== 'docs/kudos-service.md' &&
+          new RegExp(`^## ${section.replace(/[?()]/g, '\\$&')}$`, 'm').test(text(f)),
+      );
+      expect(home, `"${section}" has one home`).toEqual([]);
+    }
+  });
+
+  it('lists every error code in docs/reference.md, from KUDOS_ERROR_CODES', () => {
+    expect(text('docs/reference.md')).toContain(errorTableMarkdown());
+  });
+});
+
+describe('the guide: README.md, CONTRIBUTING.md and docs/', () => {
+  // A value an entry point exports is public: the guide says what it is for.
   it.each(
     Object.entries({ main, webhook, redis, sqlite, testing }).flatMap(([entry, values]) =>
       Object.keys(values).map((name) => [entry, name]),
     ),
   )("documents the %s entry point's %s", (_, name) => {
-    const docs = [readme, readFileSync('docs/frameworks.md', 'utf8')].join('\n');
-    expect(docs).toMatch(new RegExp(`\\b${name}\\b`));
+    expect(GUIDE.map(text).join('\n')).toMatch(new RegExp(`\\b${name}\\b`));
   });
 
   const snippets = readdirSync('docs/snippets').filter((f) => /\.(ts|cjs)$/.test(f));
 
-  it.each(snippets)('shows docs/snippets/%s verbatim', (file) => {
+  it.each(snippets)('shows docs/snippets/%s verbatim, in one place', (file) => {
     const fence = FENCES[file.split('.').pop() as string];
     const code = readFileSync(join('docs/snippets', file), 'utf8').trimEnd();
-    expect(readme).toContain(
-      `<!-- generated:${file} -->\n\`\`\`${fence}\n${code}\n\`\`\`\n<!-- /generated:${file} -->`,
-    );
+    const block = `<!-- generated:${file} -->\n\`\`\`${fence}\n${code}\n\`\`\`\n<!-- /generated:${file} -->`;
+    expect(GUIDE.filter((f) => text(f).includes(block))).toHaveLength(1);
   });
 
-  it('has no code block outside the generated ones, except the shell commands and the login button', () => {
-    const outside = readme.replace(/<!-- generated:([a-z0-9./-]+) -->[\s\S]*?<!-- \/generated:\1 -->/g, '');
-    const languages = [...outside.matchAll(/^```(\w*)$/gm)].map((m) => m[1]).filter((_, i) => i % 2 === 0);
-    expect(new Set(languages)).toEqual(new Set(['sh', 'html']));
+  it.each(GUIDE)(
+    '%s has no code block outside the generated ones but shell, HTML, JSON and fragments',
+    (file) => {
+      const outside = text(file).replace(
+        /<!-- generated:([a-z0-9./-]+) -->[\s\S]*?<!-- \/generated:\1 -->/g,
+        '',
+      );
+      for (const [, language, body] of outside.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)) {
+        if (['sh', 'html', 'json', 'text'].includes(language as string)) continue;
+        expect(body, `a ${language} block of ${file}`).toMatch(/^\/\/ Fragment: .+/);
+      }
+    },
+  );
+
+  it.each(GUIDE)('%s links only to files and anchors that exist', (file) => {
+    const links = [
+      ...text(file)
+        .replace(/^```[\s\S]*?^```/gm, '')
+        .matchAll(/\]\(([^)\s]+)\)/g),
+    ].map((m) => m[1] as string);
+    const broken: string[] = [];
+    for (const link of links.filter((l) => !/^(https?:|mailto:)/.test(l))) {
+      const [path, anchor] = link.split('#') as [string, string | undefined];
+      const target = path === '' ? file : normalize(join(dirname(file), path));
+      if (!existsSync(target)) {
+        broken.push(link);
+        continue;
+      }
+      if (anchor !== undefined && target.endsWith('.md') && !anchorsOf(target).has(anchor)) broken.push(link);
+    }
+    expect(broken).toEqual([]);
   });
 
   // Every example that looks like a program is run by a test as a user would run it; any other one
@@ -56,17 +192,5 @@ describe('README.md', () => {
     const runner = RUN_BY[file];
     if (runner) expect(readFileSync(runner, 'utf8')).toContain(`docs/snippets/${file}`);
     else expect(code).toMatch(/^\/\/ Fragment: .+/);
-  });
-
-  it('lists every error code, from KUDOS_ERROR_CODES', () => {
-    expect(readme).toContain(errorTableMarkdown());
-  });
-
-  it('opens with what the package is, and has the two commands for a fresh clone in its first screen', () => {
-    const firstScreen = readme.split('\n').slice(0, 40).join('\n');
-    expect(firstScreen).toMatch(/^# passport-kudos\n\nKudos is a tipping and payment service/);
-    expect(firstScreen).toContain('## Developing passport-kudos');
-    expect(firstScreen).toContain('npm ci && npm start');
-    expect(firstScreen).toContain('npm test');
   });
 });

@@ -117,8 +117,8 @@ describe('the README webhook example, run against the emulator', () => {
       kudos.setWebhook('shop-agent', `${shop}/webhooks/kudos?token=${SECRET}`);
     }
   });
-  it("the README's popup page: the widget's message reaches it, and the server credits the order (Chromium, a real popup)", async () => {
-    const readme = readFileSync('README.md', 'utf8');
+  it("the popup page of docs/payments.md: the widget's message reaches it, and the server credits the order (Chromium, a real popup)", async () => {
+    const readme = readFileSync('docs/payments.md', 'utf8');
     const block = /```html\n(<!-- Your order page[\s\S]*?)```/.exec(readme)?.[1] ?? '';
     expect(block).toContain('TX_SUBMITTED');
     const { id, widget } = await order();

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AdminError, AdminSessions, checkAccess } from '../../src/emulator/admin-access.js';
-import { parseDuration } from '../../src/emulator/duration.js';
+import { parseDuration } from '../../src/emulator/cli/duration.js';
+import { AdminError, AdminSessions, checkAccess } from '../../src/emulator/server/admin-access.js';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { exchangeCode, PAYMENT_USERS, postTokenForm } from '../helpers/emulator-user.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUDOS_ERROR_CODES } from '../../src/base/error-codes.js';
-import { API_PREFIX, ROUTES } from '../../src/emulator/route-table.js';
-import { notificationBody } from '../../src/emulator/tx-record.js';
+import { notificationBody } from '../../src/emulator/model/tx-record.js';
+import { API_PREFIX, ROUTES } from '../../src/emulator/server/route-table.js';
 import { KUDOS_API, KUDOS_CHAIN, KUDOS_PAGES } from '../../src/protocol/endpoints.js';
 import { profileFromResponse } from '../../src/protocol/profile.js';
 import { readServiceError, SERVICE_ERRORS } from '../../src/protocol/service-errors.js';

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KudosError, type KudosTokenSet } from '../../src/index.js';
 import { dedupeKeys, shardKeys } from '../../src/redis/dedupe-keys.js';
 import { RedisDedupeStore, RedisRefreshLock, RedisTokenStore } from '../../src/redis/index.js';
+import { kudosWebhook } from '../../src/webhook/index.js';
 import { sharedRedis } from '../helpers/redis-server.js';
 
 type Client = ReturnType<typeof createClient>;
@@ -66,10 +67,10 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
     it('renews the lease of its own claim only', async () => {
       const p = prefix();
       const holder = new RedisDedupeStore(a, { prefix: p });
-      expect(await holder.claim('k', 100)).toBe('claimed');
+      expect(await holder.claim('k', 1000)).toBe('claimed');
       await holder.extend('k', 60_000);
       expect(await a.pTTL(dedupeKeys(p, 'k').claim)).toBeGreaterThan(50_000);
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await new Promise((resolve) => setTimeout(resolve, 1200)); // past the first lease
       expect(await new RedisDedupeStore(b, { prefix: p }).claim('k', 1000)).toBe('processing');
     });
     it('leaves out a kept record that is not its own, and lists the others (a corrupt value is not fatal)', async () => {
@@ -99,6 +100,19 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
       }
       expect((await store.kept(10)).map((k) => k.key)).toEqual([record.key]);
       expect(store.unreadable).toBe(2);
+      // Through the receiver: listed without them, each told to onError (kept_unreadable) with its key.
+      const told: string[] = [];
+      const hook = kudosWebhook({
+        secret: 'corrupt-record-shop-secret',
+        store,
+        onNotification: () => undefined,
+        onError: (error) => told.push(`${error.code}: ${error.message}`),
+      });
+      expect((await hook.unprocessed()).map((k) => k.key)).toEqual([record.key]);
+      expect(told.sort()).toEqual([
+        `kept_unreadable: kept record ${dedupeKeys(p, 'broken-1').kept} could not be read (not JSON); it is skipped`,
+        `kept_unreadable: kept record ${dedupeKeys(p, 'broken-2').kept} could not be read (not a kept notification of RedisDedupeStore); it is skipped`,
+      ]);
     });
 
     it('tidies the index entry of a kept record that expired', async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteDedupeStore } from '../../src/sqlite/index.js';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
-import type { KudosKeptNotification } from '../../src/webhook/index.js';
+import { type KudosKeptNotification, kudosWebhook } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 
 // The shop's receiver in its own process, killed with SIGKILL and started again on the same store,
@@ -217,6 +217,24 @@ describe('SqliteDedupeStore', () => {
       .run('broken', Date.now() + 60_000, '{not json');
     raw.close();
     expect((await store.kept(10)).map((k) => k.key)).toEqual([good]);
+    // Through the receiver: listed and redriven without it, and told to onError (kept_unreadable).
+    const told: Array<{ code: string; message: string }> = [];
+    const handled: string[] = [];
+    const hook = kudosWebhook({
+      secret: 'corrupt-row-shop-secret',
+      store,
+      onNotification: (n) => {
+        handled.push(n.key);
+      },
+      onError: (error) => told.push({ code: error.code, message: error.message }),
+    });
+    expect((await hook.unprocessed()).map((k) => k.key)).toEqual([good]);
+    expect(told).toEqual([
+      { code: 'kept_unreadable', message: 'kept record broken could not be read (not JSON); it is skipped' },
+    ]);
+    expect((await hook.redrive()).failed).toBe(1); // the good one's body is no notification
+    expect(told.map((t) => t.code)).toContain('kept_unreadable');
+    expect(handled).toEqual([]);
     store.close();
   });
 });

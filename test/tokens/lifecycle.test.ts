@@ -263,6 +263,26 @@ describe.each(['reuse', 'rotate'] as const)(
         expect(kudos.counters.refreshGrants).toBe(0);
       });
 
+      it('checks the answer with a guard when given one: a refused shape is invalid_response (502)', async () => {
+        const store = new MemoryTokenStore();
+        await store.set('alice', await signIn());
+        const api = client(store);
+        const isMe = (v: unknown): v is { user: string } =>
+          typeof v === 'object' && v !== null && typeof (v as { user?: unknown }).user === 'string';
+        const me = await api.json('alice', '/v1/me', isMe);
+        expect(me.user).toBe('alice'); // typed by the guard, no cast
+        const isList = (v: unknown): v is unknown[] => Array.isArray(v);
+        await expect(api.json('alice', '/v1/me', isList)).rejects.toMatchObject({
+          code: 'invalid_response',
+          status: 502,
+          message: expect.stringContaining('GET /v1/me'),
+        });
+        // The guard and a request init together: the init is still used.
+        await expect(api.json('alice', '/v1/me', isMe, { method: 'GET' })).resolves.toMatchObject({
+          user: 'alice',
+        });
+      });
+
       it('100 concurrent calls with an expired token cause exactly one refresh request', async () => {
         const store = new MemoryTokenStore();
         const old = await signIn();

@@ -5,16 +5,22 @@ describe('MemoryRefreshLock', () => {
   it('runs calls for the same key one after another, and other keys alongside', async () => {
     const lock = new MemoryRefreshLock();
     const log: string[] = [];
-    const task = (name: string, ms: number) => async () => {
+    // a holds u1 until c (another key) has started: c runs alongside a, b waits for a. No timing.
+    let cStarted: () => void = () => undefined;
+    const whileC = new Promise<void>((resolve) => {
+      cStarted = resolve;
+    });
+    const task = (name: string, until?: Promise<void>) => async () => {
       log.push(`start ${name}`);
-      await new Promise((resolve) => setTimeout(resolve, ms));
+      if (name === 'c') cStarted();
+      await until;
       log.push(`end ${name}`);
       return name;
     };
     const results = await Promise.all([
-      lock.withLock('u1', 1000, task('a', 20)),
-      lock.withLock('u1', 1000, task('b', 1)),
-      lock.withLock('u2', 1000, task('c', 1)),
+      lock.withLock('u1', 1000, task('a', whileC)),
+      lock.withLock('u1', 1000, task('b')),
+      lock.withLock('u2', 1000, task('c')),
     ]);
     expect(results).toEqual(['a', 'b', 'c']);
     expect(log.indexOf('end a')).toBeLessThan(log.indexOf('start b'));

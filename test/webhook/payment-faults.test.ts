@@ -283,6 +283,115 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     expect(shop.times(tx.txHash)).toBe(1); // not run again with paid: true
   });
 
+  it('history reconcile skips what is older than since, and reads a time that spans two pages once', async () => {
+    await setUp({}, { clients: [{ ...SHOP_CLIENT, defaultScopes: ['profile', 'read'] }] });
+    kudos.setWebhook('shop-agent', undefined);
+    const old = Array.from({ length: 3 }, () => {
+      kudos.advanceClock(1000);
+      return kudos.pay({ from: 'alice', to: 'bobby', amount: '1' }).txHash;
+    });
+    kudos.advanceClock(60_000);
+    const since = kudos.now();
+    // 8 payments in one millisecond of the emulator's clock, then 4 later ones: the first page (newest
+    // first) holds the 4 and 6 of the 8; the next starts at that time again, the 6 are skipped.
+    let same: string[] = [];
+    let sinceBatch = since;
+    for (let attempt = 0; attempt < 50 && same.length === 0; attempt++) {
+      const batch = Array.from({ length: 8 }, () => kudos.pay({ from: 'alice', to: 'bobby', amount: '1' }));
+      if (batch.every((tx) => tx.ts === batch[0]?.ts)) {
+        same = batch.map((tx) => tx.txHash);
+        sinceBatch = batch[0]?.ts ?? since;
+      } else for (const tx of batch) old.push(tx.txHash); // a batch split by a tick: before since
+      kudos.advanceClock(1000);
+    }
+    expect(same).toHaveLength(8);
+    const later = Array.from({ length: 4 }, () => {
+      kudos.advanceClock(1000);
+      return kudos.pay({ from: 'alice', to: 'bobby', amount: '1' }).txHash;
+    });
+    await kudos.idle();
+    const bobby = await shopSignIn(kudos, {}, undefined, 'bobby');
+    const result = await shop.hook.reconcile({
+      baseURL: kudos.baseURL,
+      user: 'bobby',
+      accessToken: bobby.access_token,
+      since: sinceBatch,
+    });
+    expect(result).toEqual({
+      seen: 12,
+      processed: 12,
+      duplicates: 0,
+      failed: 0,
+      stale: 0,
+      incomplete: false,
+    });
+    expect([...same, ...later].map((h) => shop.times(h))).toEqual(Array(12).fill(1));
+    expect(old.map((h) => shop.times(h))).toEqual(old.map(() => 0)); // before since: not read
+  });
+
+  it('history reconcile refuses an answer that is not a list (invalid_response, 502); a 404 is nothing to do', async () => {
+    await setUp();
+    let answer: { status: number; body: string } = { status: 200, body: '{"records":[]}' };
+    const fake = await listenLocal(
+      http.createServer((_req, res) => {
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(answer.body);
+      }),
+    );
+    try {
+      const history = { baseURL: fake.url, user: 'bobby', accessToken: 'a-read-token' };
+      await expect(shop.hook.reconcile(history)).rejects.toMatchObject({
+        code: 'invalid_response',
+        status: 502,
+        message: 'Kudos API answered a transaction history that is not a list',
+      });
+      answer = { status: 404, body: '{}' };
+      expect(await shop.hook.reconcile(history)).toMatchObject({ seen: 0, processed: 0 });
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('reconcile by hash checks the hash (invalid_tx_hash naming txHash) and takes it in either case', async () => {
+    await setUp();
+    kudos.setWebhook('shop-agent', undefined);
+    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+    await kudos.idle();
+    for (const txHash of ['xyz', 'A'.repeat(63), `${'A'.repeat(63)}G`, 42]) {
+      await expect(
+        shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: txHash as string }),
+      ).rejects.toMatchObject({
+        code: 'invalid_tx_hash',
+        path: 'txHash',
+      });
+    }
+    const lower = await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: tx.txHash.toLowerCase() });
+    expect(lower).toMatchObject({ seen: 1, processed: 1 });
+    expect(shop.times(tx.txHash)).toBe(1); // under the same key as a delivery of it
+  });
+
+  it('redrive() leaves a kept notification another delivery holds: not failed, still remaining, told in_progress', async () => {
+    let holding = false;
+    class Held extends MemoryDedupeStore {
+      override async claim(key: string, leaseMs: number, claim?: KudosClaimContext) {
+        return holding ? 'processing' : super.claim(key, leaseMs, claim);
+      }
+    }
+    const told: string[] = [];
+    await setUp({ store: new Held(), onError: (error) => told.push(error.code) });
+    shop.mode = 'fail';
+    kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+    await kudos.idle();
+    expect(await shop.hook.unprocessed()).toHaveLength(1);
+    shop.mode = 'work';
+    holding = true; // a delivery of it is running on another instance
+    told.length = 0;
+    expect(await shop.hook.redrive()).toEqual({ processed: 0, failed: 0, remaining: 1 });
+    expect(told).toEqual(['in_progress']);
+    holding = false;
+    expect(await shop.hook.redrive()).toEqual({ processed: 1, failed: 0, remaining: 0 });
+  });
+
   it('history reconcile says when it could not page past 10 records of one time (incomplete, incompleteAt)', async () => {
     await setUp({}, { clients: [{ ...SHOP_CLIENT, defaultScopes: ['profile', 'read'] }] });
     kudos.setWebhook('shop-agent', undefined);

@@ -1,9 +1,9 @@
 import { sameSecret } from '../../base/same-secret.js';
-import { revokeGrant } from '../grants.js';
-import { type Ctx, field, readForm, redirect, sendHtml } from '../http.js';
-import { ROUTES } from '../route-table.js';
-import type { Router } from '../router.js';
-import { currentSession } from '../sessions.js';
+import { revokeGrant } from '../model/grants.js';
+import { type Ctx, field, readForm, redirect, sendHtml } from '../server/http.js';
+import { ROUTES } from '../server/route-table.js';
+import type { Router } from '../server/router.js';
+import { currentSession } from '../server/sessions.js';
 import type { EmulatorState } from '../state.js';
 import { accountPage } from '../views/account-page.js';
 import { errorPage } from '../views/layout.js';

@@ -1,18 +1,18 @@
 import { isRecord } from '../../base/guards.js';
 import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from '../../base/redact.js';
 import { sameSecret } from '../../base/same-secret.js';
-import { AdminError, checkAccess } from '../admin-access.js';
+import { parseDuration } from '../cli/duration.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
-import { parseDuration } from '../duration.js';
 import type { EmulatorAgent } from '../emulator-options.js';
-import { foreignOrigin } from '../host-check.js';
-import { type Ctx, mediaType, readBody, readForm, sendJson } from '../http.js';
-import { walletAddress } from '../ids.js';
-import type { EmulatorOperations, PayArguments } from '../operations.js';
-import { ROUTES } from '../route-table.js';
-import type { Router } from '../router.js';
+import { walletAddress } from '../model/ids.js';
+import type { EmulatorOperations, PayArguments } from '../model/operations.js';
+import type { EmulatorTransaction, PaymentOutcome } from '../model/transaction.js';
+import { AdminError, checkAccess } from '../server/admin-access.js';
+import { foreignOrigin } from '../server/host-check.js';
+import { type Ctx, mediaType, readBody, readForm, sendJson } from '../server/http.js';
+import { ROUTES } from '../server/route-table.js';
+import type { Router } from '../server/router.js';
 import type { EmulatorState } from '../state.js';
-import type { EmulatorTransaction, PaymentOutcome } from '../transaction.js';
 import type { WebhookDelivery, WebhookSender } from '../webhook-sender.js';
 
 const bad = (field: string, message: string) =>

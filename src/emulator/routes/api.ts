@@ -1,12 +1,12 @@
 import { hasScope } from '../../protocol/scopes.js';
-import { checkBearer, profileFields } from '../grants.js';
-import { type Ctx, safeDecode, sendApiCode, sendCode, sendJson, sendServiceError } from '../http.js';
-import { walletAddress } from '../ids.js';
-import type { AccessTokenClaims } from '../jwt.js';
-import { ROUTES } from '../route-table.js';
-import type { Router } from '../router.js';
+import { checkBearer, profileFields } from '../model/grants.js';
+import { walletAddress } from '../model/ids.js';
+import type { AccessTokenClaims } from '../model/jwt.js';
+import { transactionRecord } from '../model/tx-record.js';
+import { type Ctx, safeDecode, sendApiCode, sendCode, sendJson, sendServiceError } from '../server/http.js';
+import { ROUTES } from '../server/route-table.js';
+import type { Router } from '../server/router.js';
 import type { EmulatorState } from '../state.js';
-import { transactionRecord } from '../tx-record.js';
 
 type Operation = (claims: AccessTokenClaims, ctx: Ctx) => unknown;
 

@@ -1,12 +1,12 @@
 import { sameSecret } from '../../base/same-secret.js';
 import { hasScope, KUDOS_SCOPE_DESCRIPTIONS } from '../../protocol/scopes.js';
-import { redirectURIAllowed } from '../clients.js';
 import type { EmulatorClient } from '../emulator-options.js';
-import { issueCode } from '../grants.js';
-import { type Ctx, field, readForm, redirect, sendHtml, withQuery } from '../http.js';
-import { ROUTES } from '../route-table.js';
-import type { Router } from '../router.js';
-import { currentSession } from '../sessions.js';
+import { redirectURIAllowed } from '../model/clients.js';
+import { issueCode } from '../model/grants.js';
+import { type Ctx, field, readForm, redirect, sendHtml, withQuery } from '../server/http.js';
+import { ROUTES } from '../server/route-table.js';
+import type { Router } from '../server/router.js';
+import { currentSession } from '../server/sessions.js';
 import { type EmulatorState, grantKey } from '../state.js';
 import { consentPage } from '../views/auth-pages.js';
 import { errorPage } from '../views/layout.js';

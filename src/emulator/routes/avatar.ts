@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
-import { avatarSignature } from '../grants.js';
-import { type Ctx, safeDecode, sendCode } from '../http.js';
-import { ROUTES } from '../route-table.js';
-import type { Router } from '../router.js';
+import { avatarSignature } from '../model/grants.js';
+import { type Ctx, safeDecode, sendCode } from '../server/http.js';
+import { ROUTES } from '../server/route-table.js';
+import type { Router } from '../server/router.js';
 import type { EmulatorState } from '../state.js';
 import { escapeHtml, FAVICON_SVG } from '../views/layout.js';
 

@@ -1,9 +1,9 @@
 import { DENOM, UNITS_PER_TOKEN } from '../../protocol/limits.js';
-import { type Ctx, safeDecode, sendJson } from '../http.js';
-import { walletAddress } from '../ids.js';
-import { chainMessages, type EmulatorTransaction, paymentOutputs, totalCoin } from '../payments.js';
-import { ROUTES } from '../route-table.js';
-import type { Router } from '../router.js';
+import { walletAddress } from '../model/ids.js';
+import { chainMessages, type EmulatorTransaction, paymentOutputs, totalCoin } from '../model/payments.js';
+import { type Ctx, safeDecode, sendJson } from '../server/http.js';
+import { ROUTES } from '../server/route-table.js';
+import type { Router } from '../server/router.js';
 import type { EmulatorState } from '../state.js';
 
 const GAS_WANTED = '200000';

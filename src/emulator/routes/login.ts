@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { sameSecret } from '../../base/same-secret.js';
 import { DEMO_USERS, USER_ID_PATTERN } from '../emulator-options.js';
-import { foreignOrigin } from '../host-check.js';
-import { type Ctx, field, readForm, redirect, sendHtml, setCookie } from '../http.js';
-import { ROUTES } from '../route-table.js';
-import type { Router } from '../router.js';
-import { currentSession, endSession, safeNext, startSession } from '../sessions.js';
+import { foreignOrigin } from '../server/host-check.js';
+import { type Ctx, field, readForm, redirect, sendHtml, setCookie } from '../server/http.js';
+import { ROUTES } from '../server/route-table.js';
+import type { Router } from '../server/router.js';
+import { currentSession, endSession, safeNext, startSession } from '../server/sessions.js';
 import type { EmulatorState } from '../state.js';
 import { loginPage, registerPage } from '../views/auth-pages.js';
 import { errorPage } from '../views/layout.js';

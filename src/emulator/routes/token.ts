@@ -1,8 +1,8 @@
-import { authenticateClient } from '../clients.js';
-import { issueTokens, revokeGrant, revokeToken } from '../grants.js';
-import { type Ctx, field, readClientRequest, sendJson, sendServiceError } from '../http.js';
-import { ROUTES } from '../route-table.js';
-import type { Router } from '../router.js';
+import { authenticateClient } from '../model/clients.js';
+import { issueTokens, revokeGrant, revokeToken } from '../model/grants.js';
+import { type Ctx, field, readClientRequest, sendJson, sendServiceError } from '../server/http.js';
+import { ROUTES } from '../server/route-table.js';
+import type { Router } from '../server/router.js';
 import type { EmulatorState } from '../state.js';
 
 function exchangeCode(state: EmulatorState, ctx: Ctx, form: URLSearchParams, clientID: string): void {

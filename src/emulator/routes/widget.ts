@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { sameSecret } from '../../base/same-secret.js';
-import { type Ctx, field, readForm, redirect, sendHtml, withQuery } from '../http.js';
 import {
   checkPayment,
   type EmulatorTransaction,
@@ -8,10 +7,11 @@ import {
   type PaymentRequest,
   selfPayment,
   WIDGET_PARAMS,
-} from '../payments.js';
-import { ROUTES } from '../route-table.js';
-import type { Router } from '../router.js';
-import { currentSession } from '../sessions.js';
+} from '../model/payments.js';
+import { type Ctx, field, readForm, redirect, sendHtml, withQuery } from '../server/http.js';
+import { ROUTES } from '../server/route-table.js';
+import type { Router } from '../server/router.js';
+import { currentSession } from '../server/sessions.js';
 import type { EmulatorState } from '../state.js';
 import { errorPage } from '../views/layout.js';
 import {

@@ -1,4 +1,4 @@
-import { type EmulatorRoute, ROUTES } from '../route-table.js';
+import { type EmulatorRoute, ROUTES } from '../server/route-table.js';
 import { escapeHtml, layout } from './layout.js';
 
 /** What the home page shows: `GET /_emulator/state`. */

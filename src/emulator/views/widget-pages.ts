@@ -1,4 +1,4 @@
-import type { PaymentParams, WIDGET_PARAMS } from '../payments.js';
+import type { PaymentParams, WIDGET_PARAMS } from '../model/payments.js';
 import { escapeHtml, hiddenFields, layout } from './layout.js';
 
 /** The payment confirmation page of the widget: no cancel button, as the service's (observed). */

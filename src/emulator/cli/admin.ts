@@ -1,0 +1,192 @@
+/**
+ * The `kudos-emulator` subcommands: thin clients of a running emulator's admin API (`/_emulator/`).
+ * Each prints a short human answer, or JSON with `--json`; a refused request prints the API's
+ * message (which names the field) and exits 1.
+ */
+import { parseArgs } from 'node:util';
+import { withoutTrailingSlashes } from '../../base/url-path.js';
+import { parseDuration } from './duration.js';
+import { subcommandOf } from './help.js';
+
+/** What a subcommand prints, and its exit code. */
+interface CommandResult {
+  out: string;
+  code: number;
+}
+
+/** A mistake on the command line, found before anything runs: exit code 2 and the usage. */
+export class CommandError extends Error {}
+
+export type Values = Record<string, string | boolean | undefined>;
+
+export async function call(values: Values, method: string, path: string, body?: unknown): Promise<unknown> {
+  // --url, else KUDOS_EMULATOR_URL (set once per shell), else the default port.
+  const given = values.url ?? process.env.KUDOS_EMULATOR_URL ?? 'http://127.0.0.1:4000';
+  const base = withoutTrailingSlashes(String(given));
+  if (!URL.canParse(base)) throw new CommandError('--url (or KUDOS_EMULATOR_URL) must be an absolute URL');
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (typeof values['admin-token'] === 'string') headers.authorization = `Bearer ${values['admin-token']}`;
+  let res: Response;
+  try {
+    res = await fetch(`${base}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch {
+    throw new Error(`no emulator answers at ${base} (start one with kudos-emulator, or give --url)`);
+  }
+  const json: unknown = await res.json().catch(() => null);
+  if (!res.ok) {
+    const message = (json as { error?: unknown } | null)?.error;
+    throw new Error(typeof message === 'string' ? message : `the emulator answered HTTP ${res.status}`);
+  }
+  return json;
+}
+
+function needed(values: Values, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new CommandError(`--${name} is required`);
+  return value;
+}
+
+function splitSpec(spec: string | undefined, parts: number, what: string): string[] {
+  if (!spec) throw new CommandError(`${what} is required`);
+  const pieces = spec.split(':');
+  // The last part may itself hold colons (a redirect URI).
+  const head = pieces.slice(0, parts - 1);
+  const tail = pieces.slice(parts - 1).join(':');
+  if (head.length < parts - 1 || head.some((p) => p === '') || tail === '')
+    throw new CommandError(`${what} is malformed`);
+  return [...head, tail];
+}
+
+const COMMON = {
+  url: { type: 'string' },
+  'admin-token': { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+/** Runs one subcommand (`argv` without the command name). */
+export async function runSubcommand(argv: string[]): Promise<CommandResult> {
+  const [first = '', second = ''] = argv;
+  const key = `${first} ${second}`;
+  // A subcommand of two words (`users add`) takes what follows them; one of one word, the rest.
+  const rest = subcommandOf(argv)?.includes(' ') ? argv.slice(2) : argv.slice(1);
+  const { values, positionals } = parseArgs({
+    args: rest,
+    options: {
+      ...COMMON,
+      to: { type: 'string' },
+      amount: { type: 'string' },
+      from: { type: 'string' },
+      via: { type: 'string' },
+      fee: { type: 'string' },
+      status: { type: 'string' },
+      remarks: { type: 'string' },
+      state: { type: 'string' },
+      'display-name': { type: 'string' },
+      webhook: { type: 'string' },
+      redirect: { type: 'string', multiple: true },
+      update: { type: 'boolean' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const v = values as Values;
+  const print = (json: unknown, human: string) => ({
+    out: v.json ? JSON.stringify(json, null, 2) : human,
+    code: 0,
+  });
+
+  if (key === 'trigger payment') {
+    const body: Record<string, unknown> = {
+      to: needed(v, 'to').split(','),
+      amount: needed(v, 'amount').split(','),
+    };
+    for (const name of ['from', 'via', 'fee', 'status', 'remarks', 'state'])
+      if (typeof v[name] === 'string') body[name] = v[name];
+    const tx = (await call(v, 'POST', '/_emulator/payments', body)) as { txHash: string };
+    return print(tx, tx.txHash);
+  }
+  if (first === 'deliveries') {
+    const list = (await call(v, 'GET', '/_emulator/deliveries')) as Array<Record<string, unknown>>;
+    // A header row, and the delivery ID first: what `resend ID` takes.
+    const human = list.length
+      ? [
+          'ID\tTIME\tAGENT\tURL\tTX HASH\tSTATUS\tANSWER\tATTEMPT',
+          ...list.map(
+            (d) =>
+              `${d.id}\t${d.at}\t${d.agent}\t${d.url}\t${d.txHash}\t${d.status}\t${d.answer}\t${d.attempt}`,
+          ),
+        ].join('\n')
+      : 'no deliveries yet';
+    return print(list, human);
+  }
+  if (first === 'resend') {
+    const id = positionals[0];
+    if (!id || !/^\d+$/u.test(id))
+      throw new CommandError('resend needs a DELIVERY_ID (a number; see kudos-emulator deliveries)');
+    const answer = await call(v, 'POST', `/_emulator/deliveries/${id}/resend`, {});
+    return print(answer, `resent delivery ${id}`);
+  }
+  if (key === 'clock advance') {
+    const duration = positionals[0] ?? '';
+    if (parseDuration(duration) === undefined)
+      throw new CommandError('clock advance needs a DURATION such as 90s, 61m or 1h');
+    const answer = (await call(v, 'POST', '/_emulator/clock/advance', { advance: duration })) as {
+      now: string;
+    };
+    return print(answer, `emulator time is now ${answer.now}`);
+  }
+  if (key === 'users add') {
+    const [id, password] = splitSpec(positionals[0], 2, 'users add ID:PASSWORD') as [string, string];
+    const body: Record<string, unknown> = { id, password };
+    if (typeof v['display-name'] === 'string') body.displayName = v['display-name'];
+    if (v.update) body.update = true;
+    const user = (await call(v, 'POST', '/_emulator/users', body)) as { id: string; wallet: string };
+    return print(user, `${v.update ? 'updated' : 'added'} user ${user.id} (wallet ${user.wallet})`);
+  }
+  if (key === 'clients add') {
+    const [clientID, clientSecret, redirectURI] = splitSpec(
+      positionals[0],
+      3,
+      'clients add ID:SECRET:REDIRECT_URI',
+    ) as [string, string, string];
+    const client = (await call(v, 'POST', '/_emulator/clients', { clientID, clientSecret, redirectURI })) as {
+      clientID: string;
+    };
+    return print(client, `added client ${client.clientID}`);
+  }
+  if (key === 'agents add' || key === 'agents set-webhook' || key === 'agents add-redirect') {
+    const id = positionals[0];
+    if (!id) throw new CommandError(`${key} needs an agent ID`);
+    // Adding refuses an agent that exists; changing one needs it to exist (the emulator checks).
+    const body: Record<string, unknown> = { id, update: key !== 'agents add' || v.update === true };
+    if (key === 'agents add-redirect') {
+      const uris = positionals.slice(1);
+      if (uris.length === 0) throw new CommandError('agents add-redirect needs ID URI [URI ...]');
+      body.addPaymentRedirectURIs = uris;
+    }
+    // set-webhook takes the URL as its second word, or `none` to remove the webhook.
+    const webhook = key === 'agents set-webhook' ? positionals[1] : v.webhook;
+    if (key === 'agents set-webhook' && typeof webhook !== 'string') {
+      throw new CommandError('agents set-webhook needs ID URL (or ID none)');
+    }
+    if (typeof webhook === 'string') body.webhookURL = webhook === 'none' ? null : webhook;
+    const redirects = (values as { redirect?: string[] }).redirect;
+    if (redirects?.length) body.paymentRedirectURIs = redirects;
+    const agent = (await call(v, 'POST', '/_emulator/agents', body)) as {
+      id: string;
+      webhookURL: string | null;
+      paymentRedirectURIs: string[];
+    };
+    const redirectsNow = agent.paymentRedirectURIs.length
+      ? `, redirects ${agent.paymentRedirectURIs.join(' ')}`
+      : '';
+    return print(agent, `agent ${agent.id}: webhook ${agent.webhookURL ?? 'none'}${redirectsNow}`);
+  }
+  throw new CommandError(`unknown subcommand: ${argv.slice(0, 2).join(' ')}`);
+}

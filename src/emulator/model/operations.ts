@@ -1,0 +1,111 @@
+import type { EmulatorClient, EmulatorUser } from '../emulator-options.js';
+import { resolveEmulatorOptions } from '../emulator-options.js';
+import type { EmulatorState } from '../state.js';
+import type { WebhookSender } from '../webhook-sender.js';
+import { checkPayment, createTransaction, selfPayment, settleLater } from './payments.js';
+import type { EmulatorTransaction, PaymentOutcome, PaymentRequest } from './transaction.js';
+
+/** Arguments of `pay()`: a widget payment, made without a browser, checked as the widget checks it. */
+export interface PayArguments {
+  /** Payer user ID. */
+  from: string;
+  /** Receiver user ID, or several. */
+  to: string | readonly string[];
+  /** Tokens (decimal string), or one per receiver. */
+  amount: string | readonly string[];
+  /** Agent user ID. */
+  via?: string;
+  /** Extra tokens to the agent (needs `via`). */
+  fee?: string;
+  remarks?: string;
+  state?: string;
+  /** Must be on the agent's (or receiver's) payment redirect whitelist. */
+  redirectURI?: string;
+  blocking?: boolean;
+  /** Final status to force; default `success`. */
+  outcome?: PaymentOutcome;
+}
+
+/**
+ * What the emulator can be asked to do outside its pages: by the test helpers of
+ * `startKudosEmulator()` and by the admin API (`/_emulator/`), the same code for both.
+ * Every change tells the state (so a state file is saved).
+ */
+export class EmulatorOperations {
+  private nextOutcome: PaymentOutcome | undefined;
+
+  constructor(
+    private readonly state: EmulatorState,
+    private readonly webhooks: WebhookSender,
+    private readonly timers: Set<NodeJS.Timeout>,
+  ) {}
+
+  /** Starts a checked payment: the chain record and the notifications with their retries. */
+  startPayment(request: PaymentRequest, outcome?: PaymentOutcome): EmulatorTransaction {
+    const final = outcome ?? this.nextOutcome ?? 'success';
+    this.nextOutcome = undefined;
+    const tx = createTransaction(this.state, request, final, this.timers, (t, event) => {
+      this.webhooks.onTransaction(t, event);
+      this.state.changed();
+    });
+    this.state.addTransaction(tx);
+    this.state.changed();
+    return tx;
+  }
+
+  /** Takes back a payment a restarted emulator found pending: it settles and notifies as it would have. */
+  resumePayment(saved: Omit<EmulatorTransaction, 'settled'>): void {
+    const tx = settleLater(this.state, saved, this.timers, (t, event) => {
+      this.webhooks.onTransaction(t, event);
+      this.state.changed();
+    });
+    this.state.addTransaction(tx);
+  }
+
+  /** Makes a payment exactly as the widget would. Throws `TypeError` naming the problem. */
+  pay({ outcome, from, to, amount, redirectURI, blocking, ...rest }: PayArguments): EmulatorTransaction {
+    if (!this.state.users.has(from)) throw new TypeError('"from" must name an existing user.');
+    const params = new URLSearchParams();
+    const values = {
+      ...rest,
+      to: [to].flat().join(','),
+      amount: [amount].flat().join(','),
+      redirect_uri: redirectURI,
+    };
+    for (const [name, value] of Object.entries(values))
+      if (value !== undefined) params.set(name, String(value));
+    if (blocking) params.set('blocking', 'true');
+    const checked = checkPayment(this.state, params);
+    if (!checked.ok) throw new TypeError(checked.message);
+    const payer = selfPayment(checked.request, from);
+    if (!payer.ok) throw new TypeError(payer.message);
+    return this.startPayment(payer.request, outcome);
+  }
+
+  setNextPaymentOutcome(outcome: PaymentOutcome): void {
+    this.nextOutcome = outcome;
+  }
+
+  /** Registers (or replaces) a user; throws `TypeError` naming a bad field. */
+  addUser(user: EmulatorUser): EmulatorUser {
+    const [checked] = resolveEmulatorOptions({ users: [user] }).users;
+    if (!checked) throw new TypeError('addUser(): no user');
+    this.state.users.set(checked.id, checked);
+    this.state.changed();
+    return checked;
+  }
+
+  /** Registers (or replaces) a client; throws `TypeError` naming a bad field. */
+  addClient(client: EmulatorClient): Required<EmulatorClient> {
+    const [checked] = resolveEmulatorOptions({ clients: [client] }).clients;
+    if (!checked) throw new TypeError('addClient(): no client');
+    this.state.clients.set(checked.clientID, checked);
+    this.state.changed();
+    return checked;
+  }
+
+  advanceClock(ms: number): void {
+    this.state.clock.advance(ms);
+    this.state.changed();
+  }
+}

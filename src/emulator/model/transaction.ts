@@ -1,0 +1,53 @@
+import type { KudosTxStatus } from '../../protocol/transaction.js';
+
+// The emulator's payment and transaction types: shared by the state (which holds transactions)
+// and the payment code (which makes them), so that neither imports the other.
+
+/** Transaction status, as the wire contract has it. */
+export type TxStatus = KudosTxStatus;
+
+/** Final statuses a test can force on a payment. */
+export type PaymentOutcome = Exclude<KudosTxStatus, 'pending'>;
+
+/** A checked widget payment (docs/kudos-service.md#payment-widget). */
+export interface PaymentRequest {
+  /** Payer user ID. */
+  from: string;
+  /** Receiver user IDs, one or more. */
+  to: string[];
+  /** Whole tokens for each receiver, as decimal strings (`0.5` allowed), in the order of `to`. */
+  amounts: string[];
+  /** Agent user ID. */
+  via?: string;
+  /** Extra tokens to the agent, as given (decimal string). */
+  fee?: string;
+  /** The memo: as given, or `kudos pay` (+ ` via <agent>`), cut to 255 characters. */
+  remarks: string;
+  state?: string;
+  redirectURI?: string;
+  /** Any non-empty `blocking` value counts as set (observed). */
+  blocking: boolean;
+  /**
+   * Popup mode (any `opener` but `'0'`): the result goes to `window.opener` by `postMessage`, to the
+   * origin of `redirect_uri`, instead of a redirect (observed).
+   */
+  opener: boolean;
+  /** The widget's parameters exactly as given, for the notification's metadata. */
+  given: Readonly<Record<string, string>>;
+}
+
+export interface EmulatorTransaction {
+  txHash: string;
+  request: PaymentRequest;
+  status: TxStatus;
+  /** The final status it reaches (or reached). */
+  outcome: PaymentOutcome;
+  /** Epoch milliseconds at creation. */
+  ts: number;
+  /** Epoch milliseconds at completion (the creation time while pending). */
+  completeTs: number;
+  /** Block height once included (success or fail). */
+  height: number | undefined;
+  /** Resolves when the status is final. */
+  settled: Promise<void>;
+}
