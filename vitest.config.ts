@@ -1,15 +1,20 @@
 import { defineConfig } from 'vitest/config';
 
 // Three suites, each runnable alone (`npm run test:unit`, `test:integration`, `test:e2e`); `npm test`
-// runs them all with coverage. unit: in process, no other program (the emulator and apps on port 0
-// inside the test process). integration: real redis-server and node:sqlite files, the emulator's
-// command as its own process. e2e: Chromium, the example app and packed tarballs, the docs' code, the
-// benchmarks' harness.
+// runs them all with coverage. unit: in process and quick (no other program, no waiting on retries).
+// integration: the emulator over real HTTP, Express apps, real redis-server processes, node:sqlite
+// files, the emulator's command as its own process. e2e: Chromium, the example app and packed
+// tarballs, the docs' code, the benchmarks' harness.
 const INTEGRATION = [
   'test/redis/**/*.test.ts',
   'test/sqlite/**/*.test.ts',
-  'test/emulator/cli/**/*.test.ts',
-  'test/emulator/state-file/**/*.test.ts',
+  'test/emulator/**/*.test.ts',
+  'test/integration/**/*.test.ts',
+  // The emulator's real sender, with its retries: seconds of waiting each.
+  'test/webhook/payment-faults.test.ts',
+  'test/webhook/overlapping-deliveries.test.ts',
+  // 10,000 generated payloads posted over HTTP.
+  'test/webhook/property.test.ts',
 ];
 const E2E = [
   'test/e2e/**/*.test.ts',
@@ -39,7 +44,13 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...INTEGRATION, ...E2E] },
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...INTEGRATION, ...E2E],
+          // Quick in-process files: worker threads start faster than child processes.
+          pool: 'threads',
+        },
       },
       { extends: true, test: { name: 'integration', include: INTEGRATION } },
       { extends: true, test: { name: 'e2e', include: E2E } },

@@ -21,7 +21,7 @@ function testClock() {
 // One contract, written once (src/webhook/store-contract.ts, exported from passport-kudos/testing),
 // run against each store: ownership, lease expiry, TTL, concurrency, unprocessed notifications. The
 // stores that take a clock run it on the test's clock (no wall-clock wait); RedisDedupeStore, whose
-// expiries Redis keeps, runs it on each client and topology in test/redis/topologies.test.ts.
+// expiries Redis keeps, runs it on each client and topology in test/redis/topologies/.
 describe('the dedupe store contract: MemoryDedupeStore', () => {
   const clock = testClock();
   for (const c of dedupeStoreContract(() => new MemoryDedupeStore({ maxEntries: 100, now: clock.now }), {

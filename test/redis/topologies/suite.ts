@@ -1,24 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KudosTokenSet } from '../../src/index.js';
-import { KEPT_SHARDS, shardKeys } from '../../src/redis/dedupe-keys.js';
-import { RedisDedupeStore, RedisRefreshLock, RedisTokenStore } from '../../src/redis/index.js';
-import { dedupeStoreContract } from '../../src/testing/index.js';
-import type { KudosKeptNotification } from '../../src/webhook/index.js';
+import type { KudosTokenSet } from '../../../src/index.js';
+import { RedisDedupeStore, RedisRefreshLock, RedisTokenStore } from '../../../src/redis/index.js';
+import { dedupeStoreContract } from '../../../src/testing/index.js';
+import type { KudosKeptNotification } from '../../../src/webhook/index.js';
 import {
   type ConnectedRedis,
   connectRedis,
   type RedisLibrary,
   type RedisPlace,
-} from '../helpers/redis-clients.js';
-import { type RedisCluster, startRedisCluster } from '../helpers/redis-cluster.js';
-import { type RedisSentinelSetup, startRedisSentinel } from '../helpers/redis-sentinel.js';
-import { sharedRedis } from '../helpers/redis-server.js';
+} from '../../helpers/redis-clients.js';
 
 // The three Redis stores on every client and topology the package supports, each against real
 // redis-server processes this file starts: one server, a cluster of 3 masters and 3 replicas, and a
 // master and replica under a Sentinel; node-redis and ioredis on each.
-const LIBRARIES: RedisLibrary[] = ['node-redis', 'ioredis'];
+export const LIBRARIES: RedisLibrary[] = ['node-redis', 'ioredis'];
 
 /** A kept record for `hash`, arriving at `receivedAt`. */
 function kept(hash: string, receivedAt: number): KudosKeptNotification {
@@ -40,7 +36,7 @@ function tokens(user: string): KudosTokenSet {
   return { accessToken: `at-${user}`, refreshToken: `rt-${user}`, user, expiresAt: 1, scope: ['profile'] };
 }
 
-function storeSuite(library: RedisLibrary, where: string, place: () => RedisPlace) {
+export function storeSuite(library: RedisLibrary, where: string, place: () => RedisPlace) {
   describe(`${library} on ${where}`, () => {
     let one: ConnectedRedis;
     let two: ConnectedRedis;
@@ -119,40 +115,3 @@ function storeSuite(library: RedisLibrary, where: string, place: () => RedisPlac
     });
   });
 }
-
-describe('one redis-server', () => {
-  let server: { url: string; close: () => Promise<void> };
-  beforeAll(async () => {
-    server = await sharedRedis();
-  });
-  afterAll(() => server.close());
-  const standalone = () => ({ topology: 'standalone', url: server.url }) as RedisPlace;
-  for (const library of LIBRARIES) storeSuite(library, 'one server', standalone);
-});
-
-describe('a Redis Cluster of 3 masters and 3 replicas', () => {
-  let cluster: RedisCluster;
-  beforeAll(async () => {
-    cluster = await startRedisCluster({ masters: 3, replicas: 1 });
-  }, 60_000);
-  afterAll(() => cluster.close());
-  const place = () => ({ topology: 'cluster', seeds: cluster.seeds }) as RedisPlace;
-  for (const library of LIBRARIES) storeSuite(library, 'a cluster', place);
-
-  it('spreads the shards of the kept index over all three masters', async () => {
-    const masters = new Set<number>();
-    for (let shard = 0; shard < KEPT_SHARDS; shard++)
-      masters.add((await cluster.masterOf(shardKeys('kudos:webhook:', shard).index)).port);
-    expect(masters.size).toBe(3);
-  });
-});
-
-describe('a master and a replica under Redis Sentinel', () => {
-  let setup: RedisSentinelSetup;
-  beforeAll(async () => {
-    setup = await startRedisSentinel();
-  }, 60_000);
-  afterAll(() => setup.close());
-  const place = () => ({ topology: 'sentinel', sentinels: setup.sentinels, name: setup.name }) as RedisPlace;
-  for (const library of LIBRARIES) storeSuite(library, 'Sentinel', place);
-});

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RedisDedupeStore } from '../../../src/redis/index.js';
+import { type KudosEmulator, startKudosEmulator } from '../../../src/testing/index.js';
+import { kudosWebhook } from '../../../src/webhook/index.js';
+import { PAYMENT_USERS } from '../../helpers/emulator-user.js';
+import { type Listening, listenLocal } from '../../helpers/listen.js';
+import {
+  type ConnectedRedis,
+  connectRedis,
+  type RedisLibrary,
+  type RedisPlace,
+} from '../../helpers/redis-clients.js';
+import { cli, startRedisCluster } from '../../helpers/redis-cluster.js';
+import { startRedisSentinel } from '../../helpers/redis-sentinel.js';
+import { startRedisServer, waitFor } from '../../helpers/redis-server.js';
+import { startTcpForward } from '../../helpers/tcp-forward.js';
+
+// A Redis master dies (SIGKILL) while the emulator's real sender delivers payments to a receiver on
+// RedisDedupeStore. What the receiver answers 503 while the replica takes over is delivered again on
+// the sender's schedule, and after the failover and one redrive() every payment has been processed
+// exactly once.
+const SECRET = 'failover-shop-secret';
+const PAYMENTS = 30;
+
+/** A topology, started fresh (a failover test kills part of it), with what kills its master. */
+export interface Topology {
+  place: RedisPlace;
+  /** Kills the master that serves `key` and resolves once it is dead. */
+  killMaster(key: string): Promise<void>;
+  /** Resolves once a replica serves as master again. */
+  recovered(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function cluster(): Promise<Topology> {
+  const started = await startRedisCluster({ masters: 3, replicas: 1 });
+  return {
+    place: { topology: 'cluster', seeds: started.seeds },
+    killMaster: async (key) => (await started.masterOf(key)).kill(),
+    recovered: () => started.settled(),
+    close: () => started.close(),
+  };
+}
+
+export async function sentinel(): Promise<Topology> {
+  const started = await startRedisSentinel();
+  return {
+    place: { topology: 'sentinel', sentinels: started.sentinels, name: started.name },
+    killMaster: () => started.master.kill(),
+    recovered: () =>
+      waitFor(
+        'the sentinel did not promote the replica',
+        async () => (await started.masterPort()) === started.replica.port,
+        1200,
+      ),
+    close: () => started.close(),
+  };
+}
+
+/**
+ * A master and its replica behind one address (a managed Redis's primary endpoint): the replica is
+ * promoted by hand (`REPLICAOF NO ONE`) and the address moved to it, as an operator or a managed
+ * service does.
+ */
+export async function pair(): Promise<Topology> {
+  const master = await startRedisServer();
+  const replica = await startRedisServer(['--replicaof', '127.0.0.1', String(master.port)]);
+  await waitFor('the replica did not sync', async () =>
+    (await cli(replica.port, 'INFO', 'replication')).includes('master_link_status:up'),
+  );
+  const endpoint = await startTcpForward(master.port);
+  return {
+    place: { topology: 'standalone', url: `redis://127.0.0.1:${endpoint.port}` },
+    killMaster: () => master.kill(),
+    async recovered() {
+      await cli(replica.port, 'REPLICAOF', 'NO', 'ONE');
+      endpoint.point(replica.port);
+    },
+    async close() {
+      await endpoint.close();
+      await Promise.all([master.close(), replica.close()]);
+    },
+  };
+}
+
+/** The failover test on `start`'s topology, with node-redis and with ioredis. */
+export function failoverSuite(name: string, start: () => Promise<Topology>): void {
+  describe(`a master killed on ${name} while payments arrive`, () => {
+    let topology: Topology | undefined;
+    let redis: ConnectedRedis | undefined;
+    let kudos: KudosEmulator | undefined;
+    let receiver: Listening | undefined;
+    afterEach(async () => {
+      await kudos?.close();
+      await receiver?.close();
+      await redis?.close();
+      await topology?.close();
+    });
+
+    it.each(['node-redis', 'ioredis'] as RedisLibrary[])(
+      '%s: every payment processed exactly once after the failover and a redrive()',
+      async (library) => {
+        topology = await start();
+        redis = await connectRedis(library, topology.place);
+        const prefix = `failover:${randomUUID()}:`;
+        const handled = new Map<string, number>();
+        const problems: string[] = [];
+        const hook = kudosWebhook({
+          secret: SECRET,
+          store: new RedisDedupeStore(redis.client as never, { prefix, commandTimeoutMs: 1000 }),
+          onNotification: (n) => {
+            if (n.tx.status === 'success') handled.set(n.tx.txHash, (handled.get(n.tx.txHash) ?? 0) + 1);
+          },
+          onError: (error) => problems.push(String(error.code)),
+        });
+        receiver = await listenLocal(http.createServer((req, res) => hook(req, res)));
+        kudos = await startKudosEmulator({
+          users: PAYMENT_USERS,
+          agents: [{ id: 'shop-agent', webhookURL: `${receiver.url}/?token=${SECRET}` }],
+          paymentDelayMs: 5,
+          // The sender's schedule (500 ms, doubling) with 7 attempts: about 30 s of retries, longer
+          // than a failover takes on a loaded CI machine. Past the sender's last attempt, a payment
+          // whose claim could not be stored is for reconcile() (the README's fault table).
+          webhook: { attempts: 7 },
+        });
+        const hashes: string[] = [];
+        const pay = () =>
+          hashes.push(
+            kudos?.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' }).txHash as string,
+          );
+        for (let i = 0; i < 10; i++) pay();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        // The master that serves the first payment's keys dies, with payments still arriving.
+        const killed = topology.killMaster(`${prefix}{0}`);
+        for (let i = 10; i < PAYMENTS; i++) {
+          pay();
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await killed;
+        await topology.recovered();
+        await kudos.idle();
+        await hook.redrive();
+        // The failover was felt: some delivery was answered 503 and delivered again.
+        expect(kudos.deliveries.some((d) => d.responseStatus === 503)).toBe(true);
+        expect(hashes.map((h) => handled.get(h) ?? 0)).toEqual(Array(PAYMENTS).fill(1));
+        expect(await hook.unprocessed()).toEqual([]);
+      },
+      60_000,
+    );
+  });
+}
