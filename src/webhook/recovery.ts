@@ -27,7 +27,7 @@ function keptOf(
   const kept = store.kept?.bind(store);
   if (!kept || !store.keep) {
     throw new TypeError(
-      'this dedupe store keeps no unprocessed notifications: it needs keep() and kept() (MemoryDedupeStore and RedisDedupeStore have them)',
+      'this dedupe store keeps no unprocessed notifications: it needs keep() and kept() (MemoryDedupeStore, SqliteDedupeStore and RedisDedupeStore have them)',
     );
   }
   const unreadable = (key: string, reason: string) =>
