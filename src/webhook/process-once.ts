@@ -130,7 +130,11 @@ export async function processOnce(
   try {
     claimed = readClaim(await call(() => store.claim(key, options.leaseMs, claim)));
   } catch (cause) {
-    call(() => store.release(key, holder)).catch(() => undefined);
+    // The claim may have been made all the same (its answer lost, or Redis slow): released with its
+    // token, and again for a while if the store does not answer (a failover), so that the key is
+    // not held for the whole lease and the redelivery can claim it.
+    const release = () => call(() => store.release(key, holder));
+    release().catch(() => retryLater(release, () => undefined));
     if (cause instanceof DedupeStoreFullError) throw storeError(cause.message, cause);
     throw cause instanceof KudosWebhookError
       ? cause
@@ -177,11 +181,16 @@ export async function processOnce(
       const complete = () => call(() => store.complete(key, options.ttlMs, { ...holder, trusted }));
       // Processed already: the answer does not wait for a store that fails now (a Redis failing
       // over), but the key must still be marked done, or redrive() would run the work again.
-      await complete().catch((cause: unknown) => completeLater(complete, options.report, cause));
+      await complete().catch((cause: unknown) =>
+        retryLater(complete, () =>
+          options.report(storeError('could not mark the notification processed', cause)),
+        ),
+      );
     },
     async (error: unknown) => {
       stopLease();
-      await call(() => store.release(key, holder)).catch(() => undefined); // else the lease expires
+      const release = () => call(() => store.release(key, holder));
+      await release().catch(() => retryLater(release, () => undefined)); // else the lease expires
       await keepFailure(error);
       if (answered) options.report(asHandlerError(error));
       throw error;
@@ -216,26 +225,21 @@ export async function processOnce(
   });
 }
 
-/** Pauses before each retry of a failed `complete()`: about 8 s in all, a failover's length. */
-const COMPLETE_RETRY_MS = [250, 500, 1000, 2000, 4000];
+/** Pauses before each retry of a failed store write: about 30 s in all, longer than a failover takes and shorter than the lease (60 s by default). */
+const RETRY_MS = [250, 500, 1000, 2000, 4000, 8000, 16000];
 
 /**
- * Tries `complete` again in the background after it failed once; reports only when every retry
- * failed too. Until then the lease guards against a quick redelivery.
+ * Tries `write` again in the background after it failed once (a Redis failing over answers nothing
+ * for a few seconds); calls `giveUp` only when every retry failed too.
  */
-function completeLater(
-  complete: () => Promise<void>,
-  report: ProcessOnceOptions['report'],
-  first: unknown,
-  attempt = 0,
-): void {
-  const pause = COMPLETE_RETRY_MS[attempt];
+function retryLater(write: () => Promise<void>, giveUp: () => void, attempt = 0): void {
+  const pause = RETRY_MS[attempt];
   if (pause === undefined) {
-    report(storeError('could not mark the notification processed', first));
+    giveUp();
     return;
   }
   setTimeout(() => {
-    complete().catch(() => completeLater(complete, report, first, attempt + 1));
+    write().catch(() => retryLater(write, giveUp, attempt + 1));
   }, pause).unref();
 }
 

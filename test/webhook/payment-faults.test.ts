@@ -114,6 +114,36 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     expect(shop.times(tx.txHash)).toBe(1);
   });
 
+  it('a claim whose answer was lost (a master dying as it answered): released once the store answers, then processed', async () => {
+    // The first claim is made in the store but its answer never comes; the release fails twice
+    // (the failover still runs), then works.
+    let lostAnswers = 1;
+    let failedReleases = 2;
+    class Failing extends MemoryDedupeStore {
+      override async claim(key: string, leaseMs: number, claim?: KudosClaimContext) {
+        const answer = await super.claim(key, leaseMs, claim);
+        if (lostAnswers-- > 0) throw new Error('Connection is closed');
+        return answer;
+      }
+      override async release(key: string, claim?: KudosClaimContext): Promise<void> {
+        if (failedReleases-- > 0) throw new Error('Connection is closed');
+        return super.release(key, claim);
+      }
+    }
+    // The lease (60 s) outlasts the sender's schedule: only the release lets a redelivery claim.
+    await setUp(
+      { store: new Failing(), leaseMs: 60_000 },
+      { webhook: { attempts: 5, retryDelayMs: 500, timeoutMs: 1000 } },
+    );
+    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+    await kudos.idle();
+    const sent = kudos.deliveries.filter((d) => d.txHash === tx.txHash && d.txStatus === 'success');
+    expect(sent[0]?.responseStatus).toBe(503); // the lost answer
+    expect(sent.at(-1)?.responseStatus).toBe(200);
+    expect(shop.times(tx.txHash)).toBe(1);
+    expect(await shop.hook.unprocessed()).toEqual([]);
+  });
+
   it('a store that fails to mark a processed payment done (a failover): marked later, never run again by redrive()', async () => {
     // The store's complete() fails twice (Redis failing over), then works again.
     let failures = 2;
