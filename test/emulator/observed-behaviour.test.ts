@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readJwtClaims } from '../../src/index.js';
 import {
   type KudosEmulator,
@@ -6,32 +6,22 @@ import {
   startKudosEmulator,
 } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
+import { EmulatorEach } from '../helpers/emulator-each.js';
 import { formFields, PAYMENT_USERS, passAuthorization } from '../helpers/emulator-user.js';
 import { SHOP, SHOP_CLIENT, shopAuthorizeURL, shopSignIn } from '../helpers/shop-client.js';
-import { startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
+import { startWebhookSink } from '../helpers/webhook-sink.js';
 
 // One test per observation of docs/kudos-service.md that the emulator follows by default, over
 // real HTTP, named after the behaviour. README "What it emulates faithfully" lists the same rows.
 const CLIENT = SHOP_CLIENT;
 
 describe('the emulator does what the service was observed to do', () => {
+  const each = new EmulatorEach(() => ({ clients: [CLIENT], users: PAYMENT_USERS, paymentDelayMs: 5 }));
   let kudos: KudosEmulator;
-  let sink: WebhookSink | undefined;
-  afterEach(async () => {
-    await kudos?.close();
-    await sink?.close();
-    sink = undefined;
-  });
-
-  async function start(options: KudosEmulatorOptions = {}): Promise<KudosEmulator> {
-    kudos = await startKudosEmulator({
-      clients: [CLIENT],
-      users: PAYMENT_USERS,
-      paymentDelayMs: 5,
-      ...options,
-    });
+  const start = async (options?: KudosEmulatorOptions) => {
+    kudos = await each.start(options);
     return kudos;
-  }
+  };
 
   const authorizeURL = (params: Record<string, string>) => shopAuthorizeURL(kudos, params);
   /** Signs in through the pages and exchanges the code; answers the token response. */
@@ -181,7 +171,7 @@ describe('the emulator does what the service was observed to do', () => {
       expect((await fetch(`${kudos.baseURL}/users/profile?access_token=nope`)).status).toBe(401);
     });
 
-    it('answers GET /users/profile with the short public profile and wallets, email only with the email scope', async () => {
+    it('answers GET /users/profile with the short public profile and wallets; 401 without a token', async () => {
       await start();
       const tokens = await signIn({ scope: 'profile' });
       const res = await fetch(`${kudos.baseURL}/users/profile`, {
@@ -260,16 +250,16 @@ describe('the emulator does what the service was observed to do', () => {
     }
 
     async function startShop(options: KudosEmulatorOptions = {}) {
-      sink = await startWebhookSink();
+      each.sink = await startWebhookSink();
       await start({
-        agents: [{ id: 'shop-agent', webhookURL: sink.url, paymentRedirectURIs: [SHOP] }],
+        agents: [{ id: 'shop-agent', webhookURL: each.sink.url, paymentRedirectURIs: [SHOP] }],
         ...options,
       });
     }
 
     it('with via, shows AGENT_NOT_SETUP_PAYMENT_REDIRECT for an agent without a whitelist, and never redirects', async () => {
-      sink = await startWebhookSink();
-      await start({ agents: [{ id: 'shop-agent', webhookURL: sink.url }] });
+      each.sink = await startWebhookSink();
+      await start({ agents: [{ id: 'shop-agent', webhookURL: each.sink.url }] });
       const { page, html } = await widget({
         to: 'bobby',
         amount: '1',
@@ -320,7 +310,9 @@ describe('the emulator does what the service was observed to do', () => {
       await pay({ to: 'bobby', amount: '1', via: 'shop-agent' });
       await pay({ to: 'bobby', amount: '1', via: 'shop-agent', remarks: 'r'.repeat(300) });
       await kudos.idle();
-      const remarks = (sink?.received ?? []).map((h) => (h.body as { tx: { remarks: string } }).tx.remarks);
+      const remarks = (each.sink?.received ?? []).map(
+        (h) => (h.body as { tx: { remarks: string } }).tx.remarks,
+      );
       expect(remarks).toEqual(['kudos pay via shop-agent', 'r'.repeat(255)]);
       const direct = kudos.pay({ from: 'alice', to: 'bobby', amount: '1' });
       expect(direct.request.remarks).toBe('kudos pay');
@@ -347,7 +339,7 @@ describe('the emulator does what the service was observed to do', () => {
       );
       await kudos.idle();
       const hash = back.searchParams.get('tx_hash');
-      const body = sink?.received[0]?.body as {
+      const body = each.sink?.received[0]?.body as {
         tx: Record<string, unknown>;
         metadata: Record<string, unknown>;
       };
@@ -395,9 +387,9 @@ describe('the emulator does what the service was observed to do', () => {
     });
 
     it('sends Authorization: Basic when the webhook URL carries user:password@, and never logs it', async () => {
-      sink = await startWebhookSink();
+      each.sink = await startWebhookSink();
       const logs: string[] = [];
-      const withCredentials = new URL(sink.url);
+      const withCredentials = new URL(each.sink.url);
       withCredentials.username = 'shop-agent';
       withCredentials.password = 'basic-secret-0123456789';
       await start({
@@ -406,7 +398,7 @@ describe('the emulator does what the service was observed to do', () => {
       });
       kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
       await kudos.idle();
-      expect(sink.received[0]?.authorization).toBe(
+      expect(each.sink.received[0]?.authorization).toBe(
         `Basic ${Buffer.from('shop-agent:basic-secret-0123456789').toString('base64')}`,
       );
       expect(JSON.stringify(kudos.deliveries)).not.toContain('basic-secret');

@@ -1,30 +1,18 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readJwtClaims } from '../../src/index.js';
-import {
-  type KudosEmulator,
-  type KudosEmulatorOptions,
-  startKudosEmulator,
-} from '../../src/testing/index.js';
+import type { KudosEmulator, KudosEmulatorOptions } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
+import { EmulatorEach } from '../helpers/emulator-each.js';
 import { formFields, PAYMENT_USERS, passAuthorization } from '../helpers/emulator-user.js';
 import { SHOP, SHOP_CLIENT, shopAuthorizeURL, shopSignIn, shopTokens } from '../helpers/shop-client.js';
-import { startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 
-// The third reading of the service (docs/kudos-service.md), one test per behaviour, over real HTTP.
+// Scopes, users, the widget's values, transaction lookups and API headers as docs/kudos-service.md
+// describes them (its third reading), one test per behaviour, over real HTTP.
 const CLIENT = SHOP_CLIENT;
 
-describe('the emulator follows the third reading of the service', () => {
-  let kudos: KudosEmulator;
-  let sink: WebhookSink | undefined;
-  afterEach(async () => {
-    await kudos?.close();
-    await sink?.close();
-    sink = undefined;
-  });
-
-  async function start(options: KudosEmulatorOptions = {}): Promise<KudosEmulator> {
-    sink = await startWebhookSink();
-    kudos = await startKudosEmulator({
+describe('the emulator: scopes, users, widget values, lookups and API headers as observed', () => {
+  const each = new EmulatorEach(
+    (sink) => ({
       clients: [CLIENT],
       users: PAYMENT_USERS.map((u) =>
         u.id === 'bobby'
@@ -33,16 +21,20 @@ describe('the emulator follows the third reading of the service', () => {
             ? { ...u, email: 'alice@kudos.example' }
             : u,
       ),
-      agents: [{ id: 'shop-agent', webhookURL: sink.url, paymentRedirectURIs: [SHOP] }],
+      agents: [{ id: 'shop-agent', webhookURL: sink?.url, paymentRedirectURIs: [SHOP] }],
       paymentDelayMs: 5,
-      ...options,
-    });
+    }),
+    true,
+  );
+  let kudos: KudosEmulator;
+  const start = async (options?: KudosEmulatorOptions) => {
+    kudos = await each.start(options);
     return kudos;
-  }
+  };
 
   /** The body of the first notification the agent received. */
   function firstBody(): unknown {
-    const [hook] = sink?.received ?? [];
+    const [hook] = each.sink?.received ?? [];
     if (!hook) throw new Error('no notification received');
     return hook.body;
   }
@@ -108,11 +100,6 @@ describe('the emulator follows the third reading of the service', () => {
       const page = await (await loggedIn()).get(authorizeURL({ scope: 'profile email' }));
       expect(page.status).toBe(400);
       expect(await page.text()).toContain('not whitelisted');
-    });
-
-    it('grants exactly the client default scopes when no scope is named (profile not added)', async () => {
-      await start({ clients: [{ ...CLIENT, defaultScopes: ['read', 'email'] }] });
-      expect(readJwtClaims((await signIn({})).access_token).scope).toEqual(['read', 'email']);
     });
 
     it('skips consent only when the earlier grant covers the request; a wider one asks again', async () => {
@@ -220,7 +207,7 @@ describe('the emulator follows the third reading of the service', () => {
       });
       await pay({ to: 'bobby', amount: '1', via: 'shop-agent' });
       await kudos.idle();
-      const [full, bare] = (sink?.received ?? []).map((h) => (h.body as { metadata: unknown }).metadata);
+      const [full, bare] = (each.sink?.received ?? []).map((h) => (h.body as { metadata: unknown }).metadata);
       expect(full).toEqual({
         kudosPay: {
           toIds: ['bobby'],
