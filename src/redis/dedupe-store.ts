@@ -172,8 +172,8 @@ export class RedisDedupeStore implements KudosDedupeStore {
   }
 
   async kept(limit: number, unreadable?: KudosUnreadableKept): Promise<KudosKeptNotification[]> {
-    if (!(limit > 0)) return [];
     const count = Math.floor(limit);
+    if (!(count >= 1)) return []; // (ZRANGE 0 -1 would be every entry)
     // The oldest `count` of each shard, then the oldest `count` of them all.
     const shards = await Promise.all(
       Array.from({ length: KEPT_SHARDS }, async (_, shard) => {

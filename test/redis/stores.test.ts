@@ -100,6 +100,7 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
       }
       expect((await store.kept(10)).map((k) => k.key)).toEqual([record.key]);
       expect(store.unreadable).toBe(2);
+      for (const none of [0, 0.5, -1]) expect(await store.kept(none)).toEqual([]); // never "all"
       // Through the receiver: listed without them, each told to onError (kept_unreadable) with its key.
       const told: string[] = [];
       const hook = kudosWebhook({
