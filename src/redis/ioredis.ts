@@ -1,4 +1,5 @@
 import type { KudosRedisAdapter } from './adapter.js';
+import { atMostEvery } from './throttle.js';
 
 type Call = (command: string, ...args: string[]) => Promise<unknown>;
 
@@ -15,18 +16,17 @@ const REFRESH_EVERY_MS = 500;
 export function ioredisAdapter(client: Record<string, unknown>): KudosRedisAdapter {
   const call = (client.call as Call).bind(client);
   const refresh = client.isCluster === true ? (client.refreshSlotsCache as unknown) : undefined;
-  let last = 0;
   return {
     send: ([command, ...args]) => call(command as string, ...args),
-    unavailable() {
-      const now = Date.now();
-      if (typeof refresh !== 'function' || now - last < REFRESH_EVERY_MS) return;
-      last = now;
-      try {
-        refresh.call(client);
-      } catch {
-        // A refresh already running, or a client closing: its own timer reads the map later.
-      }
-    },
+    unavailable:
+      typeof refresh === 'function'
+        ? atMostEvery(REFRESH_EVERY_MS, () => {
+            try {
+              refresh.call(client);
+            } catch {
+              // A refresh already running, or a client closing: its own timer reads the map later.
+            }
+          })
+        : undefined,
   };
 }

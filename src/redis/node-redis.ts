@@ -1,4 +1,5 @@
 import type { KudosRedisAdapter } from './adapter.js';
+import { atMostEvery } from './throttle.js';
 
 // The three node-redis shapes (v4 and newer). They are typed here by the little passport-kudos
 // calls, so that `redis` stays an optional peer the published types never import.
@@ -27,15 +28,9 @@ const REDISCOVER_EVERY_MS = 500;
  */
 export function nodeRedisClusterAdapter(cluster: Record<string, unknown>): KudosRedisAdapter {
   const send = (cluster.sendCommand as Send).bind(cluster);
-  let last = 0;
   return {
     send: (args, key) => send(key, false, args),
-    unavailable() {
-      const now = Date.now();
-      if (now - last < REDISCOVER_EVERY_MS) return;
-      last = now;
-      rediscover(cluster);
-    },
+    unavailable: atMostEvery(REDISCOVER_EVERY_MS, () => rediscover(cluster)),
   };
 }
 

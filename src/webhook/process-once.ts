@@ -119,6 +119,9 @@ export async function processOnce(
     token: randomBytes(16).toString('base64url'),
     trusted: options.trusted,
   };
+  /** Releases the claim, and again for a while if the store does not answer (a failover). */
+  const release = () => call(() => store.release(key, holder));
+  const releaseHolder = () => release().catch(() => retryLater(release, () => undefined));
   // A store that keeps on claim keeps a trusted notification in the same step (one round trip less).
   const kept =
     options.keep && store.keep && options.trusted
@@ -131,10 +134,8 @@ export async function processOnce(
     claimed = readClaim(await call(() => store.claim(key, options.leaseMs, claim)));
   } catch (cause) {
     // The claim may have been made all the same (its answer lost, or Redis slow): released with its
-    // token, and again for a while if the store does not answer (a failover), so that the key is
-    // not held for the whole lease and the redelivery can claim it.
-    const release = () => call(() => store.release(key, holder));
-    release().catch(() => retryLater(release, () => undefined));
+    // token, so that the key is not held for the whole lease and the redelivery can claim it.
+    void releaseHolder();
     if (cause instanceof DedupeStoreFullError) throw storeError(cause.message, cause);
     throw cause instanceof KudosWebhookError
       ? cause
@@ -189,8 +190,7 @@ export async function processOnce(
     },
     async (error: unknown) => {
       stopLease();
-      const release = () => call(() => store.release(key, holder));
-      await release().catch(() => retryLater(release, () => undefined)); // else the lease expires
+      await releaseHolder(); // else the lease expires
       await keepFailure(error);
       if (answered) options.report(asHandlerError(error));
       throw error;
