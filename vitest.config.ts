@@ -15,6 +15,8 @@ const INTEGRATION = [
   'test/webhook/overlapping-deliveries.test.ts',
   // 10,000 generated payloads posted over HTTP.
   'test/webhook/property.test.ts',
+  // kudosPayments() with the emulator's real sender: attacks and faults.
+  'test/webhook/payments.test.ts',
 ];
 const E2E = [
   'test/e2e/**/*.test.ts',

@@ -26,16 +26,18 @@ export const ALLOWED = {
   protocol: LOW,
   tokens: [...LOW, 'tokens'],
   callback: [...LOW, 'tokens', 'callback'],
-  webhook: [...LOW, 'webhook', 'webhook/memory-store'],
+  webhook: [...LOW, 'webhook', 'webhook/memory-store', 'webhook/payments'],
+  // Orders on top of the receiver: kudosPayments() and the order store interface.
+  'webhook/payments': [...LOW, 'webhook', 'webhook/memory-store', 'webhook/payments'],
   // The memory store implements the store interface of webhook/dedupe.ts (type imports only).
   'webhook/memory-store': [...LOW, 'webhook', 'webhook/memory-store'],
-  redis: [...LOW, 'tokens', 'webhook', 'redis'],
-  sqlite: [...LOW, 'webhook', 'sqlite'],
+  redis: [...LOW, 'tokens', 'webhook', 'webhook/payments', 'redis'],
+  sqlite: [...LOW, 'webhook', 'webhook/payments', 'sqlite'],
   strategy: [...LOW, 'callback', 'tokens', 'strategy'],
   index: [...LOW, 'callback', 'tokens', 'strategy'],
   ...Object.fromEntries(EMULATOR.map((room) => [room, [...LOW, ...EMULATOR]])),
   // passport-kudos/testing: the emulator, and the store contract that third-party stores run.
-  testing: [...LOW, ...EMULATOR, 'webhook'],
+  testing: [...LOW, ...EMULATOR, 'webhook', 'webhook/payments'],
 };
 
 function files(dir) {

@@ -18,5 +18,6 @@
 export type { KudosRedisAdapter, KudosRedisClient } from './adapter.js';
 export type { KudosRedisOptions } from './command.js';
 export { RedisDedupeStore } from './dedupe-store.js';
+export { RedisOrderStore, type RedisOrderStoreOptions } from './order-store.js';
 export { RedisRefreshLock, type RedisRefreshLockOptions } from './refresh-lock.js';
 export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';

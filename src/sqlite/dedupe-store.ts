@@ -1,6 +1,4 @@
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { isRecord } from '../base/guards.js';
-import { checkPositive } from '../base/numbers.js';
 import { TX_STATUSES } from '../protocol/transaction.js';
 import type {
   KudosClaimContext,
@@ -9,26 +7,10 @@ import type {
   KudosKeptNotification,
   KudosUnreadableKept,
 } from '../webhook/dedupe.js';
+import { SqliteFile, type SqliteStoreOptions, SWEEP_BATCH, SWEEP_EVERY } from './database.js';
 
 /** Options of {@link SqliteDedupeStore}. */
-export interface SqliteDedupeStoreOptions {
-  /** The database file (created when missing, with its `-wal` and `-shm` files beside it). */
-  path: string;
-  /**
-   * SQLite's `synchronous` setting. `full` (SQLite's default, and this store's) makes every
-   * committed claim, completion and kept notification survive a power loss; `normal` survives a
-   * crash or `kill -9` of the process (not of the machine) and writes several times faster.
-   */
-  synchronous?: 'full' | 'normal';
-  /** How long a write waits for another process holding the file, in milliseconds; default 5000. */
-  busyTimeoutMs?: number;
-  /** Clock in epoch milliseconds (tests). */
-  now?: () => number;
-}
-
-/** Expired claims are swept (a few hundred at a time) every this many claims. */
-const SWEEP_EVERY = 256;
-const SWEEP_BATCH = 512;
+export type SqliteDedupeStoreOptions = SqliteStoreOptions;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS kudos_claims (
@@ -51,22 +33,6 @@ CREATE TABLE IF NOT EXISTS kudos_kept (
 CREATE INDEX IF NOT EXISTS kudos_kept_received ON kudos_kept (received_at);
 CREATE INDEX IF NOT EXISTS kudos_kept_until ON kudos_kept (until);
 `;
-
-/** What `node:sqlite` is, loaded on first use: Node 22.13+ has it without a flag. */
-function openDatabase(path: string): DatabaseSync {
-  let sqlite: typeof import('node:sqlite') | undefined;
-  try {
-    sqlite = process.getBuiltinModule('node:sqlite');
-  } catch {
-    sqlite = undefined;
-  }
-  if (!sqlite?.DatabaseSync) {
-    throw new TypeError(
-      `SqliteDedupeStore needs node:sqlite, built into Node.js 22.13 and later (this is ${process.version})`,
-    );
-  }
-  return new sqlite.DatabaseSync(path);
-}
 
 type Row = Record<string, unknown>;
 
@@ -118,73 +84,25 @@ function readKept(row: Row): KudosKeptNotification | string {
  * for another process, and any SQLite error rejects (the receiver answers 503, the sender retries).
  */
 export class SqliteDedupeStore implements KudosDedupeStore {
-  private readonly db: DatabaseSync;
+  private readonly file: SqliteFile;
   private readonly now: () => number;
-  private readonly statements: Record<string, StatementSync> = {};
   private claimsSinceSweep = 0;
-  private closed = false;
 
   readonly keepsOnClaim = true;
 
   constructor(options: SqliteDedupeStoreOptions) {
-    if (typeof options?.path !== 'string' || options.path === '') {
-      throw new TypeError('SqliteDedupeStore requires "path", the database file');
-    }
-    const synchronous = options.synchronous ?? 'full';
-    if (synchronous !== 'full' && synchronous !== 'normal') {
-      throw new TypeError('SqliteDedupeStore option "synchronous" must be "full" or "normal"');
-    }
-    const busy = checkPositive(options.busyTimeoutMs ?? 5000, 'SqliteDedupeStore option "busyTimeoutMs"', {
-      whole: true,
-    });
-    this.now = options.now ?? Date.now;
-    this.db = openDatabase(options.path);
-    try {
-      this.db.exec(`PRAGMA busy_timeout = ${busy}`);
-      this.db.exec('PRAGMA journal_mode = WAL');
-      this.db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
-      this.db.exec(SCHEMA);
-    } catch (error) {
-      this.db.close();
-      throw error;
-    }
-  }
-
-  /** A prepared statement, made once. */
-  private sql(text: string): StatementSync {
-    let statement = this.statements[text];
-    if (!statement) {
-      statement = this.db.prepare(text);
-      this.statements[text] = statement;
-    }
-    return statement;
-  }
-
-  /** Runs `work` in one write transaction: atomic for every process that shares the file. */
-  private write<T>(work: () => T): T {
-    this.db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = work();
-      this.db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      try {
-        this.db.exec('ROLLBACK');
-      } catch {
-        // SQLite rolled back already (e.g. after SQLITE_FULL)
-      }
-      throw error;
-    }
+    this.file = new SqliteFile(options, 'SqliteDedupeStore', SCHEMA);
+    this.now = this.file.now;
   }
 
   async claim(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<KudosClaimResult> {
     const now = this.now();
-    const answer = this.write((): KudosClaimResult => {
-      const row = this.sql('SELECT done, until FROM kudos_claims WHERE key = ?').get(key);
+    const answer = this.file.write((): KudosClaimResult => {
+      const row = this.file.sql('SELECT done, until FROM kudos_claims WHERE key = ?').get(key);
       if (row && Number(row.until) > now) return row.done === 1 ? 'done' : 'processing';
-      this.sql(
-        'INSERT OR REPLACE INTO kudos_claims (key, token, done, trusted, until) VALUES (?, ?, 0, ?, ?)',
-      ).run(key, claim?.token ?? '', claim?.trusted === false ? 0 : 1, now + leaseMs);
+      this.file
+        .sql('INSERT OR REPLACE INTO kudos_claims (key, token, done, trusted, until) VALUES (?, ?, 0, ?, ?)')
+        .run(key, claim?.token ?? '', claim?.trusted === false ? 0 : 1, now + leaseMs);
       if (claim?.keep) this.keepRow(claim.keep.record, claim.keep.ttlMs, now);
       return 'claimed';
     });
@@ -197,38 +115,40 @@ export class SqliteDedupeStore implements KudosDedupeStore {
 
   async extend(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<void> {
     const now = this.now();
-    this.sql(
-      'UPDATE kudos_claims SET until = ? WHERE key = ? AND done = 0 AND until > ? AND (token = ? OR ? = 1)',
-    ).run(now + leaseMs, key, now, claim?.token ?? '', claim ? 0 : 1);
+    this.file
+      .sql(
+        'UPDATE kudos_claims SET until = ? WHERE key = ? AND done = 0 AND until > ? AND (token = ? OR ? = 1)',
+      )
+      .run(now + leaseMs, key, now, claim?.token ?? '', claim ? 0 : 1);
   }
 
   async complete(key: string, ttlMs: number, claim?: KudosClaimContext): Promise<void> {
     const now = this.now();
-    this.write(() => {
-      const row = this.sql('SELECT token, done, until FROM kudos_claims WHERE key = ?').get(key);
+    this.file.write(() => {
+      const row = this.file.sql('SELECT token, done, until FROM kudos_claims WHERE key = ?').get(key);
       // Someone else holds the key now (this claim's lease ran out and it was claimed again).
       const heldByOther =
         row !== undefined && row.done === 0 && Number(row.until) > now && claim && row.token !== claim.token;
       if (heldByOther) return;
-      this.sql(
-        'INSERT OR REPLACE INTO kudos_claims (key, token, done, trusted, until) VALUES (?, NULL, 1, ?, ?)',
-      ).run(key, claim?.trusted === false ? 0 : 1, now + ttlMs);
-      this.sql('DELETE FROM kudos_kept WHERE key = ?').run(key);
+      this.file
+        .sql(
+          'INSERT OR REPLACE INTO kudos_claims (key, token, done, trusted, until) VALUES (?, NULL, 1, ?, ?)',
+        )
+        .run(key, claim?.trusted === false ? 0 : 1, now + ttlMs);
+      this.file.sql('DELETE FROM kudos_kept WHERE key = ?').run(key);
     });
   }
 
   async release(key: string, claim?: KudosClaimContext): Promise<void> {
-    this.sql('DELETE FROM kudos_claims WHERE key = ? AND done = 0 AND (token = ? OR ? = 1)').run(
-      key,
-      claim?.token ?? '',
-      claim ? 0 : 1,
-    );
+    this.file
+      .sql('DELETE FROM kudos_claims WHERE key = ? AND done = 0 AND (token = ? OR ? = 1)')
+      .run(key, claim?.token ?? '', claim ? 0 : 1);
   }
 
   async keep(record: KudosKeptNotification, ttlMs: number): Promise<void> {
     const now = this.now();
-    this.write(() => {
-      const claim = this.sql('SELECT done, until FROM kudos_claims WHERE key = ?').get(record.key);
+    this.file.write(() => {
+      const claim = this.file.sql('SELECT done, until FROM kudos_claims WHERE key = ?').get(record.key);
       if (claim && claim.done === 1 && Number(claim.until) > now) return; // processed meanwhile
       this.keepRow(record, ttlMs, now);
     });
@@ -236,9 +156,9 @@ export class SqliteDedupeStore implements KudosDedupeStore {
 
   /** Creates or merges a kept row, as {@link KudosDedupeStore.keep} says; inside a transaction. */
   private keepRow(record: KudosKeptNotification, ttlMs: number, now: number): void {
-    const old = this.sql(
-      'SELECT attempts, last_error, received_at, trusted, until FROM kudos_kept WHERE key = ?',
-    ).get(record.key);
+    const old = this.file
+      .sql('SELECT attempts, last_error, received_at, trusted, until FROM kudos_kept WHERE key = ?')
+      .get(record.key);
     const live = old !== undefined && Number(old.until) > now;
     const stored: StoredRecord = {
       txHash: record.txHash,
@@ -246,27 +166,31 @@ export class SqliteDedupeStore implements KudosDedupeStore {
       source: record.source,
       body: record.body,
     };
-    this.sql(
-      `INSERT OR REPLACE INTO kudos_kept (key, received_at, until, trusted, attempts, last_error, record)
+    this.file
+      .sql(
+        `INSERT OR REPLACE INTO kudos_kept (key, received_at, until, trusted, attempts, last_error, record)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      record.key,
-      live ? Math.min(Number(old.received_at), record.receivedAt) : record.receivedAt,
-      live ? Math.max(Number(old.until), now + ttlMs) : now + ttlMs,
-      record.trusted || (live && old.trusted === 1) ? 1 : 0,
-      (live ? Number(old.attempts) : 0) + record.attempts,
-      record.lastError ?? (live && typeof old.last_error === 'string' ? old.last_error : null),
-      JSON.stringify(stored),
-    );
+      )
+      .run(
+        record.key,
+        live ? Math.min(Number(old.received_at), record.receivedAt) : record.receivedAt,
+        live ? Math.max(Number(old.until), now + ttlMs) : now + ttlMs,
+        record.trusted || (live && old.trusted === 1) ? 1 : 0,
+        (live ? Number(old.attempts) : 0) + record.attempts,
+        record.lastError ?? (live && typeof old.last_error === 'string' ? old.last_error : null),
+        JSON.stringify(stored),
+      );
   }
 
   async kept(limit: number, unreadable?: KudosUnreadableKept): Promise<KudosKeptNotification[]> {
     const now = this.now();
-    this.sql('DELETE FROM kudos_kept WHERE until <= ?').run(now);
-    const rows = this.sql(
-      `SELECT key, received_at, trusted, attempts, last_error, record FROM kudos_kept
+    this.file.sql('DELETE FROM kudos_kept WHERE until <= ?').run(now);
+    const rows = this.file
+      .sql(
+        `SELECT key, received_at, trusted, attempts, last_error, record FROM kudos_kept
        ORDER BY received_at, key LIMIT ?`,
-    ).all(Math.max(0, Math.floor(limit)));
+      )
+      .all(Math.max(0, Math.floor(limit)));
     const found: KudosKeptNotification[] = [];
     for (const row of rows) {
       const kept = readKept(row);
@@ -278,15 +202,13 @@ export class SqliteDedupeStore implements KudosDedupeStore {
 
   /** Removes expired claims and completed keys, a batch at a time (an index range: cheap). */
   private sweep(now: number): void {
-    this.sql(
-      'DELETE FROM kudos_claims WHERE key IN (SELECT key FROM kudos_claims WHERE until <= ? LIMIT ?)',
-    ).run(now, SWEEP_BATCH);
+    this.file
+      .sql('DELETE FROM kudos_claims WHERE key IN (SELECT key FROM kudos_claims WHERE until <= ? LIMIT ?)')
+      .run(now, SWEEP_BATCH);
   }
 
   /** Closes the database file. */
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.db.close();
+    this.file.close();
   }
 }

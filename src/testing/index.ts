@@ -38,6 +38,11 @@ export type {
 export type { EmulatorCounters } from '../emulator/state.js';
 export type { WebhookDelivery, WebhookMode } from '../emulator/webhook-sender.js';
 export {
+  type OrderStoreContractCase,
+  type OrderStoreContractOptions,
+  orderStoreContract,
+} from '../webhook/payments/order-store-contract.js';
+export {
   type DedupeStoreContractCase,
   type DedupeStoreContractOptions,
   dedupeStoreContract,

@@ -3,6 +3,7 @@ import { BodyTooLargeError, readCapped } from '../base/read-capped.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../protocol/api-call.js';
 import { apiPath, KUDOS_CHAIN } from '../protocol/endpoints.js';
+import { DENOM } from '../protocol/limits.js';
 import { KudosWebhookError } from './errors.js';
 import { isObject, type Json } from './parse.js';
 import type { KudosConfirmation, KudosNotification } from './types.js';
@@ -32,6 +33,12 @@ export interface CosmosConfirmerOptions {
   timeoutMs?: number;
   /** Largest lookup answer read, in bytes (a transaction is a few kB); default 4 MiB, as the API client. */
   maxResponseBytes?: number;
+  /**
+   * The one denomination that counts as money, compared exactly (case included). Default
+   * `nanokudos`, the service's own; name another only for a test chain. A notification in any other
+   * denomination is not paid, and coins of another denomination never add to `received`.
+   */
+  denom?: string;
 }
 
 const MSG_SEND = '/cosmos.bank.v1beta1.MsgSend';
@@ -41,10 +48,14 @@ function unavailable(message: string, cause?: unknown): KudosWebhookError {
   return new KudosWebhookError('confirmation_unavailable', message, undefined, cause);
 }
 
-function messagesOf(body: Json): Json[] {
+/** The transaction's body as the chain holds it: its messages and its memo. */
+function bodyOf(body: Json): { messages: Json[]; memo: string | undefined } {
   const tx = isObject(body.tx) ? body.tx : {};
   const txBody = isObject(tx.body) ? tx.body : {};
-  return Array.isArray(txBody.messages) ? txBody.messages.filter(isObject) : [];
+  return {
+    messages: Array.isArray(txBody.messages) ? txBody.messages.filter(isObject) : [],
+    memo: typeof txBody.memo === 'string' ? txBody.memo : undefined,
+  };
 }
 
 function listOf(value: unknown): Json[] {
@@ -96,6 +107,7 @@ function checkChainTransaction(
   body: unknown,
   notification: KudosNotification,
   receivers: ReadonlySet<string>,
+  denom: string,
 ): KudosConfirmation {
   if (!isObject(body) || !isObject(body.tx_response))
     return { confirmed: false, reason: 'lookup answer has no tx_response' };
@@ -107,18 +119,31 @@ function checkChainTransaction(
     return { confirmed: false, reason: 'transaction hash differs' };
   }
   const { tx } = notification;
-  if (tx.to.length === 0) return { confirmed: false, reason: 'the notification names no receiver' };
-  const paid = paidOnChain(messagesOf(body), tx.from, tx.amount.denom);
+  const { messages, memo } = bodyOf(body);
+  // The memo as the chain records it: what names an order, whatever the notification says.
+  const onChain = memo === undefined ? {} : { memo };
+  if (tx.to.length === 0)
+    return { confirmed: false, reason: 'the notification names no receiver', ...onChain };
+  const paid = paidOnChain(messages, tx.from, denom);
   const total = [...new Set(tx.to)].reduce((sum, address) => sum + (paid.get(address) ?? 0n), 0n);
   if (total !== tx.amount.value) {
-    return { confirmed: false, reason: 'the transfers on chain do not add up to the notified amount' };
+    return {
+      confirmed: false,
+      reason: 'the transfers on chain do not add up to the notified amount',
+      ...onChain,
+    };
   }
   let received = 0n;
   for (const address of receivers) received += paid.get(address) ?? 0n;
   if (received <= 0n) {
-    return { confirmed: false, reason: "the transaction pays none of the shop's receivers", received: 0n };
+    return {
+      confirmed: false,
+      reason: "the transaction pays none of the shop's receivers",
+      received: 0n,
+      ...onChain,
+    };
   }
-  return { confirmed: true, received };
+  return { confirmed: true, received, ...onChain };
 }
 
 /** The `receiver` option as a set of addresses; a `TypeError` naming it when it is missing or empty. */
@@ -136,8 +161,9 @@ function checkReceivers(receiver: unknown): ReadonlySet<string> {
  * A confirmer that looks the transaction up on the chain's REST interface and checks that it
  * succeeded (`code` 0) in a block (`height` > 0) with the same hash, that the payer's bank
  * transfers (`MsgSend` or `MsgMultiSend`) to the notification's outputs add up to its amount, and
- * that they pay at least one of the shop's own `receiver` addresses. The notification's `received`
- * is then what those addresses got (bigint, in `tx.amount.denom`): compare it with the order.
+ * that they pay at least one of the shop's own `receiver` addresses, in `denom` (`nanokudos`). The
+ * notification's `received` is then what those addresses got (bigint, in that denomination only),
+ * and its `memo` the transaction's memo as the chain records it.
  *
  * Only `success` notifications are looked up; others are not confirmed (nothing is paid yet).
  * A transaction the chain does not know yet, or a lookup that fails, throws: the receiver then
@@ -155,6 +181,10 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
     );
   }
   const receivers = checkReceivers(options.receiver);
+  const denom = options.denom ?? DENOM;
+  if (typeof denom !== 'string' || denom === '') {
+    throw new TypeError('cosmosConfirmer option "denom" must be a non-empty string (default "nanokudos")');
+  }
   const base = withoutTrailingSlashes(restURL);
   const timeoutMs = checkPositive(options.timeoutMs ?? 5000, 'cosmosConfirmer option "timeoutMs"');
   const maxBytes = checkPositive(
@@ -165,6 +195,14 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
   return async (notification) => {
     if (notification.tx.status !== 'success') {
       return { confirmed: false, reason: `status is ${notification.tx.status}` };
+    }
+    // Another denomination is not the service's money (an IBC voucher, a token of the same name in
+    // other letters): never paid, and not worth a lookup.
+    if (notification.tx.amount.denom !== denom) {
+      return {
+        confirmed: false,
+        reason: `the amount is in "${notification.tx.amount.denom}", not "${denom}"`,
+      };
     }
     let body: unknown;
     try {
@@ -191,6 +229,6 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
         throw unavailable('transaction lookup answered something other than JSON', cause);
       throw unavailable('transaction lookup failed', cause);
     }
-    return checkChainTransaction(body, notification, receivers);
+    return checkChainTransaction(body, notification, receivers, denom);
   };
 }

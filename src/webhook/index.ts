@@ -36,6 +36,31 @@ export {
   kudosWebhook,
 } from './middleware.js';
 export { parseKudosNotification } from './parse.js';
+export { MemoryOrderStore, type MemoryOrderStoreOptions } from './payments/memory-order-store.js';
+export type {
+  KudosOrderStore,
+  KudosOrderStoreRecord,
+  KudosOrderStoreWrite,
+} from './payments/order-store.js';
+export {
+  type KudosOrderInput,
+  type KudosOrderLink,
+  type KudosPaidOrder,
+  type KudosPaymentCheck,
+  type KudosPaymentException,
+  type KudosPayments,
+  type KudosPaymentsOptions,
+  type KudosPaymentsReconcile,
+  type KudosPaymentsUnprocessed,
+  kudosPayments,
+} from './payments/payments.js';
+export type {
+  KudosOrder,
+  KudosOrderPayment,
+  KudosOrderStatus,
+  KudosPaymentOutcome,
+  KudosPaymentProblem,
+} from './payments/records.js';
 export type { KudosNotificationHandler } from './pipeline.js';
 export { classifyStatusChange, type KudosStatusChange } from './progression.js';
 export type {

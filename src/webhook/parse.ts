@@ -263,5 +263,6 @@ export function parseSanitized(clean: unknown, source: KudosNotificationSource):
     confirmed: false,
     paid: false,
     received: 0n,
+    memo: null,
   };
 }

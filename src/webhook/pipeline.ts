@@ -55,6 +55,7 @@ async function confirmNotification(notification: KudosNotification, confirm: Kud
     notification.confirmed && typeof verdict.received === 'bigint' && verdict.received > 0n
       ? verdict.received
       : 0n;
+  if (typeof verdict.memo === 'string') notification.memo = verdict.memo;
 }
 
 /**

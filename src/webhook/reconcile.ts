@@ -79,6 +79,17 @@ async function getJson(url: string, call: ApiCall, accessToken?: string): Promis
   return readApiJson(res, call, MAX_LOOKUP_BYTES);
 }
 
+/**
+ * The service's own record of one transaction (`GET {baseURL}/tx/id/{HASH}`, no token), or
+ * undefined when it does not know the hash; `KudosApiError` when it cannot be asked.
+ */
+export function fetchTransactionRecord(base: string, txHash: string, timeoutMs: number): Promise<unknown> {
+  return getJson(base + apiPath(KUDOS_API.transaction, { hash: txHash.toUpperCase() }), {
+    what: `GET ${KUDOS_API.transaction}`,
+    timeout: timeoutMs,
+  });
+}
+
 /** Runs one record fetched from the service through the pipeline, counting what became of it. */
 async function feed(
   settings: PipelineSettings,
@@ -141,10 +152,7 @@ export async function reconcile(
     if (typeof args.txHash !== 'string' || !/^[0-9A-Fa-f]{64}$/.test(args.txHash)) {
       throw new KudosWebhookError('invalid_tx_hash', '"txHash" must be 64 hexadecimal characters', 'txHash');
     }
-    const record = await getJson(base + apiPath(KUDOS_API.transaction, { hash: args.txHash.toUpperCase() }), {
-      what: `GET ${KUDOS_API.transaction}`,
-      timeout: timeoutMs,
-    });
+    const record = await fetchTransactionRecord(base, args.txHash, timeoutMs);
     if (record !== undefined) await feed(settings, record, result);
     return result;
   }

@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { check, type StoreContractCase, same, sleep } from './contract-check.js';
 import type { KudosClaimContext, KudosDedupeStore, KudosKeptNotification } from './dedupe.js';
 
 /** One case of {@link dedupeStoreContract}: run it in any test runner; it rejects on a failure. */
-export interface DedupeStoreContractCase {
-  name: string;
-  run: () => Promise<void>;
-}
+export type DedupeStoreContractCase = StoreContractCase;
 
 /** Options of {@link dedupeStoreContract}. */
 export interface DedupeStoreContractOptions {
@@ -24,22 +22,6 @@ export interface DedupeStoreContractOptions {
   maxEntries?: number;
 }
 
-class ContractFailure extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ContractFailure';
-  }
-}
-
-function check(ok: boolean, message: string): void {
-  if (!ok) throw new ContractFailure(message);
-}
-
-function same(actual: unknown, expected: unknown, what: string): void {
-  check(actual === expected, `${what}: expected ${String(expected)}, got ${String(actual)}`);
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const holder = (trusted = true): KudosClaimContext => ({
   token: randomBytes(12).toString('base64url'),
   trusted,
@@ -243,7 +225,9 @@ export function dedupeStoreContract(
 function keeper(store: KudosDedupeStore) {
   const keep = store.keep?.bind(store);
   const kept = store.kept?.bind(store);
-  if (!keep || !kept)
-    throw new ContractFailure('the store has no keep() and kept(): unprocessed() and redrive() need them');
+  check(
+    keep !== undefined && kept !== undefined,
+    'the store has no keep() and kept(): unprocessed() and redrive() need them',
+  );
   return { keep, kept };
 }

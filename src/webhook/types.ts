@@ -32,6 +32,8 @@ export interface KudosConfirmation {
    * notification's `received`. A confirmer that gives none (or answers a plain `true`) confirms no amount.
    */
   received?: bigint;
+  /** The transaction's memo as the chain records it, when the confirmer read it. */
+  memo?: string;
 }
 
 /** Where a notification came from: a delivery of the service, or the receiver's own lookup (`reconcile()`). */
@@ -63,4 +65,9 @@ export interface KudosNotification {
    * confirmed. Compare it with what the order costs: `tx.amount` is what the notification claims.
    */
   received: bigint;
+  /**
+   * The memo as the chain records it, read by the confirmer (`cosmosConfirmer` does); null when no
+   * confirmer read one. `tx.remarks` is what the notification says it is.
+   */
+  memo: string | null;
 }

@@ -101,8 +101,33 @@ window.addEventListener('message', (e) => {
     await closed;
     await page.waitForFunction(() => (window as unknown as { received: unknown[] }).received.length > 0);
     const [message] = await received(page);
-    expect(message?.data).toEqual({ tx_hash: message?.txHash, success: true });
+    // No remarks in the link: the memo as recorded, the service's default, is sent back.
+    expect(message?.data).toEqual({ tx_hash: message?.txHash, remarks: 'kudos pay', success: true });
     await context.close();
+  });
+
+  it('data.remarks is the memo as recorded: the default with " via AGENT", and left out only for an empty remarks=', async () => {
+    const redirect = encodeURIComponent(`${shop.url}/`);
+    for (const [query, remarks] of [
+      ['via=shop-agent', 'kudos pay via shop-agent'],
+      ['via=shop-agent&remarks=', undefined],
+    ] as const) {
+      const { context, page, popup } = await openPopup(
+        `to=bobby&amount=1&opener=1&redirect_uri=${redirect}&${query}`,
+      );
+      const closed = popup.waitForEvent('close');
+      await popup.getByRole('button', { name: 'Confirm' }).click();
+      await closed;
+      await page.waitForFunction(() => (window as unknown as { received: unknown[] }).received.length > 0);
+      const [message] = await received(page);
+      expect(message?.data.remarks).toBe(remarks);
+      // The same memo is on the transaction record and on the chain.
+      const record = (await (await fetch(`${kudos.baseURL}/tx/id/${message?.txHash}`)).json()) as {
+        remarks: string;
+      };
+      expect(record.remarks).toBe(remarks ?? '');
+      await context.close();
+    }
   });
 
   it('posts nothing without a redirect_uri: the popup shows the transaction and stays open', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WIDGET_PARAMS } from '../../src/emulator/model/payments.js';
+import { WIDGET_PARAMS } from '../../src/protocol/widget.js';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { formFields, PAYMENT_USERS } from '../helpers/emulator-user.js';

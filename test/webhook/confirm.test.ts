@@ -105,8 +105,13 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     expect(await confirm(forged)).toEqual({
       confirmed: false,
       reason: 'the transfers on chain do not add up to the notified amount',
+      memo: 'kudos pay via shop-agent',
     });
-    expect(await confirm(real)).toEqual({ confirmed: true, received: nano(2) });
+    expect(await confirm(real)).toEqual({
+      confirmed: true,
+      received: nano(2),
+      memo: 'kudos pay via shop-agent',
+    });
     // Another shop's confirmer: a real payment, not to it.
     expect(await shopConfirmer(kudos.walletOf('alice'))(real)).toMatchObject({
       confirmed: false,
@@ -129,8 +134,9 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     expect([fee.paid, fee.received, multi.paid, multi.received]).toEqual([true, nano(2), true, nano(1.5)]);
     // Both wallets are the shop's: both parts count.
     const both = shopConfirmer([kudos.walletOf('bobby'), kudos.walletOf('shop-agent')]);
-    expect(await both(multi)).toEqual({ confirmed: true, received: nano(2) });
-    expect(await both(fee)).toEqual({ confirmed: true, received: nano(3) });
+    const memo = 'kudos pay via shop-agent'; // the chain's memo, given back with the verdict
+    expect(await both(multi)).toEqual({ confirmed: true, received: nano(2), memo });
+    expect(await both(fee)).toEqual({ confirmed: true, received: nano(3), memo });
     const claimsMore = { amount: '2000000000', value: 2_000_000_000n, denom: 'nanokudos' };
     const forged: KudosNotification = {
       ...multi,
@@ -191,6 +197,73 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     } finally {
       server.closeAllConnections();
       server.close();
+    }
+  });
+
+  it('counts only nanokudos (or the denom option): another denomination is not paid, and never adds to received', async () => {
+    kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent', remarks: 'order 7' });
+    await kudos.idle();
+    const sample = received[0] as KudosNotification;
+    const shop = kudos.walletOf('bobby');
+    let coins: Array<{ denom: string; amount: string }> = [];
+    // A chain whose transfer to the shop carries the coins the test sets.
+    const chain = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          tx: {
+            body: {
+              memo: 'order 7',
+              messages: [
+                {
+                  '@type': '/cosmos.bank.v1beta1.MsgMultiSend',
+                  inputs: [{ address: sample.tx.from, coins }],
+                  outputs: [{ address: shop, coins }],
+                },
+              ],
+            },
+          },
+          tx_response: { code: 0, height: '3', txhash: (req.url ?? '').split('/').at(-1) },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => chain.listen(0, '127.0.0.1', resolve));
+    const restURL = `http://127.0.0.1:${(chain.address() as AddressInfo).port}`;
+    const withDenom = (denom: string, value: bigint): KudosNotification => ({
+      ...sample,
+      tx: { ...sample.tx, amount: { amount: String(value), value, denom } },
+    });
+    try {
+      const confirm = cosmosConfirmer({ restURL, receiver: shop });
+      // One nanokudos coin beside 5 tokens of a worthless voucher: only the nanokudos count.
+      coins = [
+        { denom: 'nanokudos', amount: '1000000000' },
+        { denom: 'ibc/FAKE', amount: '5000000000' },
+      ];
+      expect(await confirm(withDenom('nanokudos', nano(1)))).toEqual({
+        confirmed: true,
+        received: nano(1),
+        memo: 'order 7',
+      });
+      for (const denom of ['ibc/FAKE', 'NANOKUDOS', 'kudos']) {
+        coins = [{ denom, amount: '2000000000' }];
+        expect(await confirm(withDenom(denom, nano(2)))).toEqual({
+          confirmed: false,
+          reason: `the amount is in "${denom}", not "nanokudos"`,
+        });
+      }
+      // A test chain's denomination, named by the option.
+      coins = [{ denom: 'utest', amount: '2000000000' }];
+      const testChain = cosmosConfirmer({ restURL, receiver: shop, denom: 'utest' });
+      expect(await testChain(withDenom('utest', nano(2)))).toMatchObject({
+        confirmed: true,
+        received: nano(2),
+      });
+      expect(await testChain(withDenom('nanokudos', nano(2)))).toMatchObject({ confirmed: false });
+      expect(() => cosmosConfirmer({ restURL, receiver: shop, denom: '' })).toThrow('"denom"');
+    } finally {
+      chain.closeAllConnections();
+      chain.close();
     }
   });
 

@@ -52,6 +52,7 @@ describe('parseKudosNotification', () => {
       confirmed: false,
       paid: false,
       received: 0n,
+      memo: null,
     });
   });
 

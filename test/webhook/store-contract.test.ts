@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SqliteDedupeStore } from '../../src/sqlite/index.js';
-import { dedupeStoreContract } from '../../src/testing/index.js';
-import { MemoryDedupeStore } from '../../src/webhook/index.js';
+import { SqliteDedupeStore, SqliteOrderStore } from '../../src/sqlite/index.js';
+import { dedupeStoreContract, orderStoreContract } from '../../src/testing/index.js';
+import { MemoryDedupeStore, MemoryOrderStore } from '../../src/webhook/index.js';
 
 /** A clock of the test's: the stores read it, the contract moves it on instead of waiting. */
 function testClock() {
@@ -105,5 +105,53 @@ describe('MemoryDedupeStore: untrusted keys never evict trusted ones', () => {
     await expect(store.claim('FORGED', 60_000, token(false))).rejects.toThrow(/full of trusted keys/);
     expect(await store.claim('D', 60_000, token(true))).toBe('claimed');
     expect(await store.claim('A', 60_000, token(true))).toBe('claimed'); // A was the oldest: evicted
+  });
+});
+
+// The order store contract (src/webhook/payments/order-store-contract.ts, exported from
+// passport-kudos/testing), run against the memory and SQLite order stores; RedisOrderStore runs it on
+// each client and topology in test/redis/topologies/.
+describe('the order store contract: MemoryOrderStore', () => {
+  const clock = testClock();
+  for (const c of orderStoreContract(() => new MemoryOrderStore({ now: clock.now }), {
+    advance: clock.advance,
+  })) {
+    it(c.name, c.run);
+  }
+});
+
+describe('the order store contract: SqliteOrderStore (a real file, node:sqlite)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kudos-sqlite-orders-'));
+  const stores: SqliteOrderStore[] = [];
+  const clock = testClock();
+  afterAll(() => {
+    for (const store of stores) store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  // A file per case (the listing cases expect no other listed records), shared with a dedupe store.
+  for (const c of orderStoreContract(
+    () => {
+      const path = join(dir, `${randomUUID()}.db`);
+      const store = new SqliteOrderStore({ path, now: clock.now });
+      new SqliteDedupeStore({ path }).close();
+      stores.push(store);
+      return store;
+    },
+    { advance: clock.advance },
+  )) {
+    it(c.name, c.run);
+  }
+});
+
+describe('the order store contract fails a store that breaks it', () => {
+  it('catches a store whose replace ignores the version', async () => {
+    class Careless extends MemoryOrderStore {
+      override async replace(id: string, _version: number, value: string): Promise<boolean> {
+        const found = await this.read(id);
+        return found ? super.replace(id, found.version, value, { ttlMs: 60_000, listed: false }) : false;
+      }
+    }
+    const versions = orderStoreContract(() => new Careless()).find((c) => c.name.startsWith('replaces only'));
+    await expect(versions?.run()).rejects.toThrow(/stale version/);
   });
 });

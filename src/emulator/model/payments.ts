@@ -1,5 +1,6 @@
-import { DENOM, UNITS_PER_TOKEN } from '../../protocol/limits.js';
+import { DENOM } from '../../protocol/limits.js';
 import type { KudosRawAmount } from '../../protocol/transaction.js';
+import { MAX_REMARKS, TOKEN_AMOUNT, tokensToUnits, WIDGET_PARAMS } from '../../protocol/widget.js';
 import type { EmulatorState } from '../state.js';
 import { txHash, walletAddress } from './ids.js';
 import type { EmulatorTransaction, PaymentOutcome, PaymentRequest } from './transaction.js';
@@ -28,31 +29,8 @@ function refuse(code: string, message: string, status: 400 | 404 = 400): Payment
   return { ok: false, code, message, status };
 }
 
-/** Query parameters of the payment widget (docs/kudos-service.md#payment-widget). */
-export const WIDGET_PARAMS = [
-  'to',
-  'amount',
-  'via',
-  'fee',
-  'remarks',
-  'state',
-  'redirect_uri',
-  'blocking',
-  'opener',
-] as const;
-
-/** Whole tokens as a decimal string: up to 12 digits, up to 9 decimals (the smallest unit is 10^-9). */
-const TOKENS = /^(0|[1-9][0-9]{0,11})(\.[0-9]{1,9})?$/;
-/** Longest memo the service keeps (observed). */
-const MAX_REMARKS = 255;
 /** Most receivers of one payment (the emulator's bound). */
 const MAX_RECEIVERS = 20;
-
-/** A decimal token amount in the smallest unit. */
-function toUnits(tokens: string): bigint {
-  const [whole = '0', fraction = ''] = tokens.split('.');
-  return BigInt(whole) * UNITS_PER_TOKEN + BigInt(fraction.padEnd(9, '0'));
-}
 
 function isHttpURL(value: string): boolean {
   if (!URL.canParse(value)) return false;
@@ -122,7 +100,7 @@ export function checkPayment(state: EmulatorState, params: URLSearchParams): Che
     return refuse('RECEIPIENT_NOT_FOUND', `No user "${unknown}" (in "to" or "via").`, 404);
   }
   const amounts = values.amount === undefined ? undefined : list(values.amount);
-  if (!amounts?.every((a) => TOKENS.test(a) && toUnits(a) > 0n)) {
+  if (!amounts?.every((a) => TOKEN_AMOUNT.test(a) && tokensToUnits(a) > 0n)) {
     return refuse('INVALID_AMOUNT', '"amount" must be a positive number of tokens (up to 9 decimals).');
   }
   if (amounts.length !== to.length) {
@@ -132,7 +110,7 @@ export function checkPayment(state: EmulatorState, params: URLSearchParams): Che
     );
   }
   if (fee !== undefined && via === undefined) return refuse('MISSING_VIA', '"fee" needs "via".');
-  if (fee !== undefined && !TOKENS.test(fee))
+  if (fee !== undefined && !TOKEN_AMOUNT.test(fee))
     return refuse('INVALID_FEE', '"fee" must be a number of tokens.');
   if (values.state !== undefined && values.state.length > 512) {
     return refuse('INVALID_STATE', '"state" is longer than 512.');
@@ -178,7 +156,7 @@ export function selfPayment(
 
 /** The coin of `tokens` in the smallest unit. */
 export function coin(tokens: string): KudosRawAmount {
-  return { amount: toUnits(tokens).toString(), denom: DENOM };
+  return { amount: tokensToUnits(tokens).toString(), denom: DENOM };
 }
 
 /** One output of a payment on chain: each receiver, then the agent's fee when there is one. */
@@ -198,7 +176,7 @@ export function paymentOutputs(request: PaymentRequest): PaymentOutput[] {
     coin: coin(request.amounts[i] as string),
     agent: false,
   }));
-  const fee = request.fee !== undefined && toUnits(request.fee) > 0n ? request.fee : undefined;
+  const fee = request.fee !== undefined && tokensToUnits(request.fee) > 0n ? request.fee : undefined;
   if (fee !== undefined && request.via !== undefined) {
     outputs.push({ userId: request.via, address: walletAddress(request.via), coin: coin(fee), agent: true });
   }

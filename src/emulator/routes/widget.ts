@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { sameSecret } from '../../base/same-secret.js';
+import { WIDGET_PARAMS } from '../../protocol/widget.js';
 import {
   checkPayment,
   type EmulatorTransaction,
   type PaymentRefusal,
   type PaymentRequest,
   selfPayment,
-  WIDGET_PARAMS,
 } from '../model/payments.js';
 import { type Ctx, field, readForm, redirect, sendHtml, withQuery } from '../server/http.js';
 import { ROUTES } from '../server/route-table.js';
@@ -66,9 +66,10 @@ async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> 
     // Observed: the result goes to the page that opened the widget, and nothing redirects.
     const target = request.redirectURI === undefined ? undefined : new URL(request.redirectURI).origin;
     const data: PopupResult = { tx_hash: tx.txHash };
-    // `state` and `remarks` as the payer's page gave them, when non-empty (no default memo here).
+    // `state` as the link gave it, when non-empty; `remarks` is the memo as recorded, the default
+    // (`kudos pay` + ` via AGENT`) included, left out only when the link gave it empty (observed).
     if (request.given.state) data.state = request.given.state;
-    if (request.given.remarks) data.remarks = request.given.remarks;
+    if (request.remarks) data.remarks = request.remarks;
     if (request.blocking) data.success = tx.status === 'success';
     const nonce = randomBytes(16).toString('base64');
     return sendHtml(ctx.res, 200, openerResultPage(data, target, nonce), nonce);

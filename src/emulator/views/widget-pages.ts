@@ -1,4 +1,5 @@
-import type { PaymentParams, WIDGET_PARAMS } from '../model/payments.js';
+import type { WIDGET_PARAMS } from '../../protocol/widget.js';
+import type { PaymentParams } from '../model/payments.js';
 import { escapeHtml, hiddenFields, layout } from './layout.js';
 
 /** The payment confirmation page of the widget: no cancel button, as the service's (observed). */

@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KudosTokenSet } from '../../../src/index.js';
-import { RedisDedupeStore, RedisRefreshLock, RedisTokenStore } from '../../../src/redis/index.js';
-import { dedupeStoreContract } from '../../../src/testing/index.js';
+import {
+  RedisDedupeStore,
+  RedisOrderStore,
+  RedisRefreshLock,
+  RedisTokenStore,
+} from '../../../src/redis/index.js';
+import { dedupeStoreContract, orderStoreContract } from '../../../src/testing/index.js';
 import type { KudosKeptNotification } from '../../../src/webhook/index.js';
 import {
   type ConnectedRedis,
@@ -48,6 +53,32 @@ export function storeSuite(library: RedisLibrary, where: string, place: () => Re
     afterAll(async () => {
       await one?.close();
       await two?.close();
+    });
+
+    describe('orderStoreContract (RedisOrderStore)', () => {
+      for (const c of orderStoreContract(
+        () => new RedisOrderStore(one.client as never, { prefix: prefix() }),
+      )) {
+        it(c.name, c.run);
+      }
+      it('two connections never both move one record', async () => {
+        const p = prefix();
+        const [a, b] = [
+          new RedisOrderStore(one.client as never, { prefix: p }),
+          new RedisOrderStore(two.client as never, { prefix: p }),
+        ];
+        await a.insert('order:x', 'open', { ttlMs: 60_000, listed: false });
+        const answers = await Promise.all([
+          ...Array.from({ length: 5 }, () =>
+            a.replace('order:x', 1, 'paid by a', { ttlMs: 60_000, listed: false }),
+          ),
+          ...Array.from({ length: 5 }, () =>
+            b.replace('order:x', 1, 'paid by b', { ttlMs: 60_000, listed: false }),
+          ),
+        ]);
+        expect(answers.filter(Boolean)).toHaveLength(1);
+        expect((await b.read('order:x'))?.version).toBe(2);
+      });
     });
 
     describe('dedupeStoreContract', () => {

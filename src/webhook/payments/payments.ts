@@ -1,0 +1,466 @@
+import { checkPositive } from '../../base/numbers.js';
+import { withoutTrailingSlashes } from '../../base/url-path.js';
+import { KUDOS_PAGES } from '../../protocol/endpoints.js';
+import { DEFAULT_TIMEOUT_MS } from '../../protocol/limits.js';
+import { TOKEN_AMOUNT, tokensToUnits } from '../../protocol/widget.js';
+import { cosmosConfirmer } from '../confirm.js';
+import type { KudosDedupeStore, KudosUnprocessedNotification } from '../dedupe.js';
+import { KudosWebhookError } from '../errors.js';
+import { type KudosWebhookHandler, type KudosWebhookOptions, kudosWebhook } from '../middleware.js';
+import { parseKudosNotification } from '../parse.js';
+import {
+  fetchTransactionRecord,
+  type KudosReconcileHistory,
+  type KudosReconcileResult,
+  type KudosReconcileTransaction,
+} from '../reconcile.js';
+import type { KudosRedriveResult } from '../recovery.js';
+import type { KudosNotification, KudosNotificationSource } from '../types.js';
+import { judge, namedOrder, type PaymentFacts } from './decide.js';
+import { Ledger } from './ledger.js';
+import { MemoryOrderStore } from './memory-order-store.js';
+import type { KudosOrderStore } from './order-store.js';
+import type { KudosOrder, KudosPaymentProblem, KudosPaymentRecord } from './records.js';
+import { isReference, memoFor, newReference } from './reference.js';
+
+/** Default time an order can be paid: 24 hours. */
+const DEFAULT_ORDER_TTL_MS = 24 * 3600 * 1000;
+/** How long decided payments and expired orders are remembered: the dedupe TTL's default, 7 days. */
+const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
+/** Most exceptions one `unprocessed()` lists. */
+const MAX_LISTED = 100_000;
+const HASH = /^[0-9A-Fa-f]{64}$/;
+
+/** Options of {@link kudosPayments}. */
+export interface KudosPaymentsOptions {
+  /** The webhook secret, as for `kudosWebhook()`. With `false`, a notification's metadata is not trusted. */
+  secret: string | readonly string[] | false;
+  /** `{auth_url}`: the widget links are made under it. */
+  authURL: string;
+  /** `{base_url}` of the Kudos API: transaction records, and the chain under `{baseURL}/cosmos/lcd`. */
+  baseURL: string;
+  /** The chain's REST (LCD) interface, when it is not under `baseURL`. */
+  restURL?: string;
+  /**
+   * The shop's own wallet address(es) (`cosmos1…`): an order is paid only by what the chain shows
+   * reaching them. Never taken from a notification.
+   */
+  receiver: string | readonly string[];
+  /** The shop's Kudos user ID: the widget link's `to`, whose wallet is `receiver`. */
+  to: string;
+  /** The shop's agent account: the widget link's `via`, whose webhook the operator set up. */
+  agent: string;
+  /** The agent's fee in whole tokens, added to each link (`fee`); default none. */
+  fee?: string;
+  /** The denomination that counts as money; default `nanokudos`. Another only for a test chain. */
+  denom?: string;
+  /**
+   * Called once an order is paid: at least its price reached the shop's receivers, and the
+   * transaction names this order. Throwing keeps the payment for `redrive()` and calls it again
+   * then; it is not called again once it returned (unless the process died in between).
+   */
+  onPaid: (paid: KudosPaidOrder) => void | Promise<void>;
+  /**
+   * Called for a payment that reached the shop and credits no order (see {@link KudosPaymentProblem}):
+   * refund it or look at it. Listed by `unprocessed()` until `acknowledge(txHash)`.
+   */
+  onException?: (exception: KudosPaymentException) => void | Promise<void>;
+  /** Told of every refused or failed notification, redrive or reconcile (never given secrets). */
+  onError?: KudosWebhookOptions['onError'];
+  /** The dedupe store of the notifications (as `kudosWebhook()`); default memory. */
+  store?: KudosDedupeStore;
+  /** Where orders and payment decisions are kept; default a `MemoryOrderStore`. */
+  orders?: KudosOrderStore;
+  /** How long an order can be paid, in milliseconds; default 24 hours. */
+  orderTtlMs?: number;
+  /** How long a processed notification (and a decided payment) is remembered; default 7 days. */
+  dedupeTtlMs?: number;
+  /** Processing lease of a notification, as `kudosWebhook()`; default 60 s. */
+  leaseMs?: number;
+  /** Longest wait for the decision and `onPaid` before answering 503, as `kudosWebhook()`; default 25 s. */
+  handlerTimeoutMs?: number;
+  /** Largest notification body in bytes, as `kudosWebhook()`; default 64 kB. */
+  limit?: number;
+  /** Time limit of each request to the service and the chain, in milliseconds; default 10000. */
+  timeoutMs?: number;
+  /** Clock in epoch milliseconds (tests). */
+  now?: () => number;
+}
+
+/** A new order of {@link KudosPayments.createOrder}. */
+export interface KudosOrderInput {
+  /** The price in whole tokens as a decimal string (`"2"`, `"0.5"`), as the widget takes it. */
+  amount: string;
+  /** The signed-in Kudos user the order is for: then only that user's payment pays it. */
+  user?: string;
+  /**
+   * Where the widget sends the payer back, with `tx_hash` and `state` (it must be on the agent's
+   * payment redirect whitelist); with `popup`, only its origin is used, as the message's target.
+   */
+  redirectURI?: string;
+  /** Pay in a popup (`opener=1`): the widget posts its result to the opener instead of redirecting. */
+  popup?: boolean;
+  /** Wait for the chain before coming back (`blocking`); default true when there is a `redirectURI`. */
+  blocking?: boolean;
+  /** Words in the memo before the order's reference (public, on the chain); default `order`. */
+  memo?: string;
+  /** How long this order can be paid, in milliseconds; default the `orderTtlMs` option. */
+  expiresInMs?: number;
+  /** Your own data for the order (its ID in your database): strings, given back with it. */
+  data?: Record<string, string>;
+}
+
+/** An order made, with the widget link that pays it. */
+export interface KudosOrderLink {
+  order: KudosOrder;
+  /** The widget link: send the payer there (a link, a redirect, or a popup). */
+  url: string;
+}
+
+/** What `onPaid` is given. */
+export interface KudosPaidOrder {
+  order: KudosOrder;
+  txHash: string;
+  /** What the shop's receivers got, in nanokudos (at least the order's `units`). */
+  received: bigint;
+  payer: string | null;
+  /** The path that brought the payment. */
+  source: KudosNotificationSource;
+}
+
+/** A payment that reached the shop and credits no order. */
+export interface KudosPaymentException {
+  reason: KudosPaymentProblem;
+  txHash: string;
+  /** The order the transaction names, when it names one. */
+  reference: string | null;
+  received: bigint;
+  payer: string | null;
+  source: KudosNotificationSource;
+  decidedAt: number;
+}
+
+/** One line of {@link KudosPayments.unprocessed}: a notification not processed yet, or an exception. */
+export type KudosPaymentsUnprocessed =
+  | ({ kind: 'notification' } & KudosUnprocessedNotification)
+  | ({ kind: 'exception' } & KudosPaymentException);
+
+/**
+ * What a return page answers (`check()`): `paid` (this transaction paid this order), `pending` (not
+ * confirmed yet: the service or the chain does not show it, try again shortly), `not_this_order`
+ * (it pays another order, or it is an exception of this one: `reason` says which), `unknown_order`.
+ */
+export interface KudosPaymentCheck {
+  status: 'paid' | 'pending' | 'not_this_order' | 'unknown_order';
+  reason?: KudosPaymentProblem | 'another_order';
+  order?: KudosOrder;
+}
+
+/** `reconcile()` of the payments API: the `baseURL` is the option's. */
+export type KudosPaymentsReconcile =
+  | Omit<KudosReconcileTransaction, 'baseURL'>
+  | Omit<KudosReconcileHistory, 'baseURL'>;
+
+/** The payments API: orders, their links, the webhook that credits them, the return page's answer. */
+export interface KudosPayments {
+  /** Makes an order and its widget link (receiver, amount, agent, fee, the reference as state and in the memo). */
+  createOrder(input: KudosOrderInput): Promise<KudosOrderLink>;
+  /** The order, or undefined (never made, or forgotten). */
+  order(reference: string): Promise<KudosOrder | undefined>;
+  /** The webhook receiver: `app.post('/webhooks/kudos', payments.webhook)`. */
+  readonly webhook: KudosWebhookHandler;
+  /**
+   * The return page's answer for an order and the hash the widget gave back. Never credits the
+   * transaction to the order named here: a transaction pays the order it names itself. Looks the
+   * transaction up (`reconcile`) when nothing brought it yet, so a late notification costs nothing.
+   * With `user`, an order made for another user is `unknown_order`.
+   */
+  check(args: { reference: string; txHash: string; user?: string }): Promise<KudosPaymentCheck>;
+  /** Notifications not processed yet, and exceptions not acknowledged, oldest first. */
+  unprocessed(): Promise<KudosPaymentsUnprocessed[]>;
+  /** Marks an exception seen (refunded, or looked at): no longer listed. False when there is none. */
+  acknowledge(txHash: string): Promise<boolean>;
+  /** Runs the kept notifications again (on a schedule): see `kudosWebhook().redrive()`. */
+  redrive(): Promise<KudosRedriveResult>;
+  /** Fetches what never arrived from the service (by hash, or a user's history) and decides it. */
+  reconcile(args: KudosPaymentsReconcile): Promise<KudosReconcileResult>;
+}
+
+function absoluteURL(value: unknown, name: string): string {
+  if (typeof value !== 'string' || !URL.canParse(value)) {
+    throw new TypeError(`kudosPayments option "${name}" must be an absolute URL`);
+  }
+  return withoutTrailingSlashes(value);
+}
+
+function nonEmpty(value: unknown, what: string): string {
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new TypeError(`${what} must be a non-empty string`);
+  return value;
+}
+
+function tokens(value: unknown, what: string, zero = false): string {
+  if (typeof value !== 'string' || !TOKEN_AMOUNT.test(value) || (!zero && tokensToUnits(value) === 0n)) {
+    throw new TypeError(`${what} must be whole tokens as a decimal string above 0, like "2" or "0.5"`);
+  }
+  return value;
+}
+
+function httpURL(value: unknown, what: string): string {
+  const ok = typeof value === 'string' && URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+  if (!ok) throw new TypeError(`${what} must be an absolute http(s) URL`);
+  return value;
+}
+
+function exceptionOf(record: KudosPaymentRecord): KudosPaymentException {
+  return {
+    reason: record.outcome as KudosPaymentProblem,
+    txHash: record.txHash,
+    reference: record.reference,
+    received: record.received,
+    payer: record.payer,
+    source: record.source,
+    decidedAt: record.decidedAt,
+  };
+}
+
+/**
+ * Orders paid through the Kudos widget, credited by every path the same way: a payment pays an
+ * order only when the chain shows at least its price reaching the shop's own `receiver`, in
+ * `nanokudos`, and the transaction names that order (its memo, which the chain records; the state of
+ * an authenticated notification, which must agree), and, for an order made for a user, that user
+ * paid it. Built on `kudosWebhook()`, whose dedupe store makes each transaction decided once, and
+ * whose `redrive()` and `reconcile()` bring what failed or never arrived.
+ *
+ * @see docs/payments.md
+ */
+export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
+  if (typeof options?.onPaid !== 'function')
+    throw new TypeError('kudosPayments requires an "onPaid" function');
+  const authURL = absoluteURL(options.authURL, 'authURL');
+  const baseURL = absoluteURL(options.baseURL, 'baseURL');
+  const to = nonEmpty(options.to, 'kudosPayments option "to" (the shop\'s Kudos user ID)');
+  const agent = nonEmpty(options.agent, 'kudosPayments option "agent" (the agent\'s Kudos user ID)');
+  const fee = options.fee === undefined ? undefined : tokens(options.fee, 'kudosPayments option "fee"', true);
+  const orderTtlMs = checkPositive(
+    options.orderTtlMs ?? DEFAULT_ORDER_TTL_MS,
+    'kudosPayments option "orderTtlMs"',
+  );
+  const timeoutMs = checkPositive(
+    options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    'kudosPayments option "timeoutMs"',
+  );
+  const retentionMs = options.dedupeTtlMs ?? DEFAULT_RETENTION_MS;
+  const now = options.now ?? Date.now;
+  const ledger = new Ledger(options.orders ?? new MemoryOrderStore({ now }), retentionMs, now);
+  const authenticated = options.secret !== false;
+
+  /**
+   * What a payment says, as far as it can be trusted. The memo is the chain's. A notification whose
+   * secret was not checked is only a hint: who paid and what the memo is come from the service's own
+   * record, and its metadata (the state) is not read.
+   */
+  async function factsOf(n: KudosNotification): Promise<PaymentFacts> {
+    let { fromId: payer, remarks } = n.tx;
+    if (n.source === 'webhook' && !authenticated) {
+      const record = await fetchTransactionRecord(baseURL, n.tx.txHash, timeoutMs).catch((cause: unknown) => {
+        throw new KudosWebhookError(
+          'confirmation_unavailable',
+          'the transaction record could not be read',
+          undefined,
+          cause,
+        );
+      });
+      if (record === undefined) {
+        throw new KudosWebhookError(
+          'confirmation_unavailable',
+          'the service does not know this transaction yet',
+        );
+      }
+      ({ fromId: payer, remarks } = parseKudosNotification({ tx: record }, 'reconcile').tx);
+    }
+    const state = n.source === 'webhook' && authenticated ? n.metadata.state : undefined;
+    return { txHash: n.tx.txHash, received: n.received, memo: n.memo ?? remarks, state, payer };
+  }
+
+  /** The decision on a transaction: the one made first, or made now from what it says. */
+  async function decisionOf(n: KudosNotification): Promise<KudosPaymentRecord> {
+    const first = await ledger.payment(n.tx.txHash);
+    if (first) return first.record;
+    const facts = await factsOf(n);
+    const named = namedOrder(facts);
+    const order = 'problem' in named ? undefined : (await ledger.order(named.reference))?.order;
+    return ledger.decide({
+      txHash: facts.txHash,
+      outcome: 'problem' in named ? named.problem : judge(order, facts, now()),
+      reference: named.reference,
+      received: facts.received,
+      payer: facts.payer,
+      source: n.source,
+      decidedAt: now(),
+      told: false,
+      acknowledged: false,
+    });
+  }
+
+  /** Credits what pays an order and tells the app; surfaces what does not. Idempotent: a replay changes nothing. */
+  async function settle(n: KudosNotification): Promise<void> {
+    // Nothing reached the shop: pending, failed, another denomination, or paid to someone else.
+    if (!n.paid) return;
+    let record = await decisionOf(n);
+    if (record.outcome === 'credited' && record.reference !== null) {
+      const order = await ledger.credit(record, record.reference);
+      if (order?.payment?.txHash === record.txHash) {
+        if (order.status === 'paid') {
+          await options.onPaid({
+            order,
+            txHash: record.txHash,
+            received: record.received,
+            payer: record.payer,
+            source: record.source,
+          });
+          await ledger.fulfil(order.reference, record.txHash);
+        }
+        return;
+      }
+      // Another transaction paid the order between the decision and now, or the order is gone.
+      const outcome: KudosPaymentProblem = order ? 'already_paid' : 'unknown_order';
+      record = (await ledger.changePayment(record.txHash, (r) => ({ ...r, outcome }))) ?? {
+        ...record,
+        outcome,
+      };
+    }
+    if (record.told) return;
+    await options.onException?.(exceptionOf(record));
+    await ledger.changePayment(record.txHash, (r) => (r.told ? undefined : { ...r, told: true }));
+  }
+
+  const webhook = kudosWebhook({
+    secret: options.secret,
+    confirm: cosmosConfirmer({
+      ...(options.restURL === undefined ? { baseURL } : { restURL: options.restURL }),
+      receiver: options.receiver,
+      timeoutMs,
+      ...(options.denom === undefined ? {} : { denom: options.denom }),
+    }),
+    onNotification: settle,
+    ...(options.store ? { store: options.store } : {}),
+    ...(options.onError ? { onError: options.onError } : {}),
+    dedupeTtlMs: retentionMs,
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+    ...(options.handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs: options.handlerTimeoutMs }),
+    ...(options.limit === undefined ? {} : { limit: options.limit }),
+  });
+
+  async function createOrder(input: KudosOrderInput): Promise<KudosOrderLink> {
+    const amount = tokens(input?.amount, 'createOrder() "amount"');
+    const user = input.user === undefined ? null : nonEmpty(input.user, 'createOrder() "user"');
+    const redirectURI =
+      input.redirectURI === undefined ? undefined : httpURL(input.redirectURI, 'createOrder() "redirectURI"');
+    if (input.popup && redirectURI === undefined) {
+      throw new TypeError(
+        'createOrder() "redirectURI" is required with "popup": its origin is where the widget posts the result',
+      );
+    }
+    const expiresInMs = checkPositive(input.expiresInMs ?? orderTtlMs, 'createOrder() "expiresInMs"');
+    const data = input.data ?? {};
+    if (typeof data !== 'object' || !Object.values(data).every((v) => typeof v === 'string')) {
+      throw new TypeError('createOrder() "data" must be an object of strings');
+    }
+    const createdAt = now();
+    const order: KudosOrder = {
+      reference: newReference(),
+      amount,
+      units: tokensToUnits(amount),
+      user,
+      status: 'open',
+      createdAt,
+      expiresAt: createdAt + expiresInMs,
+      data: { ...data },
+      payment: null,
+    };
+    await ledger.createOrder(order);
+    const link = new URL(`${authURL}${KUDOS_PAGES.widget}`);
+    const params: Record<string, string> = { to, amount, via: agent };
+    if (fee !== undefined) params.fee = fee;
+    params.remarks = memoFor(order.reference, input.memo);
+    params.state = order.reference;
+    if (redirectURI !== undefined) params.redirect_uri = redirectURI;
+    if (input.blocking ?? redirectURI !== undefined) params.blocking = '1';
+    if (input.popup) params.opener = '1';
+    link.search = new URLSearchParams(params).toString();
+    return { order, url: link.toString() };
+  }
+
+  async function check(args: {
+    reference: string;
+    txHash: string;
+    user?: string;
+  }): Promise<KudosPaymentCheck> {
+    const { reference, txHash, user } = args ?? {};
+    if (!isReference(reference)) return { status: 'unknown_order' };
+    const before = await ledger.order(reference);
+    const othersOrder = user !== undefined && before?.order.user != null && before.order.user !== user;
+    if (!before || othersOrder) return { status: 'unknown_order' };
+    if (typeof txHash !== 'string' || !HASH.test(txHash))
+      return { status: 'not_this_order', order: before.order };
+    const hash = txHash.toUpperCase();
+    const answer = async (): Promise<KudosPaymentCheck | undefined> => {
+      const found = await ledger.order(reference);
+      if (!found) return { status: 'unknown_order' };
+      const { order } = found;
+      if (order.payment?.txHash === hash) return { status: 'paid', order };
+      const decided = await ledger.payment(hash);
+      if (decided) {
+        const { record } = decided;
+        const mine = record.reference === reference && record.outcome !== 'credited';
+        return {
+          status: 'not_this_order',
+          reason: mine ? (record.outcome as KudosPaymentProblem) : 'another_order',
+          order,
+        };
+      }
+      // Paid by another transaction already: this hash cannot pay it, and is not looked up for it.
+      if (order.status !== 'open') return { status: 'not_this_order', reason: 'already_paid', order };
+      return undefined;
+    };
+    const known = await answer();
+    if (known) return known;
+    // Nothing brought this transaction yet (a late notification): fetch it from the service and
+    // decide it as any path would. A failure leaves it pending.
+    await webhook.reconcile({ baseURL, txHash: hash, timeoutMs }).catch(() => undefined);
+    return (await answer()) ?? { status: 'pending', order: before.order };
+  }
+
+  async function unprocessed(): Promise<KudosPaymentsUnprocessed[]> {
+    const [notifications, exceptions] = await Promise.all([
+      webhook.unprocessed(),
+      ledger.exceptions(MAX_LISTED),
+    ]);
+    return [
+      ...notifications.map((n) => ({ kind: 'notification' as const, ...n, at: n.receivedAt })),
+      ...exceptions.map((e) => ({ kind: 'exception' as const, ...exceptionOf(e), at: e.decidedAt })),
+    ]
+      .sort((a, b) => a.at - b.at)
+      .map(({ at: _at, ...line }) => line);
+  }
+
+  async function acknowledge(txHash: string): Promise<boolean> {
+    if (typeof txHash !== 'string' || !HASH.test(txHash)) return false;
+    const after = await ledger.changePayment(txHash.toUpperCase(), (r) =>
+      r.outcome === 'credited' || r.acknowledged ? undefined : { ...r, acknowledged: true },
+    );
+    return after !== undefined && after.outcome !== 'credited';
+  }
+
+  return {
+    createOrder,
+    order: async (reference) => (isReference(reference) ? (await ledger.order(reference))?.order : undefined),
+    webhook,
+    check,
+    unprocessed,
+    acknowledge,
+    redrive: () => webhook.redrive(),
+    reconcile: (args) => webhook.reconcile({ baseURL, timeoutMs, ...args }),
+  };
+}
