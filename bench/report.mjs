@@ -109,6 +109,20 @@ export function withGoals(results) {
       met: r >= 5,
     });
   }
+  if (results.payments) {
+    for (const store of ['memory', 'sqlite']) {
+      const [base, payments] = ['webhook', 'payments'].map((mode) =>
+        results.payments.find((p) => p.store === store && p.mode === mode),
+      );
+      if (!base || !payments) continue;
+      const r = ratio(payments.rps.median, base.rps.median);
+      goals.push({
+        goal: `kudosPayments ≥ 0.9x kudosWebhook + cosmosConfirmer alone, ${store === 'memory' ? 'in-memory' : 'SQLite'} stores (notifications/s)`,
+        value: `${r}x`,
+        met: r >= 0.9,
+      });
+    }
+  }
   return { ...results, goals };
 }
 
@@ -308,6 +322,21 @@ export function markdown(results) {
         (w) =>
           `| ${w.name} | ${cell(w.rps)} | ${ratio(w.rps.median, results.webhookBeforeRecovery[0].rps.median)}x |`,
       ),
+    );
+  }
+  if (results.payments) {
+    lines.push(
+      '',
+      '## 12. Payments API',
+      '',
+      'Distinct notifications, each paying one open order in full (its reference in the memo of the chain answer, which the app serves itself, so both variants wait alike on one local lookup): `kudosPayments()` (confirmation, the decision, the order moved to paid by compare-and-set, `onPaid`, the order fulfilled) against `kudosWebhook()` with `cosmosConfirmer` and a no-op handler, on the same dedupe store. Each pair measured back to back in the same run.',
+      '',
+      '| receiver | notifications/s | ratio to its baseline | p99 ms |',
+      '|---|---|---|---|',
+      ...results.payments.map((p) => {
+        const base = results.payments.find((b) => b.store === p.store && b.mode === 'webhook');
+        return `| ${p.name} | ${cell(p.rps)} | ${ratio(p.rps.median, base?.rps.median ?? p.rps.median)}x | ${cell(p.p99)} |`;
+      }),
     );
   }
   const notes = new URL('./notes.md', import.meta.url);

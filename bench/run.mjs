@@ -10,6 +10,7 @@ import { benchFootprint } from './footprint.mjs';
 import { benchRedis } from './lib/redis.mjs';
 import { benchLinear } from './linear.mjs';
 import { benchLogin } from './login.mjs';
+import { benchPayments } from './payments.mjs';
 import { benchRecovery } from './recovery.mjs';
 import { benchRedisTopologies } from './redis-topologies.mjs';
 import { benchRefreshStorm } from './refresh-storm.mjs';
@@ -36,6 +37,7 @@ const size = smoke
       stateChanges: 20,
       redisAmount: 200,
       redisKept: 100,
+      payments: 40,
     }
   : {
       runs: 5,
@@ -57,6 +59,7 @@ const size = smoke
       stateChanges: 200,
       redisAmount: 20_000,
       redisKept: 5000,
+      payments: 4000,
     };
 
 // `--only=3,9`: run these sections and keep the other sections of bench/results.json as they were.
@@ -144,6 +147,11 @@ if (runs(11)) {
     amount: size.redisAmount,
     kept: size.redisKept,
   });
+}
+
+if (runs(12)) {
+  log('12. payments API: kudosPayments() against kudosWebhook() alone');
+  results.payments = await benchPayments({ runs: size.runs, amount: size.payments, warmup: size.warmup });
 }
 
 const final = withGoals(results);

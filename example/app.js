@@ -6,7 +6,7 @@ import express from 'express';
 import session from 'express-session';
 import passport from 'passport';
 import { createKudosClient, DENIED_MESSAGE, KudosError, KudosStrategy } from 'passport-kudos';
-import { cosmosConfirmer, kudosWebhook } from 'passport-kudos/webhook';
+import { kudosPayments } from 'passport-kudos/webhook';
 import { ANONYMOUS_SESSION_MS } from './session-store.js';
 import { errorPage, FAVICON_SVG, homePage, paymentsPage, profilePage, tipDonePage } from './views.js';
 
@@ -16,8 +16,8 @@ export const EXAMPLE_SCOPES = ['profile', 'email', 'read:kudos.info'];
 /** What a tip costs: 1 KUDOS in the widget, in the chain's smallest unit (1 KUDOS = 10^9 nanokudos). */
 export const TIP = { tokens: '1', units: 1_000_000_000n };
 
-/** Most tip orders a session keeps open (each profile view starts one; the return page ends it). */
-const OPEN_ORDERS = 5;
+/** How long a tip order can be paid (each profile view makes two: the link and the popup). */
+const TIP_ORDER_TTL_MS = 3600 * 1000;
 
 /**
  * Accepts a post-login return path only when it is a path on this site (no open redirect).
@@ -107,36 +107,59 @@ export function createExampleApp({
   if (config.trustProxy) app.set('trust proxy', 1);
   app.disable('x-powered-by');
 
-  // Kudos payment notifications: mounted before the session and the form parser, which it does not need.
-  const hook = kudosWebhook({
+  /** The shop's own Kudos accounts: only they see every payment and what waits to be processed. */
+  const shopAccounts = new Set([config.tipReceiver, config.agentID]);
+
+  /** @param {bigint} value */
+  const kudosAmount = (value) => {
+    const { amount, denom } = formatAmount(value, 'nanokudos');
+    return `${amount} ${denom}`;
+  };
+
+  // Tips are orders of kudosPayments(): each tip link names its order (the widget's state and memo);
+  // a payment counts only once the chain shows it reaching the shop's own wallet, in full, from the
+  // user the order was made for, whichever path (notification, return page, redrive) brings it.
+  const payments = kudosPayments({
     secret: config.webhookSecret,
-    // Paid means "paid to this shop's own wallet", as the chain shows it: never the notification's `to`.
-    confirm: cosmosConfirmer({
-      ...(config.chainURL ? { restURL: config.chainURL } : { baseURL }),
-      receiver: receiverWallet,
-    }),
+    authURL,
+    baseURL,
+    ...(config.chainURL ? { restURL: config.chainURL } : {}),
+    receiver: receiverWallet,
+    to: config.tipReceiver,
+    agent: config.agentID,
     store: stores.dedupe,
-    // At least once: a notification whose handler failed runs again (redelivery, redrive), so the
-    // payment log is idempotent by transaction hash.
-    async onNotification(n) {
-      // Credited only when the shop received at least what a tip costs (n.tx.amount is the claim).
-      const paid = n.paid && n.received >= TIP.units;
-      const received = formatAmount(n.received, n.tx.amount.denom);
+    orders: stores.orders,
+    orderTtlMs: TIP_ORDER_TTL_MS,
+    // At least once (again only if this throws): the payment log is idempotent by transaction.
+    async onPaid({ order, txHash, received, payer, source }) {
       await stores.payments.add({
-        txHash: n.tx.txHash,
-        from: n.tx.fromId ?? n.tx.from ?? 'unknown',
-        to: n.tx.outputs.map((o) => `${o.userId ?? o.address}${o.agent ? ' (agent fee)' : ''}`).join(', '),
-        ...formatAmount(n.tx.amount.value, n.tx.amount.denom),
-        received: `${received.amount} ${received.denom}`,
-        status: n.tx.status,
-        paid,
+        txHash,
+        from: payer ?? 'unknown',
+        order: order.reference,
+        received: kudosAmount(received),
+        outcome: 'paid',
+        paid: true,
         receivedAt: new Date().toISOString(),
       });
-      log(`payment ${n.tx.txHash.slice(0, 8)}… ${n.tx.status}${paid ? ' (paid)' : ''} (${n.source})`);
+      log(`tip ${txHash.slice(0, 8)}… paid by ${payer ?? 'unknown'} (${source})`);
+    },
+    // Money that reached the shop and pays no tip (underpaid, paid twice, expired...): listed for a refund.
+    async onException({ reason, txHash, reference, received, payer }) {
+      await stores.payments.add({
+        txHash,
+        from: payer ?? 'unknown',
+        order: reference,
+        received: kudosAmount(received),
+        outcome: reason,
+        paid: false,
+        receivedAt: new Date().toISOString(),
+      });
+      log(`payment ${txHash.slice(0, 8)}… not credited: ${reason}`);
     },
     onError: (error) => log(`webhook refused: ${error.code}`),
   });
-  app.post('/webhooks/kudos', hook);
+  // Kudos payment notifications: mounted before the session and the form parser, which it does not need.
+  app.post('/webhooks/kudos', payments.webhook);
 
   app.use(
     session({
@@ -200,37 +223,23 @@ export function createExampleApp({
 
   async function renderProfile(req, res, extra = {}) {
     const tokens = await stores.tokens.get(req.user.id);
-    // A tip order: a random, single-use ID kept in this user's (server-side) session, sent as the
-    // widget's `state`; the return page reconciles a hash only for an order it finds here.
-    const order = randomBytes(16).toString('base64url');
-    req.session.tipOrders = [...(req.session.tipOrders ?? []), order].slice(-OPEN_ORDERS);
-    const tipURL = new URL('/in/widget/pay', authURL);
-    const tip = {
-      to: config.tipReceiver,
-      amount: TIP.tokens,
-      via: config.agentID,
-      remarks: 'Tip from the Kudos example shop',
-      state: order,
-      redirect_uri: `${req.protocol}://${req.get('host')}/tip/done`,
-      // Back only once the payment is confirmed, so the return page can record it as paid even when
-      // its notification never arrives.
-      blocking: '1',
-    };
-    tipURL.search = new URLSearchParams(tip).toString();
-    // The same tip in a popup (opener=1): the widget posts its result to this page's origin (the
-    // redirect_uri only names it) and closes; a second order, so each flow has its own.
-    const popupOrder = randomBytes(16).toString('base64url');
-    req.session.tipOrders = [...req.session.tipOrders, popupOrder].slice(-OPEN_ORDERS);
-    const popupURL = new URL('/in/widget/pay', authURL);
-    popupURL.search = new URLSearchParams({ ...tip, state: popupOrder, opener: '1' }).toString();
+    // Two tip orders of this user: one paid through a redirect back to /tip/done (blocking, so the
+    // page can say "paid" even before the notification), one in a popup that posts its result to
+    // this page's origin (the redirect_uri only names it).
+    const origin = `${req.protocol}://${req.get('host')}`;
+    const tip = { amount: TIP.tokens, user: req.user.id, memo: 'Tip from the Kudos example shop' };
+    const [link, popup] = await Promise.all([
+      payments.createOrder({ ...tip, redirectURI: `${origin}/tip/done` }),
+      payments.createOrder({ ...tip, redirectURI: `${origin}/`, popup: true }),
+    ]);
     res.send(
       profilePage({
         user: req.user,
         expiresAt: tokens?.expiresAt,
         scope: tokens?.scope,
         csrf: csrfToken(req),
-        tipURL: tipURL.toString(),
-        popupURL: popupURL.toString(),
+        tipURL: link.url,
+        popupURL: popup.url,
         kudosOrigin: new URL(authURL).origin,
         ...extra,
       }),
@@ -263,32 +272,43 @@ export function createExampleApp({
     }
   });
 
+  /** What the return page says of a tip: kudosPayments() answers for the order the page names. */
+  const TIP_ANSWERS = {
+    paid: { status: 'paid', message: `Thank you! Your tip of ${TIP.tokens} KUDOS was received.` },
+    pending: {
+      status: 'sent',
+      message: 'Thank you! Your payment was sent; it appears under Payments once confirmed.',
+    },
+    not_this_order: { status: 'refused', message: 'This payment is not the one for this tip.' },
+    unknown_order: {
+      status: 'refused',
+      message: 'This payment confirmation does not belong to your session.',
+    },
+  };
+
   /**
-   * Reconciles the hash a widget gave back, only for one of this signed-in user's open orders (the
-   * widget's `state`), and uses the order up: anyone can type a return URL with any hash. Answers
-   * why nothing was reconciled, or undefined.
+   * The answer for a hash the widget gave back and the tip order it came back with, for the
+   * signed-in user's own orders only: anyone can type a return URL with any hash, and a hash that
+   * pays another order is credited to that one, never to this.
    */
-  async function reconcileOrder(req, txHash, state) {
-    const orders = req.session.tipOrders ?? [];
-    const mine = Boolean(req.user) && typeof state === 'string' && state !== '' && orders.includes(state);
-    if (!mine || typeof txHash !== 'string' || !/^[0-9A-Fa-f]{64}$/.test(txHash))
-      return 'This payment confirmation does not belong to your session.';
-    req.session.tipOrders = orders.filter((o) => o !== state);
-    // Look the transaction up, so the tip is recorded even when its notification never arrives (the
-    // same keys as the webhook: it is recorded once either way).
-    await hook
-      .reconcile({ baseURL, txHash })
-      .catch((failure) => log(`reconcile of ${txHash.slice(0, 8)}… failed: ${failure?.code ?? 'error'}`));
-    return undefined;
+  async function tipAnswer(req, txHash, state) {
+    if (!req.user || typeof state !== 'string' || typeof txHash !== 'string')
+      return TIP_ANSWERS.unknown_order;
+    const { status } = await payments.check({ reference: state, txHash, user: req.user.id });
+    return TIP_ANSWERS[status];
   }
 
-  app.get('/tip/done', async (req, res) => {
-    const { tx_hash: txHash, error, state } = req.query;
-    const message =
-      typeof error === 'string'
-        ? `The payment was not completed (${error}).`
-        : await reconcileOrder(req, txHash, state);
-    res.send(tipDonePage({ ...view(req), txHash, error: message }));
+  app.get('/tip/done', async (req, res, next) => {
+    try {
+      const { tx_hash: txHash, error, state } = req.query;
+      const answer =
+        typeof error === 'string'
+          ? { status: 'refused', message: `The payment was not completed (${error}).` }
+          : await tipAnswer(req, txHash, state);
+      res.send(tipDonePage({ ...view(req), txHash: typeof txHash === 'string' ? txHash : '', answer }));
+    } catch (failure) {
+      next(failure);
+    }
   });
 
   // The popup flow's return: the page's script posts the hash the widget's message carried.
@@ -297,18 +317,8 @@ export function createExampleApp({
       return res.status(403).json({ status: 'refused', message: 'Reload the page and try again.' });
     try {
       const { tx_hash: txHash, state } = req.body ?? {};
-      const refused = await reconcileOrder(req, txHash, state);
-      if (refused) return res.status(400).json({ status: 'refused', message: refused });
-      const hash = String(txHash).toUpperCase();
-      const row = (await stores.payments.list()).find((p) => p.txHash === hash);
-      res.json(
-        row?.paid
-          ? { status: 'paid', message: `Thank you! Your tip of ${row.received} was received.` }
-          : {
-              status: 'sent',
-              message: 'Thank you! Your payment was sent; it appears under Payments once confirmed.',
-            },
-      );
+      const answer = await tipAnswer(req, txHash, state);
+      res.status(answer.status === 'refused' ? 400 : 200).json(answer);
     } catch (error) {
       next(error);
     }
@@ -322,27 +332,38 @@ export function createExampleApp({
     res.type('text/javascript').sendFile(fileURLToPath(new URL('./public/tip-popup.js', import.meta.url)));
   });
 
-  // Who paid whom is the shop's business: signed-in users only.
+  /** Whether the signed-in user is the shop: only the shop sees every payment and may run Retry. */
+  const isShop = (req) => Boolean(req.user) && shopAccounts.has(req.user.id);
+
+  // Who paid whom is the shop's business: a user sees their own payments; the shop's own account
+  // sees every payment and what waits to be processed.
   app.get('/payments', requireUser, async (req, res, next) => {
     try {
-      const unprocessed = await hook.unprocessed();
+      const shop = isShop(req);
+      const all = await stores.payments.list();
+      const mine = shop ? all : all.filter((p) => p.from === req.user.id);
+      const unprocessed = shop ? await payments.unprocessed() : undefined;
       const retried = req.session.retried;
       delete req.session.retried;
-      res.send(paymentsPage({ ...view(req), payments: await stores.payments.list(), unprocessed, retried }));
+      res.send(paymentsPage({ ...view(req), payments: mine, unprocessed, retried }));
     } catch (error) {
       next(error);
     }
   });
 
-  // Runs the notifications the handler could not process again (an operator runs hook.redrive() on
-  // a schedule as well; see the README's payments section).
+  // Runs the notifications the handler could not process again (an operator runs
+  // payments.redrive() on a schedule as well; see the README's payments section). The shop only.
   app.post('/payments/retry', requireUser, async (req, res, next) => {
     if (!checkCsrf(req))
       return res
         .status(403)
         .send(errorPage({ status: 403, title: 'Form expired', message: 'Reload the page and try again.' }));
+    if (!isShop(req))
+      return res
+        .status(403)
+        .send(errorPage({ status: 403, title: 'Not allowed', message: 'Only the shop can retry payments.' }));
     try {
-      req.session.retried = await hook.redrive();
+      req.session.retried = await payments.redrive();
       res.redirect(303, '/payments');
     } catch (error) {
       next(error);

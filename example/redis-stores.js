@@ -1,19 +1,18 @@
 // REDIS_URL (one server) or REDIS_CLUSTER_NODES (a Redis Cluster): sessions (connect-redis), webhook
-// dedupe, the refresh lock, token sets and the payments list live in Redis, so several instances of
+// dedupe, orders, the refresh lock, token sets and the payments list live in Redis, so several instances of
 // the app behind one address share them.
 import { RedisStore } from 'connect-redis';
-import { RedisDedupeStore, RedisRefreshLock, RedisTokenStore } from 'passport-kudos/redis';
+import { RedisDedupeStore, RedisOrderStore, RedisRefreshLock, RedisTokenStore } from 'passport-kudos/redis';
 import { createClient, createCluster } from 'redis';
 
 // One hash tag for both keys of the payments list: the script that writes them runs on one
 // cluster node.
 const PAYMENTS_KEY = '{kudos-example:payments}';
 
-// Saves a payment row (KEYS[1] field ARGV[1]) unless the row there is a success and this one is not.
-const ADD_PAYMENT = `local old = redis.call('HGET', KEYS[1], ARGV[1])
-if old and cjson.decode(old).status == 'success' and ARGV[3] ~= 'success' then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+// Saves a payment row (KEYS[1] field ARGV[1]) once: kudosPayments() decides each transaction once,
+// so the first row stands.
+const ADD_PAYMENT = `if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 return 1`;
 
 // Fail at once while Redis is unreachable instead of queueing commands: the webhook then answers
@@ -64,20 +63,15 @@ export async function redisStores(where, log = () => undefined) {
     session: new RedisStore({ client: /** @type {any} */ (client), prefix: 'kudos-example:sess:' }),
     tokens: new RedisTokenStore(client, { prefix: 'kudos-example:tokens:' }),
     dedupe: new RedisDedupeStore(client, { prefix: 'kudos-example:webhook:' }),
+    orders: new RedisOrderStore(client, { prefix: 'kudos-example:orders:' }),
     lock: new RedisRefreshLock(client, { prefix: 'kudos-example:lock:' }),
     payments: {
-      // Idempotent by transaction: one hash field per transaction (a later status replaces it),
-      // and a sorted set for the order.
+      // Idempotent by transaction: one hash field per transaction, and a sorted set for the order.
       async add(payment) {
-        // One script: two instances cannot interleave, and nothing replaces a success.
+        // One script: two instances cannot interleave.
         await client.eval(ADD_PAYMENT, {
           keys: [`${PAYMENTS_KEY}:rows`, PAYMENTS_KEY],
-          arguments: [
-            payment.txHash,
-            JSON.stringify(payment),
-            payment.status,
-            String(Date.parse(payment.receivedAt)),
-          ],
+          arguments: [payment.txHash, JSON.stringify(payment), String(Date.parse(payment.receivedAt))],
         });
       },
       async list() {

@@ -6,15 +6,17 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemoryRefreshLock, MemoryTokenStore } from 'passport-kudos';
 import { SqliteDedupeStore } from 'passport-kudos/sqlite';
+import { MemoryDedupeStore, MemoryOrderStore } from 'passport-kudos/webhook';
 import { BoundedMemoryStore } from './session-store.js';
 
 /**
- * @typedef {{ txHash: string, from: string, to: string, amount: string, denom: string, received: string, status: string, paid: boolean, receivedAt: string }} Payment
+ * @typedef {{ txHash: string, from: string, order: string | null, received: string, outcome: string, paid: boolean, receivedAt: string }} Payment
  * @typedef {{ add(payment: Payment): Promise<void>, list(): Promise<Payment[]> }} PaymentLog
  * @typedef {{
  *   session: import('express-session').Store | undefined,
  *   tokens: import('passport-kudos').KudosTokenStore,
  *   dedupe: import('passport-kudos/webhook').KudosDedupeStore,
+ *   orders: import('passport-kudos/webhook').KudosOrderStore,
  *   lock: import('passport-kudos').KudosRefreshLock,
  *   payments: PaymentLog,
  *   close(): Promise<void>,
@@ -27,11 +29,8 @@ function memoryPayments() {
   const payments = [];
   return {
     async add(payment) {
-      // Idempotent by transaction: a later status (success after pending) replaces the row, but
-      // nothing replaces a success (a late pending notification must not undo a payment).
-      const at = payments.findIndex((p) => p.txHash === payment.txHash);
-      if (at !== -1 && payments[at]?.status === 'success' && payment.status !== 'success') return;
-      if (at !== -1) payments.splice(at, 1);
+      // Idempotent by transaction: kudosPayments() decides each once, so the first row stands.
+      if (payments.some((p) => p.txHash === payment.txHash)) return;
       payments.unshift(payment);
       payments.length = Math.min(payments.length, 200);
     },
@@ -41,21 +40,52 @@ function memoryPayments() {
   };
 }
 
+/** Whether this Node has `node:sqlite` (22.13 and later), which the SQLite stores need. */
+function hasSqlite() {
+  try {
+    return Boolean(process.getBuiltinModule?.('node:sqlite')?.DatabaseSync);
+  } catch {
+    return false;
+  }
+}
+
 /**
- * The stores of one process: the webhook's in a SQLite file under `dataDir`, the rest in memory.
+ * The stores of one process: the payments' (notifications and orders) in one SQLite file under
+ * `dataDir`, the rest in memory. On a Node without `node:sqlite`, the payments' in memory too,
+ * said in one line.
  * @param {string} dataDir
+ * @param {(line: string) => void} [log]
  * @returns {ExampleStores}
  */
-export function localStores(dataDir) {
-  mkdirSync(dataDir, { recursive: true });
-  const dedupe = new SqliteDedupeStore({ path: join(dataDir, 'kudos-webhook.db') });
-  return {
+export function localStores(dataDir, log = () => undefined) {
+  const common = {
     session: new BoundedMemoryStore(), // anonymous sessions: short-lived and bounded
     tokens: new MemoryTokenStore(),
-    dedupe,
     lock: new MemoryRefreshLock(),
     payments: memoryPayments(),
-    close: async () => dedupe.close(),
+  };
+  if (!hasSqlite()) {
+    log(
+      `Node ${process.version} has no node:sqlite (22.13 and later have it): payments are kept in memory, and what was not processed is lost on a restart`,
+    );
+    return {
+      ...common,
+      dedupe: new MemoryDedupeStore(),
+      orders: new MemoryOrderStore(),
+      close: async () => {},
+    };
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const dedupe = new SqliteDedupeStore({ path: join(dataDir, 'kudos-payments.db') });
+  const orders = dedupe.orderStore(); // the same file
+  return {
+    ...common,
+    dedupe,
+    orders,
+    close: async () => {
+      orders.close();
+      dedupe.close();
+    },
   };
 }
 
@@ -69,5 +99,5 @@ export async function createStores(config, log) {
     const { redisStores } = await import('./redis-stores.js');
     return redisStores({ url: config.redisURL, clusterNodes: config.redisClusterNodes }, log);
   }
-  return localStores(config.dataDir);
+  return localStores(config.dataDir, log);
 }

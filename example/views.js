@@ -27,7 +27,7 @@ main{max-width:640px;margin:40px auto;padding:0 16px}
 .error{background:#fde8e8;border:1px solid #f5b5b5;padding:10px 14px;border-radius:8px}
 .card{background:#fff;border:1px solid #eee;border-radius:12px;padding:20px;margin:16px 0}
 .avatar{width:72px;height:72px;border-radius:50%;vertical-align:middle;margin-right:12px}
-table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:6px;border-bottom:1px solid #eee}
+table{border-collapse:collapse;width:100%}.table-scroll{overflow-x:auto}td,th{text-align:left;padding:6px;border-bottom:1px solid #eee}
 pre{background:#f4f4f4;padding:12px;border-radius:8px;overflow:auto}
 button.link{background:none;border:0;cursor:pointer;padding:0}
 `;
@@ -108,13 +108,16 @@ ${api}
 }
 
 /**
- * @param {{ user?: { displayName: string }, csrf?: string, txHash?: string, error?: string }} model
+ * The widget's return page: what the shop says of the payment that came back.
+ * @param {{ user?: { displayName: string }, csrf?: string, txHash: string,
+ *   answer: { status: 'paid' | 'sent' | 'refused', message: string } }} model
  */
-export function tipDonePage({ user, csrf, txHash, error }) {
-  const body = error
-    ? `<h1>Payment not completed</h1><p class="error" role="alert" id="tip-error">${escapeHtml(error)}</p>`
-    : `<h1>Thank you!</h1><p id="tip-result">Your payment <code>${escapeHtml(txHash ?? '')}</code> was sent.
-It appears under <a href="/payments">Payments received</a> once Kudos notifies us.</p>`;
+export function tipDonePage({ user, csrf, txHash, answer }) {
+  const body =
+    answer.status === 'refused'
+      ? `<h1>Payment not completed</h1><p class="error" role="alert" id="tip-error">${escapeHtml(answer.message)}</p>`
+      : `<h1>Thank you!</h1><p id="tip-result" data-status="${escapeHtml(answer.status)}">${escapeHtml(answer.message)}
+Transaction <code class="hash">${escapeHtml(txHash)}</code>; your tips are under <a href="/payments">Payments received</a>.</p>`;
   return page('Tip', body, { user, csrf });
 }
 
@@ -126,38 +129,53 @@ function readableTime(iso) {
     : `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
+/** What a payment's outcome says on the page. */
+const OUTCOMES = {
+  paid: 'paid',
+  underpaid: 'underpaid: to refund',
+  already_paid: 'paid twice: to refund',
+  unknown_order: 'no such tip: to look at',
+  order_expired: 'tip expired: to refund',
+  wrong_payer: 'another user’s tip: to refund',
+  order_conflict: 'edited link: to look at',
+  no_order: 'no tip named: to look at',
+};
+
 /**
+ * Payments: a user's own (the shop's account sees every one, and what waits to be processed).
  * @param {{ user?: { displayName: string }, csrf?: string,
- *   payments: Array<{ txHash: string, from: string, to: string, amount: string, denom: string, received?: string, status: string, paid: boolean, receivedAt: string }>,
- *   unprocessed?: Array<{ key: string, txHash: string, status: string, attempts: number, lastError: string | null, receivedAt: number }>,
+ *   payments: Array<{ txHash: string, from: string, order: string | null, received: string, outcome: string, paid: boolean, receivedAt: string }>,
+ *   unprocessed?: Array<{ kind: 'notification', txHash: string, status: string, attempts: number, lastError: string | null, receivedAt: number }
+ *     | { kind: 'exception', txHash: string, reason: string, decidedAt: number }>,
  *   retried?: { processed: number, failed: number, remaining: number } }} model
  */
-export function paymentsPage({ user, csrf, payments, unprocessed = [], retried }) {
+export function paymentsPage({ user, csrf, payments, unprocessed, retried }) {
   const rows = payments
     .map(
       (
         p,
       ) => `<tr class="payment"><td><code>${escapeHtml(p.txHash.slice(0, 12))}…</code></td><td>${escapeHtml(p.from)}</td>
-<td>${escapeHtml(p.to)}</td><td class="amount">${escapeHtml(p.amount)} ${escapeHtml(p.denom)}</td><td class="received">${escapeHtml(p.received ?? '')}</td><td class="status">${escapeHtml(p.status)}</td>
-<td class="paid">${p.paid ? 'paid' : 'not paid to the shop'}</td><td>${escapeHtml(readableTime(p.receivedAt))}</td></tr>`,
+<td class="received">${escapeHtml(p.received)}</td><td class="paid">${escapeHtml(OUTCOMES[p.outcome] ?? p.outcome)}</td><td>${escapeHtml(readableTime(p.receivedAt))}</td></tr>`,
     )
     .join('');
-  const pending = unprocessed
-    .map(
-      (
-        u,
-      ) => `<tr class="unprocessed"><td><code>${escapeHtml(u.txHash.slice(0, 12))}…</code></td><td>${escapeHtml(u.status)}</td>
-<td>${escapeHtml(u.attempts)}</td><td class="last-error">${escapeHtml(u.lastError ?? '')}</td><td>${escapeHtml(readableTime(new Date(u.receivedAt).toISOString()))}</td></tr>`,
+  const pending = (unprocessed ?? [])
+    .map((u) =>
+      u.kind === 'notification'
+        ? `<tr class="unprocessed"><td><code>${escapeHtml(u.txHash.slice(0, 12))}…</code></td><td>not processed (${escapeHtml(u.status)}, ${escapeHtml(u.attempts)} attempts)</td>
+<td class="last-error">${escapeHtml(u.lastError ?? '')}</td><td>${escapeHtml(readableTime(new Date(u.receivedAt).toISOString()))}</td></tr>`
+        : `<tr class="exception"><td><code>${escapeHtml(u.txHash.slice(0, 12))}…</code></td><td>${escapeHtml(OUTCOMES[u.reason] ?? u.reason)}</td>
+<td></td><td>${escapeHtml(readableTime(new Date(u.decidedAt).toISOString()))}</td></tr>`,
     )
     .join('');
   const retriedLine = retried
     ? `<p id="retried" role="status">Retried: ${escapeHtml(retried.processed)} processed, ${escapeHtml(retried.failed)} failed, ${escapeHtml(retried.remaining)} remaining.</p>`
     : '';
+  // The shop's card: what waits to be processed, and the payments to refund or look at.
   const unprocessedCard =
-    user && csrf
-      ? `<div class="card"><h2>Not processed yet</h2>${retriedLine}${
+    unprocessed && csrf
+      ? `<div class="card"><h2>To process or look at</h2>${retriedLine}${
           unprocessed.length
-            ? `<table id="unprocessed"><tr><th>Transaction</th><th>Status</th><th>Attempts</th><th>Last error</th><th>Received</th></tr>${pending}</table>
+            ? `<div class="table-scroll"><table id="unprocessed"><tr><th>Transaction</th><th>What</th><th>Last error</th><th>Since</th></tr>${pending}</table></div>
 <form method="post" action="/payments/retry"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><button type="submit" class="kudos-button" id="retry">Retry</button></form>`
             : '<p id="no-unprocessed">Every notification was processed.</p>'
         }</div>`
@@ -166,7 +184,7 @@ export function paymentsPage({ user, csrf, payments, unprocessed = [], retried }
     'Payments received',
     `<h1>Payments received</h1>${
       payments.length
-        ? `<table id="payments"><tr><th>Transaction</th><th>From</th><th>To</th><th>Amount</th><th>To the shop</th><th>Status</th><th>Credited</th><th>Received</th></tr>${rows}</table>`
+        ? `<div class="table-scroll"><table id="payments"><tr><th>Transaction</th><th>From</th><th>Received</th><th>Credited</th><th>When</th></tr>${rows}</table></div>`
         : '<p id="no-payments">No payments yet.</p>'
     }${unprocessedCard}`,
     { user, csrf },

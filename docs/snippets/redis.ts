@@ -1,12 +1,13 @@
 // Fragment: the Redis part of an app that runs several instances; it goes where the quick start
 // creates its session, strategy and webhook (the login routes are the quick start's).
-// Several instances behind one address: share sessions, webhook dedupe, token sets and the refresh lock.
+// Several instances behind one address: share sessions, payments (notifications and orders), token sets
+// and the refresh lock.
 import { RedisStore } from 'connect-redis';
 import express from 'express';
 import session from 'express-session';
 import { createKudosClient, KudosStrategy } from 'passport-kudos';
-import { RedisDedupeStore, RedisRefreshLock, RedisTokenStore } from 'passport-kudos/redis';
-import { kudosWebhook } from 'passport-kudos/webhook';
+import { RedisDedupeStore, RedisOrderStore, RedisRefreshLock, RedisTokenStore } from 'passport-kudos/redis';
+import { kudosPayments } from 'passport-kudos/webhook';
 import { createClient } from 'redis';
 
 const redis = createClient({
@@ -32,14 +33,18 @@ const strategy = new KudosStrategy(
 export const kudos = createKudosClient({ strategy, tokens, lock: new RedisRefreshLock(redis) });
 
 const app = express();
-app.post(
-  '/webhooks/kudos',
-  kudosWebhook({
-    secret: process.env.KUDOS_WEBHOOK_SECRET ?? 'change-me-0123456789',
-    store: new RedisDedupeStore(redis), // one notification is handled once across all instances
-    onNotification: async (n) => console.log(n.key),
-  }),
-);
+const payments = kudosPayments({
+  secret: process.env.KUDOS_WEBHOOK_SECRET ?? 'change-me-0123456789',
+  authURL: process.env.KUDOS_AUTH_URL ?? 'http://127.0.0.1:4000',
+  baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api',
+  receiver: process.env.KUDOS_SHOP_WALLET ?? 'cosmos1...your wallet',
+  to: 'bobby',
+  agent: 'shop-agent',
+  store: new RedisDedupeStore(redis), // one notification is handled once across all instances
+  orders: new RedisOrderStore(redis), // one order is credited once across all instances
+  onPaid: async ({ order }) => console.log(`paid: ${order.reference}`),
+});
+app.post('/webhooks/kudos', payments.webhook);
 app.use(
   session({
     store: new RedisStore({ client: redis, prefix: 'sess:' }),

@@ -1,7 +1,7 @@
 import type {
   KudosOrderStore,
+  KudosOrderStoreChange,
   KudosOrderStoreRecord,
-  KudosOrderStoreWrite,
 } from '../webhook/payments/order-store.js';
 import type { KudosRedisClient } from './adapter.js';
 import { type KudosRedisOptions, RedisKeys } from './command.js';
@@ -16,24 +16,32 @@ export type RedisOrderStoreOptions = KudosRedisOptions;
 //     <prefix>{orders}:r:<id>    hash { v: the record's text, n: its version }
 //     <prefix>{orders}:listed    sorted set: listed IDs by the time they were first listed
 
-// Inserts KEYS[1] unless it exists: value ARGV[1], TTL ARGV[2] ms ('' for none), listed in KEYS[2]
-// when ARGV[3] is '1', at ARGV[4] under ARGV[5].
-const INSERT = `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[1], 'n', '1')
-if ARGV[2] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-if ARGV[3] == '1' then redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5]) end
+// Applies every change or none: KEYS[1..n] are the records, KEYS[n+1] the index; ARGV[1] is now,
+// ARGV[2] n, then per change its ID, the version read ('' for an insert), the value, the TTL in ms
+// ('' for none) and '1' when listed. A listed record keeps its place; an insert takes a new one.
+const WRITE = `local n = tonumber(ARGV[2])
+for i = 1, n do
+  local want = ARGV[(i - 1) * 5 + 4]
+  local have = redis.call('HGET', KEYS[i], 'n')
+  if want == '' then
+    if have then return 0 end
+  elseif have ~= want then
+    return 0
+  end
+end
+local index = KEYS[n + 1]
+for i = 1, n do
+  local at = (i - 1) * 5 + 3
+  local id, want, value, ttl, listed = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], ARGV[at + 4]
+  local version = 1
+  if want ~= '' then version = tonumber(want) + 1 end
+  redis.call('HSET', KEYS[i], 'v', value, 'n', tostring(version))
+  if ttl ~= '' then redis.call('PEXPIRE', KEYS[i], ttl) else redis.call('PERSIST', KEYS[i]) end
+  if listed ~= '1' then redis.call('ZREM', index, id)
+  elseif want == '' then redis.call('ZADD', index, ARGV[1], id)
+  else redis.call('ZADD', index, 'NX', ARGV[1], id) end
+end
 return 1`;
-
-// Replaces KEYS[1] only at version ARGV[1]: value ARGV[2], TTL ARGV[3] ('' for none), listed when
-// ARGV[4] is '1' (keeping its place) or not, at ARGV[5] under ARGV[6].
-const REPLACE = `if redis.call('HGET', KEYS[1], 'n') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'n', tostring(tonumber(ARGV[1]) + 1))
-if ARGV[3] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) else redis.call('PERSIST', KEYS[1]) end
-if ARGV[4] == '1' then redis.call('ZADD', KEYS[2], 'NX', ARGV[5], ARGV[6]) else redis.call('ZREM', KEYS[2], ARGV[6]) end
-return 1`;
-
-const ttlArg = (write: KudosOrderStoreWrite) =>
-  write.ttlMs === null ? '' : String(Math.max(1, Math.ceil(write.ttlMs)));
 
 /**
  * The orders and payment decisions of `kudosPayments()` in Redis, shared by every instance: node-redis
@@ -55,15 +63,6 @@ export class RedisOrderStore implements KudosOrderStore {
     return this.redis.key(`{orders}:r:${id}`);
   }
 
-  async insert(id: string, value: string, write: KudosOrderStoreWrite): Promise<boolean> {
-    const reply = await this.redis.script(
-      INSERT,
-      [this.recordKey(id), this.index],
-      [value, ttlArg(write), write.listed ? '1' : '0', String(Date.now()), id],
-    );
-    return Number(reply) === 1;
-  }
-
   async read(id: string): Promise<KudosOrderStoreRecord | undefined> {
     const key = this.recordKey(id);
     const reply = await this.redis.run(['HMGET', key, 'v', 'n'], key);
@@ -73,13 +72,14 @@ export class RedisOrderStore implements KudosOrderStore {
     return { value: String(value), version: Number(version) };
   }
 
-  async replace(id: string, version: number, value: string, write: KudosOrderStoreWrite): Promise<boolean> {
-    const reply = await this.redis.script(
-      REPLACE,
-      [this.recordKey(id), this.index],
-      [String(version), value, ttlArg(write), write.listed ? '1' : '0', String(Date.now()), id],
-    );
-    return Number(reply) === 1;
+  async write(changes: readonly KudosOrderStoreChange[]): Promise<boolean> {
+    const args = [String(Date.now()), String(changes.length)];
+    for (const c of changes) {
+      const ttl = c.ttlMs === null ? '' : String(Math.max(1, Math.ceil(c.ttlMs)));
+      args.push(c.id, c.version === null ? '' : String(c.version), c.value, ttl, c.listed ? '1' : '0');
+    }
+    const keys = [...changes.map((c) => this.recordKey(c.id)), this.index];
+    return Number(await this.redis.script(WRITE, keys, args)) === 1;
   }
 
   async listed(limit: number): Promise<Array<{ id: string; value: string }>> {

@@ -8,6 +8,7 @@ import type {
   KudosUnreadableKept,
 } from '../webhook/dedupe.js';
 import { SqliteFile, type SqliteStoreOptions, SWEEP_BATCH, SWEEP_EVERY } from './database.js';
+import { SqliteOrderStore } from './order-store.js';
 
 /** Options of {@link SqliteDedupeStore}. */
 export type SqliteDedupeStoreOptions = SqliteStoreOptions;
@@ -85,6 +86,7 @@ function readKept(row: Row): KudosKeptNotification | string {
  */
 export class SqliteDedupeStore implements KudosDedupeStore {
   private readonly file: SqliteFile;
+  private readonly options: SqliteDedupeStoreOptions;
   private readonly now: () => number;
   private claimsSinceSweep = 0;
 
@@ -92,7 +94,19 @@ export class SqliteDedupeStore implements KudosDedupeStore {
 
   constructor(options: SqliteDedupeStoreOptions) {
     this.file = new SqliteFile(options, 'SqliteDedupeStore', SCHEMA);
+    this.options = { ...options };
     this.now = this.file.now;
+  }
+
+  /**
+   * The order store of `kudosPayments()` in this store's file, on a connection of its own. Its
+   * commits skip the sync to disk (`synchronous: 'normal'`) and lose nothing for it: every order
+   * change of a notification comes before that notification's completion, a full commit of this
+   * store that syncs the file's write-ahead log, those changes included; a power loss before it
+   * leaves the notification unprocessed, and it runs again. Close it with this store.
+   */
+  orderStore(): SqliteOrderStore {
+    return new SqliteOrderStore({ ...this.options, synchronous: 'normal' });
   }
 
   async claim(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<KudosClaimResult> {

@@ -1,9 +1,16 @@
 import type {
   KudosOrderStore,
+  KudosOrderStoreChange,
   KudosOrderStoreRecord,
-  KudosOrderStoreWrite,
 } from '../webhook/payments/order-store.js';
-import { SqliteFile, type SqliteStoreOptions, SWEEP_BATCH, SWEEP_EVERY } from './database.js';
+import { SqliteFile, type SqliteStoreOptions, SWEEP_BATCH } from './database.js';
+
+/**
+ * Expired records are swept every this many writes. No index on the expiry: each write would
+ * rewrite an index page too (a third more disk writes per payment), so the sweep scans the table,
+ * rarely.
+ */
+const SWEEP_EVERY = 4096;
 
 /** Options of {@link SqliteOrderStore}: the same as the dedupe store's, and the same file may hold both. */
 export type SqliteOrderStoreOptions = SqliteStoreOptions;
@@ -16,9 +23,14 @@ CREATE TABLE IF NOT EXISTS kudos_orders (
   until INTEGER,
   listed_at INTEGER
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS kudos_orders_until ON kudos_orders (until) WHERE until IS NOT NULL;
 CREATE INDEX IF NOT EXISTS kudos_orders_listed ON kudos_orders (listed_at) WHERE listed_at IS NOT NULL;
 `;
+
+/** Thrown inside a write transaction to undo it: a record was not at the version the change expects. */
+const STALE = Symbol('stale');
+
+const until = (change: KudosOrderStoreChange, now: number) =>
+  change.ttlMs === null ? null : now + change.ttlMs;
 
 /**
  * The orders and payment decisions of `kudosPayments()` in one SQLite file (Node's built-in
@@ -28,35 +40,10 @@ CREATE INDEX IF NOT EXISTS kudos_orders_listed ON kudos_orders (listed_at) WHERE
  */
 export class SqliteOrderStore implements KudosOrderStore {
   private readonly file: SqliteFile;
-  private insertsSinceSweep = 0;
+  private writesSinceSweep = 0;
 
   constructor(options: SqliteOrderStoreOptions) {
     this.file = new SqliteFile(options, 'SqliteOrderStore', SCHEMA);
-  }
-
-  private until(write: KudosOrderStoreWrite, now: number): number | null {
-    return write.ttlMs === null ? null : now + write.ttlMs;
-  }
-
-  async insert(id: string, value: string, write: KudosOrderStoreWrite): Promise<boolean> {
-    const now = this.file.now();
-    const saved = this.file.write(() => {
-      const row = this.file.sql('SELECT until FROM kudos_orders WHERE id = ?').get(id);
-      if (row && (row.until === null || Number(row.until) > now)) return false;
-      this.file
-        .sql(
-          'INSERT OR REPLACE INTO kudos_orders (id, value, version, until, listed_at) VALUES (?, ?, 1, ?, ?)',
-        )
-        .run(id, value, this.until(write, now), write.listed ? now : null);
-      return true;
-    });
-    if (++this.insertsSinceSweep >= SWEEP_EVERY) {
-      this.insertsSinceSweep = 0;
-      this.file
-        .sql('DELETE FROM kudos_orders WHERE id IN (SELECT id FROM kudos_orders WHERE until <= ? LIMIT ?)')
-        .run(now, SWEEP_BATCH);
-    }
-    return saved;
   }
 
   async read(id: string): Promise<KudosOrderStoreRecord | undefined> {
@@ -66,17 +53,59 @@ export class SqliteOrderStore implements KudosOrderStore {
     return row && { value: String(row.value), version: Number(row.version) };
   }
 
-  async replace(id: string, version: number, value: string, write: KudosOrderStoreWrite): Promise<boolean> {
+  async write(changes: readonly KudosOrderStoreChange[]): Promise<boolean> {
     const now = this.file.now();
-    // One statement: the version check and the write are atomic. A listed record keeps its place.
+    const [only] = changes;
+    // One change of a record read before: one UPDATE checks the version and writes (SQLite runs a
+    // statement atomically), without a transaction around it.
+    if (changes.length === 1 && only && only.version !== null) return this.update(only, now) === 1;
+    let applied = true;
+    try {
+      this.file.write(() => {
+        // Each statement checks its own record (its version, or no live record for an insert); the
+        // first that finds another undoes the whole transaction.
+        for (const change of changes) {
+          if ((change.version === null ? this.insert(change, now) : this.update(change, now)) !== 1) {
+            throw STALE;
+          }
+        }
+      });
+    } catch (error) {
+      if (error !== STALE) throw error;
+      applied = false;
+    }
+    if (++this.writesSinceSweep >= SWEEP_EVERY) {
+      this.writesSinceSweep = 0;
+      this.file
+        .sql('DELETE FROM kudos_orders WHERE id IN (SELECT id FROM kudos_orders WHERE until <= ? LIMIT ?)')
+        .run(now, SWEEP_BATCH);
+    }
+    return applied;
+  }
+
+  /** Inserts a record unless a live one has its ID (an expired one is replaced); answers the rows changed. */
+  private insert(change: KudosOrderStoreChange, now: number): number {
+    const result = this.file
+      .sql(
+        `INSERT INTO kudos_orders (id, value, version, until, listed_at) VALUES (?, ?, 1, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET value = excluded.value, version = 1, until = excluded.until,
+           listed_at = excluded.listed_at
+         WHERE kudos_orders.until IS NOT NULL AND kudos_orders.until <= ?`,
+      )
+      .run(change.id, change.value, until(change, now), change.listed ? now : null, now);
+    return Number(result.changes);
+  }
+
+  /** Changes a record at its version (a listed one keeps its place); answers the rows changed, 0 or 1. */
+  private update(change: KudosOrderStoreChange, now: number): number {
     const result = this.file
       .sql(
         `UPDATE kudos_orders SET value = ?, version = version + 1, until = ?,
            listed_at = CASE WHEN ? = 1 THEN coalesce(listed_at, ?) ELSE NULL END
          WHERE id = ? AND version = ? AND (until IS NULL OR until > ?)`,
       )
-      .run(value, this.until(write, now), write.listed ? 1 : 0, now, id, version, now);
-    return Number(result.changes) === 1;
+      .run(change.value, until(change, now), change.listed ? 1 : 0, now, change.id, change.version, now);
+    return Number(result.changes);
   }
 
   async listed(limit: number): Promise<Array<{ id: string; value: string }>> {

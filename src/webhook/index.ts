@@ -39,8 +39,8 @@ export { parseKudosNotification } from './parse.js';
 export { MemoryOrderStore, type MemoryOrderStoreOptions } from './payments/memory-order-store.js';
 export type {
   KudosOrderStore,
+  KudosOrderStoreChange,
   KudosOrderStoreRecord,
-  KudosOrderStoreWrite,
 } from './payments/order-store.js';
 export {
   type KudosOrderInput,

@@ -40,6 +40,13 @@ describe('npm run bench (smoke: tiny amounts)', () => {
     ]);
     // Two round trips per notification (a claim that keeps, a completion), whatever the client.
     for (const row of results.redisTopologies.rows) expect(row.tripsPerNotification).toBe(2);
+    expect(results.payments.map((p: { mode: string; store: string }) => `${p.mode} ${p.store}`)).toEqual([
+      'webhook memory',
+      'payments memory',
+      'webhook sqlite',
+      'payments sqlite',
+    ]);
+    for (const row of results.payments) expect(row.rps.median).toBeGreaterThan(0);
     const report = readFileSync('test-results/bench-smoke/BENCHMARKS.md', 'utf8');
     for (const heading of [
       '## Goals',
@@ -53,6 +60,7 @@ describe('npm run bench (smoke: tiny amounts)', () => {
       '## 9. Recovery: unprocessed() and redrive()',
       '## 10. The emulator state file at scale',
       '## 11. Redis stores: node-redis and ioredis, one server and a cluster',
+      '## 12. Payments API',
     ]) {
       expect(report).toContain(heading);
     }

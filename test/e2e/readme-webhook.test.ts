@@ -1,160 +1,246 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { freePort } from '../helpers/free-port.js';
+import { payLink } from '../helpers/pay-link.js';
 
-// The README's webhook example (docs/snippets/webhook.ts), compiled and run as is against the
-// emulator: a payment through the widget arrives, is confirmed on the chain, and is recorded as paid.
+// The README's payment snippet (docs/snippets/payments.ts) and the low-level one of docs/payments.md
+// (docs/snippets/webhook.ts), compiled and run as they are against the emulator, with its real
+// sender, a real browser, and the attacks of a payer or a passer-by.
 const OUT = 'test-results/snippets';
 const SECRET = 'readme-webhook-secret-0123456789';
+const USERS = [
+  ...PAYMENT_USERS,
+  { id: 'mallory', password: 'evil-pass' },
+  { id: 'mallory-alt', password: 'pw' },
+];
 
-describe('the README webhook example, run against the emulator', () => {
+/** Compiles a snippet of docs/snippets into OUT (inside the repository: `passport-kudos` is this build). */
+function compile(name: string): string {
+  mkdirSync(OUT, { recursive: true });
+  const config = join(OUT, `tsconfig.${name}.json`);
+  writeFileSync(
+    config,
+    JSON.stringify({
+      extends: '../../docs/snippets/tsconfig.json',
+      compilerOptions: { noEmit: false, outDir: '.', rootDir: '../../docs/snippets' },
+      include: [],
+      files: [`../../docs/snippets/${name}.ts`],
+    }),
+  );
+  execFileSync(process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), '-p', config]);
+  return join(OUT, `${name}.js`);
+}
+
+/** Runs a compiled snippet as its own process; collects what it prints. */
+async function run(file: string, env: Record<string, string>) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child: ChildProcess = spawn(process.execPath, [file], {
+    env: { ...process.env, PORT: String(port), KUDOS_WEBHOOK_SECRET: SECRET, ...env, SHOP_URL: url },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const shop = { url, child, output: '' };
+  child.stdout?.on('data', (c: Buffer) => {
+    shop.output += c.toString();
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    shop.output += c.toString();
+  });
+  // Wait until it listens (it answers a GET of the webhook with 404 or 405).
+  for (let i = 0; i < 100; i++) {
+    if (await fetch(`${url}/webhooks/kudos`).catch(() => undefined)) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return shop;
+}
+
+/** Signs `user` in at the emulator in a new browser context (the widget shares its cookies). */
+async function signedIn(browser: Browser, kudos: KudosEmulator, user = 'alice'): Promise<BrowserContext> {
+  const context = await browser.newContext();
+  context.setDefaultTimeout(10_000);
+  const page = await context.newPage();
+  await page.goto(`${kudos.authURL}/in/login`);
+  await page.fill('input[name=username]', user);
+  await page.fill('input[name=password]', USERS.find((u) => u.id === user)?.password ?? '');
+  await Promise.all([page.waitForLoadState(), page.click('button[type=submit]')]);
+  await page.close();
+  return context;
+}
+
+describe("the README's payment snippet (kudosPayments), run against the emulator", () => {
   let kudos: KudosEmulator;
-  let child: ChildProcess;
-  let output = '';
-  let shop = '';
+  let shop: Awaited<ReturnType<typeof run>>;
+  let dir: string;
+  let browser: Browser;
   const order = async () =>
-    (await (await fetch(`${shop}/orders`, { method: 'POST' })).json()) as { id: string; widget: string };
+    (await (await fetch(`${shop.url}/orders`, { method: 'POST' })).json()) as {
+      reference: string;
+      widget: string;
+    };
+  const paidPage = async (state: string, txHash: string) => {
+    const res = await fetch(`${shop.url}/paid?state=${state}&tx_hash=${txHash}`);
+    return `${res.status} ${await res.text()}`;
+  };
 
   beforeAll(async () => {
-    mkdirSync(OUT, { recursive: true });
-    // Compiled inside the repository, so `passport-kudos` resolves to this package's build.
-    writeFileSync(
-      join(OUT, 'tsconfig.json'),
-      JSON.stringify({
-        extends: '../../docs/snippets/tsconfig.json',
-        compilerOptions: { noEmit: false, outDir: '.', rootDir: '../../docs/snippets' },
-        include: [],
-        files: ['../../docs/snippets/webhook.ts'],
-      }),
-    );
-    execFileSync(process.execPath, [
-      join('node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      join(OUT, 'tsconfig.json'),
-    ]);
+    const file = compile('payments');
     kudos = await startKudosEmulator({
-      users: [...PAYMENT_USERS, { id: 'mallory-alt', password: 'pw' }],
+      users: USERS,
       paymentDelayMs: 5,
+      webhook: { attempts: 2, retryDelayMs: 20 },
     });
-    const port = await freePort();
-    child = spawn(process.execPath, [join(OUT, 'webhook.js')], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        KUDOS_WEBHOOK_SECRET: SECRET,
-        KUDOS_BASE_URL: kudos.baseURL,
-        KUDOS_AUTH_URL: kudos.authURL,
-        KUDOS_SHOP_WALLET: kudos.walletOf('bobby'),
-        KUDOS_WEBHOOK_DB: join(mkdtempSync(join(tmpdir(), 'readme-webhook-')), 'webhook.db'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    dir = mkdtempSync(join(tmpdir(), 'readme-payments-'));
+    shop = await run(file, {
+      KUDOS_BASE_URL: kudos.baseURL,
+      KUDOS_AUTH_URL: kudos.authURL,
+      KUDOS_SHOP_WALLET: kudos.walletOf('bobby'),
+      KUDOS_PAYMENTS_DB: join(dir, 'payments.db'),
     });
-    child.stdout?.on('data', (c: Buffer) => {
-      output += c.toString();
-    });
-    child.stderr?.on('data', (c: Buffer) => {
-      output += c.toString();
-    });
-    shop = `http://127.0.0.1:${port}`;
-    kudos.setWebhook('shop-agent', `${shop}/webhooks/kudos?token=${SECRET}`);
-    // Wait until the example listens (it answers a GET with 404 or 405).
-    for (let i = 0; i < 100; i++) {
-      const res = await fetch(`http://127.0.0.1:${port}/webhooks/kudos`).catch(() => undefined);
-      if (res) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    kudos.setWebhook('shop-agent', `${shop.url}/webhooks/kudos?token=${SECRET}`);
+    kudos.setPaymentRedirectURIs('shop-agent', [`${shop.url}/paid`]);
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
-    child?.kill('SIGTERM');
+    await browser?.close();
+    shop?.child.kill('SIGTERM');
     await kudos?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('credits an order paid to the shop’s wallet, once', async () => {
-    const { id, widget } = await order();
+  it('a payer follows the link in a browser, pays, and comes back to a page that says paid; credited once', async () => {
+    const { reference, widget } = await order();
     const link = new URL(widget);
-    expect(Object.fromEntries(link.searchParams)).toEqual({
-      to: 'bobby',
-      amount: '2',
-      via: 'shop-agent',
-      state: id,
-    });
-    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent', state: id });
-    await kudos.idle();
-    await expect.poll(() => output).toContain(`order paid: ${tx.txHash} 2000000000 nanokudos`);
-    expect(kudos.deliveries.at(-1)?.responseStatus).toBe(200);
-    expect(output.split(`order paid: ${tx.txHash}`).length - 1).toBe(1);
-  });
-
-  it('does not credit an edited widget link that pays someone else through the shop’s agent', async () => {
-    const { id } = await order();
-    const tx = kudos.pay({ from: 'alice', to: 'mallory-alt', amount: '1000', via: 'shop-agent', state: id });
-    await kudos.idle();
-    await expect.poll(() => output).toContain(`not credited: ${tx.txHash} success received=0`);
-    expect(output).not.toContain(`order paid: ${tx.txHash}`);
-  });
-
-  it('the return page reconciles a lost notification for its own open order, once', async () => {
-    kudos.setWebhook('shop-agent', undefined); // the notification is lost
+    expect(link.searchParams.get('state')).toBe(reference);
+    expect(link.searchParams.get('remarks')).toBe(`order ${reference}`);
+    const context = await signedIn(browser, kudos);
     try {
-      const { id } = await order();
-      const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent', state: id });
-      const other = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent' });
+      const page = await context.newPage();
+      await page.goto(widget);
+      await Promise.all([
+        page.waitForURL(`${shop.url}/paid?**`),
+        page.getByRole('button', { name: 'Confirm' }).click(),
+      ]);
+      expect(await page.textContent('body')).toBe('paid, thank you');
+      const txHash = new URL(page.url()).searchParams.get('tx_hash') ?? '';
       await kudos.idle();
-      const unknown = await fetch(`${shop}/paid?state=made-up&tx_hash=${tx.txHash}`);
-      expect(unknown.status).toBe(404);
-      const back = await fetch(`${shop}/paid?state=${id}&tx_hash=${tx.txHash}`);
-      expect(await back.text()).toBe('paid, thank you');
-      const replay = await fetch(`${shop}/paid?state=${id}&tx_hash=${other.txHash}`);
-      expect(replay.status).toBe(404);
-      expect(output).not.toContain(other.txHash);
+      await expect.poll(() => shop.output).toContain(`order paid: mug ${reference} ${txHash} 2000000000`);
+      expect(shop.output.split(`order paid: mug ${reference}`)).toHaveLength(2);
+      expect(kudos.deliveries.filter((d) => d.txHash === txHash).map((d) => d.responseStatus)).toContain(200);
     } finally {
-      kudos.setWebhook('shop-agent', `${shop}/webhooks/kudos?token=${SECRET}`);
+      await context.close();
     }
   });
-  it("the popup page of docs/payments.md: the widget's message reaches it, and the server credits the order (Chromium, a real popup)", async () => {
-    const readme = readFileSync('docs/payments.md', 'utf8');
-    const block = /```html\n(<!-- Your order page[\s\S]*?)```/.exec(readme)?.[1] ?? '';
+
+  it('an edited link that pays the payer’s own account through the shop’s agent credits nothing', async () => {
+    const { reference, widget } = await order();
+    const tx = payLink(kudos, widget, 'alice', (p) => p.set('to', 'mallory-alt'));
+    await kudos.idle();
+    expect(await paidPage(reference, tx.txHash)).toBe('200 not confirmed yet');
+    expect(shop.output).not.toContain(tx.txHash);
+  });
+
+  it('a late notification: Mallory’s return page with Alice’s hash credits Alice’s order, never Mallory’s', async () => {
+    kudos.setWebhook('shop-agent', undefined); // the notification is lost
+    try {
+      const alice = await order();
+      const mallory = await order();
+      const tx = payLink(kudos, alice.widget, 'alice');
+      await kudos.idle();
+      expect(await paidPage(mallory.reference, tx.txHash)).toBe('200 this payment is not for this order');
+      expect(shop.output).toContain(`order paid: mug ${alice.reference} ${tx.txHash}`);
+      expect(shop.output).not.toContain(`order paid: mug ${mallory.reference}`);
+      expect(await paidPage(alice.reference, tx.txHash)).toBe('200 paid, thank you');
+      expect(await paidPage('made-up', tx.txHash)).toBe('404 no such order');
+    } finally {
+      kudos.setWebhook('shop-agent', `${shop.url}/webhooks/kudos?token=${SECRET}`);
+    }
+  });
+
+  it('an underpayment through an edited amount is not credited and is surfaced', async () => {
+    const { reference, widget } = await order();
+    const tx = payLink(kudos, widget, 'alice', (p) => p.set('amount', '1'));
+    await kudos.idle();
+    await expect.poll(() => shop.output).toContain(`payment to look at: underpaid ${tx.txHash} 1000000000`);
+    expect(await paidPage(reference, tx.txHash)).toBe('200 this payment is not for this order');
+    expect(shop.output).not.toContain(`order paid: mug ${reference}`);
+  });
+
+  it("the popup page of docs/payments.md: the widget's message reaches it, and the server says paid (Chromium, a real popup)", async () => {
+    const guide = readFileSync('docs/payments.md', 'utf8');
+    const block = /```html\n(<!-- Your order page[\s\S]*?)```/.exec(guide)?.[1] ?? '';
     expect(block).toContain('TX_SUBMITTED');
-    const { id, widget } = await order();
+    const { reference, widget } = await order();
     const link = new URL(widget);
-    link.searchParams.set('redirect_uri', `${shop}/paid`); // only its origin: where the message goes
+    link.searchParams.set('opener', '1'); // the popup's redirect_uri (the snippet's /paid) names the origin
     const html = block
       .replace("'KUDOS_ORIGIN'", JSON.stringify(new URL(kudos.authURL).origin))
-      .replace('WIDGET_LINK&amp;', `${link.toString().replaceAll('&', '&amp;')}&amp;`);
-    const browser = await launchChromium();
+      .replace('WIDGET_LINK', link.toString().replaceAll('&', '&amp;'));
+    const context = await signedIn(browser, kudos);
     try {
-      const context = await browser.newContext();
-      context.setDefaultTimeout(10_000);
       const page = await context.newPage();
-      await page.goto(`${kudos.authURL}/in/login`);
-      await page.fill('input[name=username]', 'alice');
-      await page.fill('input[name=password]', 'wonderland');
-      await Promise.all([page.waitForLoadState(), page.click('button[type=submit]')]);
       // The order page, served on the shop's origin; its fetch('/paid?...') reaches the snippet's server.
-      await page.route(`${shop}/order`, (route) =>
+      await page.route(`${shop.url}/order`, (route) =>
         route.fulfill({
           status: 200,
           contentType: 'text/html',
           body: `<!doctype html><title>order</title>${html}`,
         }),
       );
-      await page.goto(`${shop}/order`);
-      const [popup] = await Promise.all([context.waitForEvent('page'), page.click('#tip')]);
+      await page.goto(`${shop.url}/order`);
+      const [popup] = await Promise.all([context.waitForEvent('page'), page.click('#pay')]);
       await popup.waitForLoadState();
       const closed = popup.waitForEvent('close');
       await popup.getByRole('button', { name: 'Confirm' }).click();
       await closed;
-      await expect.poll(() => page.textContent('#tip-result')).toBe('paid, thank you');
-      expect(output).toContain(`order paid:`);
-      expect(id).toBe(link.searchParams.get('state'));
+      await expect.poll(() => page.textContent('#pay-result')).toBe('paid, thank you');
+      expect(shop.output).toContain(`order paid: mug ${reference}`);
     } finally {
-      await browser.close();
+      await context.close();
     }
+  });
+});
+
+describe('the low-level snippet of docs/payments.md (kudosWebhook), run against the emulator', () => {
+  let kudos: KudosEmulator;
+  let shop: Awaited<ReturnType<typeof run>>;
+  let dir: string;
+  beforeAll(async () => {
+    const file = compile('webhook');
+    kudos = await startKudosEmulator({ users: USERS, paymentDelayMs: 5 });
+    dir = mkdtempSync(join(tmpdir(), 'readme-webhook-'));
+    shop = await run(file, {
+      KUDOS_BASE_URL: kudos.baseURL,
+      KUDOS_SHOP_WALLET: kudos.walletOf('bobby'),
+      KUDOS_WEBHOOK_DB: join(dir, 'webhook.db'),
+    });
+    kudos.setWebhook('shop-agent', `${shop.url}/webhooks/kudos?token=${SECRET}`);
+  }, 60_000);
+  afterAll(async () => {
+    shop?.child.kill('SIGTERM');
+    await kudos?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('tells a payment to the shop’s wallet (with the memo the chain records) from an edited link’s', async () => {
+    const paid = kudos.pay({
+      from: 'alice',
+      to: 'bobby',
+      amount: '2',
+      via: 'shop-agent',
+      remarks: 'order 7',
+    });
+    const elsewhere = kudos.pay({ from: 'alice', to: 'mallory-alt', amount: '1000', via: 'shop-agent' });
+    await kudos.idle();
+    await expect.poll(() => shop.output).toContain(`paid: ${paid.txHash} 2000000000 memo=order 7`);
+    await expect
+      .poll(() => shop.output)
+      .toContain(`not paid: ${elsewhere.txHash} success (the transaction pays none of the shop's receivers)`);
   });
 });

@@ -3,7 +3,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteDedupeStore, SqliteOrderStore } from '../../src/sqlite/index.js';
+import { SqliteDedupeStore } from '../../src/sqlite/index.js';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import {
   type KudosPaidOrder,
@@ -14,6 +14,7 @@ import {
 } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../helpers/listen.js';
+import { payLink } from '../helpers/pay-link.js';
 
 // kudosPayments() against the emulator's real sender, tried as an attacker would: every path that
 // brings a payment (notification, redelivery, redrive, reconcile, the return page) credits the one
@@ -69,25 +70,6 @@ class Shop {
   paidTimes(reference: string): number {
     return this.paid.filter((p) => p.order.reference === reference).length;
   }
-}
-
-/**
- * Pays an order's widget link as the payer `from` would, through the widget's own checks, after
- * letting `edit` change its parameters (as a payer can in the address bar).
- */
-function payLink(kudos: KudosEmulator, url: string, from: string, edit?: (params: URLSearchParams) => void) {
-  const params = new URL(url).searchParams;
-  edit?.(params);
-  const get = (name: string) => params.get(name) ?? undefined;
-  return kudos.pay({
-    from,
-    to: params.get('to') ?? '',
-    amount: params.get('amount') ?? '',
-    via: get('via'),
-    fee: get('fee'),
-    remarks: get('remarks'),
-    state: get('state'),
-  });
 }
 
 describe('kudosPayments(): orders paid through the widget, credited by every path alike', () => {
@@ -496,7 +478,10 @@ describe('kudosPayments() on SQLite: a crash between the payment and onPaid lose
 
   it('a new process on the same files finds the order paid and tells the app once', async () => {
     const path = join(dir, 'shop.db');
-    const open = () => ({ store: new SqliteDedupeStore({ path }), orders: new SqliteOrderStore({ path }) });
+    const open = () => {
+      const store = new SqliteDedupeStore({ path });
+      return { store, orders: store.orderStore() };
+    };
     const before = open();
     const crashed = await new Shop(kudos).start({ ...before });
     crashed.failPaid = true; // the process "dies" in onPaid, every time

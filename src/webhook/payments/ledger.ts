@@ -1,5 +1,5 @@
 import { KudosWebhookError } from '../errors.js';
-import type { KudosOrderStore, KudosOrderStoreWrite } from './order-store.js';
+import type { KudosOrderStore, KudosOrderStoreChange } from './order-store.js';
 import {
   type KudosOrder,
   type KudosPaymentRecord,
@@ -10,30 +10,44 @@ import {
 } from './records.js';
 
 /** How often a compare-and-set is tried again after another writer changed the record first. */
-const MAX_TRIES = 8;
+export const MAX_TRIES = 8;
 
 const orderId = (reference: string) => `order:${reference}`;
 const paymentId = (txHash: string) => `payment:${txHash}`;
 
-function storeError(message: string, cause?: unknown): KudosWebhookError {
+export function storeError(message: string, cause?: unknown): KudosWebhookError {
   return new KudosWebhookError('store_unavailable', message, undefined, cause);
 }
 
-/** Calls a store method inside an async function, so a synchronous throw becomes a rejection too. */
-async function call<T>(method: () => Promise<T>): Promise<T> {
-  try {
-    return await method();
-  } catch (cause) {
-    throw cause instanceof KudosWebhookError
-      ? cause
-      : storeError('the order store is unavailable; retry later', cause);
-  }
+/** A store failure as the receiver answers it: 503, retry later. */
+function storeFailure(cause: unknown): KudosWebhookError {
+  return cause instanceof KudosWebhookError
+    ? cause
+    : storeError('the order store is unavailable; retry later', cause);
 }
 
 /**
- * The orders and payment decisions of `kudosPayments()` in a {@link KudosOrderStore}: typed reads
- * and writes, each change a compare-and-set, so that an order moves only forward and a payment is
- * decided once, whichever instance or path gets there first.
+ * Calls a store method, its synchronous throw and its rejection alike becoming `store_unavailable`
+ * (not an async function: one promise on the hot path, not three).
+ */
+function call<T>(method: () => Promise<T>): Promise<T> {
+  try {
+    return method().catch((cause: unknown) => Promise.reject(storeFailure(cause)));
+  } catch (cause) {
+    return Promise.reject(storeFailure(cause));
+  }
+}
+
+/** A record read with the version it was read at. */
+export interface Versioned<T> {
+  value: T;
+  version: number;
+}
+
+/**
+ * The orders and payment decisions of `kudosPayments()` in a {@link KudosOrderStore}: typed reads,
+ * and writes that are each one compare-and-set, so that an order moves only forward and a payment
+ * is decided once, whichever instance or path gets there first.
  */
 export class Ledger {
   constructor(
@@ -43,106 +57,94 @@ export class Ledger {
     private readonly now: () => number,
   ) {}
 
-  private orderWrite(order: KudosOrder): KudosOrderStoreWrite {
-    return { ttlMs: Math.max(0, order.expiresAt - this.now()) + this.retentionMs, listed: false };
+  private orderChange(order: KudosOrder, version: number | null): KudosOrderStoreChange {
+    const ttlMs = Math.max(0, order.expiresAt - this.now()) + this.retentionMs;
+    return { id: orderId(order.reference), version, value: writeOrder(order), ttlMs, listed: false };
   }
 
   /** An exception the app has not acknowledged is kept and listed with no end; anything else expires. */
-  private paymentWrite(record: KudosPaymentRecord): KudosOrderStoreWrite {
+  private paymentChange(record: KudosPaymentRecord, version: number | null): KudosOrderStoreChange {
     const open = record.outcome !== 'credited' && !record.acknowledged;
-    return { ttlMs: open ? null : this.retentionMs, listed: open };
+    const value = writePayment(record);
+    return {
+      id: paymentId(record.txHash),
+      version,
+      value,
+      ttlMs: open ? null : this.retentionMs,
+      listed: open,
+    };
+  }
+
+  private write(changes: KudosOrderStoreChange[]): Promise<boolean> {
+    return call(() => this.store.write(changes));
+  }
+
+  private async read<T>(
+    id: string,
+    parse: (text: string) => T | undefined,
+  ): Promise<Versioned<T> | undefined> {
+    const found = await call(() => this.store.read(id));
+    const value = found && parse(found.value);
+    return found && value !== undefined ? { value, version: found.version } : undefined;
   }
 
   async createOrder(order: KudosOrder): Promise<void> {
-    const saved = await call(() =>
-      this.store.insert(orderId(order.reference), writeOrder(order), this.orderWrite(order)),
-    );
-    if (!saved) throw storeError('an order with this reference exists already');
+    if (!(await this.write([this.orderChange(order, null)]))) {
+      throw storeError('an order with this reference exists already');
+    }
   }
 
-  async order(reference: string): Promise<{ order: KudosOrder; version: number } | undefined> {
-    const found = await call(() => this.store.read(orderId(reference)));
-    const order = found && readOrder(found.value);
-    return order && { order, version: found.version };
+  order(reference: string): Promise<Versioned<KudosOrder> | undefined> {
+    return this.read(orderId(reference), readOrder);
+  }
+
+  payment(txHash: string): Promise<Versioned<KudosPaymentRecord> | undefined> {
+    return this.read(paymentId(txHash), readPayment);
   }
 
   /**
-   * Changes the record under `id` by `change` (which answers the new one, or undefined to leave it),
-   * read and written again until no other writer came between; answers the record as it is after.
+   * Saves a decision, unless the transaction was decided first or `order` changed since it was read:
+   * then undefined (read again and decide again). A credit moves the open order to `paid` by this
+   * payment in the same write, and answers it.
    */
-  private async change<T>(
-    id: string,
-    read: (text: string) => T | undefined,
-    write: (value: T) => [string, KudosOrderStoreWrite],
-    change: (value: T) => T | undefined,
-  ): Promise<T | undefined> {
-    for (let tries = 0; tries < MAX_TRIES; tries++) {
-      const found = await call(() => this.store.read(id));
-      const value = found && read(found.value);
-      if (!found || value === undefined) return undefined;
-      const next = change(value);
-      if (next === undefined) return value;
-      const [text, options] = write(next);
-      if (await call(() => this.store.replace(id, found.version, text, options))) return next;
+  async decide(
+    record: KudosPaymentRecord,
+    order: Versioned<KudosOrder> | undefined,
+  ): Promise<{ order?: Versioned<KudosOrder> } | undefined> {
+    const payment = this.paymentChange(record, null);
+    if (record.outcome !== 'credited' || order?.value.status !== 'open') {
+      return (await this.write([payment])) ? {} : undefined;
     }
-    throw storeError('the record kept changing under every try; retry later');
+    const paid: KudosOrder = {
+      ...order.value,
+      status: 'paid',
+      payment: { txHash: record.txHash, received: record.received, payer: record.payer, paidAt: this.now() },
+    };
+    const saved = await this.write([this.orderChange(paid, order.version), payment]);
+    return saved ? { order: { value: paid, version: order.version + 1 } } : undefined;
   }
 
-  private changeOrder(reference: string, change: (order: KudosOrder) => KudosOrder | undefined) {
-    return this.change(orderId(reference), readOrder, (o) => [writeOrder(o), this.orderWrite(o)], change);
+  /** Moves an order paid by a payment to `fulfilled` (the app was told), at the version read. */
+  async fulfil(order: Versioned<KudosOrder>): Promise<void> {
+    await this.write([this.orderChange({ ...order.value, status: 'fulfilled' }, order.version)]);
   }
 
-  /** Changes a payment record by `change`, as orders are changed. */
-  changePayment(txHash: string, change: (record: KudosPaymentRecord) => KudosPaymentRecord | undefined) {
-    return this.change(
-      paymentId(txHash),
-      readPayment,
-      (r) => [writePayment(r), this.paymentWrite(r)],
-      change,
-    );
-  }
-
-  /** Moves an open order to `paid` by this payment; answers the order as it is after (paid by whom). */
-  credit(payment: KudosPaymentRecord, reference: string): Promise<KudosOrder | undefined> {
-    return this.changeOrder(reference, (order) =>
-      order.status !== 'open'
-        ? undefined
-        : {
-            ...order,
-            status: 'paid',
-            payment: {
-              txHash: payment.txHash,
-              received: payment.received,
-              payer: payment.payer,
-              paidAt: this.now(),
-            },
-          },
-    );
-  }
-
-  /** Moves an order paid by `txHash` to `fulfilled`: the app was told. */
-  fulfil(reference: string, txHash: string): Promise<KudosOrder | undefined> {
-    return this.changeOrder(reference, (order) =>
-      order.status === 'paid' && order.payment?.txHash === txHash
-        ? { ...order, status: 'fulfilled' }
-        : undefined,
-    );
-  }
-
-  async payment(txHash: string): Promise<{ record: KudosPaymentRecord; version: number } | undefined> {
-    const found = await call(() => this.store.read(paymentId(txHash)));
-    const record = found && readPayment(found.value);
-    return record && { record, version: found.version };
-  }
-
-  /** Saves a decision unless one was made first: answers the one that stands. */
-  async decide(record: KudosPaymentRecord): Promise<KudosPaymentRecord> {
-    const id = paymentId(record.txHash);
-    if (await call(() => this.store.insert(id, writePayment(record), this.paymentWrite(record))))
-      return record;
-    const first = await this.payment(record.txHash);
-    if (!first) throw storeError('the payment record could not be read back; retry later');
-    return first.record;
+  /**
+   * Changes a payment record by `change` (which answers the new one, or undefined to leave it), read
+   * and written again until no other writer came between; answers the record as it is after.
+   */
+  async changePayment(
+    txHash: string,
+    change: (record: KudosPaymentRecord) => KudosPaymentRecord | undefined,
+  ): Promise<KudosPaymentRecord | undefined> {
+    for (let tries = 0; tries < MAX_TRIES; tries++) {
+      const found = await this.payment(txHash);
+      if (!found) return undefined;
+      const next = change(found.value);
+      if (!next) return found.value;
+      if (await this.write([this.paymentChange(next, found.version)])) return next;
+    }
+    throw storeError('the payment record kept changing under every try; retry later');
   }
 
   /** The exceptions not acknowledged yet, oldest first. */

@@ -1,4 +1,4 @@
-import type { KudosOrderStore, KudosOrderStoreRecord, KudosOrderStoreWrite } from './order-store.js';
+import type { KudosOrderStore, KudosOrderStoreChange, KudosOrderStoreRecord } from './order-store.js';
 
 /** Options of {@link MemoryOrderStore}. */
 export interface MemoryOrderStoreOptions {
@@ -10,8 +10,8 @@ interface Entry extends KudosOrderStoreRecord {
   until: number;
 }
 
-/** Expired records are swept every this many inserts (reads drop the ones they meet). */
-const SWEEP_EVERY = 256;
+/** Expired records are swept at most this often (reads drop the ones they meet before). */
+const SWEEP_EVERY_MS = 60_000;
 
 /**
  * The default order store: in this process's memory, lost on a restart (a paid order's record
@@ -22,10 +22,11 @@ export class MemoryOrderStore implements KudosOrderStore {
   private readonly now: () => number;
   /** Listed IDs, in the order they were first listed (a Set keeps insertion order). */
   private readonly listedIds = new Set<string>();
-  private insertsSinceSweep = 0;
+  private sweptAt: number;
 
   constructor(options: MemoryOrderStoreOptions = {}) {
     this.now = options.now ?? Date.now;
+    this.sweptAt = this.now();
   }
 
   private live(id: string): Entry | undefined {
@@ -38,24 +39,17 @@ export class MemoryOrderStore implements KudosOrderStore {
     return entry;
   }
 
+  /** Drops what expired, once a minute at most: memory stays bounded by what a minute brings. */
   private sweep(): void {
-    if (++this.insertsSinceSweep < SWEEP_EVERY) return;
-    this.insertsSinceSweep = 0;
-    for (const id of [...this.entries.keys()]) this.live(id);
-  }
-
-  private save(id: string, value: string, version: number, write: KudosOrderStoreWrite): void {
-    const until = write.ttlMs === null ? Number.POSITIVE_INFINITY : this.now() + write.ttlMs;
-    this.entries.set(id, { value, version, until });
-    if (!write.listed) this.listedIds.delete(id);
-    else this.listedIds.add(id); // a listed one keeps its place
-  }
-
-  async insert(id: string, value: string, write: KudosOrderStoreWrite): Promise<boolean> {
-    this.sweep();
-    if (this.live(id)) return false;
-    this.save(id, value, 1, write);
-    return true;
+    const now = this.now();
+    if (now - this.sweptAt < SWEEP_EVERY_MS) return;
+    this.sweptAt = now;
+    for (const [id, entry] of this.entries) {
+      if (entry.until <= now) {
+        this.entries.delete(id); // deleting while iterating a Map is defined: the walk goes on
+        this.listedIds.delete(id);
+      }
+    }
   }
 
   async read(id: string): Promise<KudosOrderStoreRecord | undefined> {
@@ -63,16 +57,22 @@ export class MemoryOrderStore implements KudosOrderStore {
     return entry && { value: entry.value, version: entry.version };
   }
 
-  async replace(id: string, version: number, value: string, write: KudosOrderStoreWrite): Promise<boolean> {
-    const entry = this.live(id);
-    if (!entry || entry.version !== version) return false;
-    this.save(id, value, version + 1, write);
+  async write(changes: readonly KudosOrderStoreChange[]): Promise<boolean> {
+    this.sweep();
+    // All or none: every version is checked before anything changes (one thread: nothing comes between).
+    if (!changes.every((c) => (this.live(c.id)?.version ?? null) === c.version)) return false;
+    for (const { id, version, value, ttlMs, listed } of changes) {
+      const until = ttlMs === null ? Number.POSITIVE_INFINITY : this.now() + ttlMs;
+      this.entries.set(id, { value, version: (version ?? 0) + 1, until });
+      if (!listed) this.listedIds.delete(id);
+      else this.listedIds.add(id); // a listed one keeps its place
+    }
     return true;
   }
 
   async listed(limit: number): Promise<Array<{ id: string; value: string }>> {
     const listed: Array<{ id: string; value: string }> = [];
-    for (const id of [...this.listedIds.keys()]) {
+    for (const id of [...this.listedIds]) {
       if (listed.length >= limit) break;
       const entry = this.live(id);
       if (entry) listed.push({ id, value: entry.value });

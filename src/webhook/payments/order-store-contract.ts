@@ -18,14 +18,27 @@ export interface OrderStoreContractOptions {
 }
 
 const newId = () => `contract:${randomBytes(12).toString('hex')}`;
-const KEEP = { ttlMs: 60_000, listed: false };
-const LIST = { ttlMs: null, listed: true };
+const keep = (id: string, value: string, version: number | null = null) => ({
+  id,
+  version,
+  value,
+  ttlMs: 60_000,
+  listed: false,
+});
+const list = (id: string, value: string, version: number | null = null) => ({
+  id,
+  version,
+  value,
+  ttlMs: null,
+  listed: true,
+});
 
 /**
- * The cases every {@link KudosOrderStore} must pass: insert-if-absent, versions that only a reader
- * of the current one may replace (never two writers at once), TTLs, and the listed records in the
- * order they were first listed. `makeStore` answers a store (a fresh one, or one shared by the
- * cases: every case uses keys of its own; listing cases expect no other listed records).
+ * The cases every {@link KudosOrderStore} must pass: inserts that only the first writer makes,
+ * versions that only a reader of the current one may change (never two writers at once), several
+ * changes applied all or none, TTLs, and the listed records in the order they were first listed.
+ * `makeStore` answers a store (a fresh one, or one shared by the cases: every case uses IDs of its
+ * own; the listing case expects no other listed records).
  */
 export function orderStoreContract(
   makeStore: () => KudosOrderStore | Promise<KudosOrderStore>,
@@ -39,65 +52,85 @@ export function orderStoreContract(
       run: async () => {
         const store = await makeStore();
         const id = newId();
-        same(await store.insert(id, 'first', KEEP), true, 'first insert');
-        same(await store.insert(id, 'second', KEEP), false, 'second insert of the same id');
+        same(await store.write([keep(id, 'first')]), true, 'first insert');
+        same(await store.write([keep(id, 'second')]), false, 'second insert of the same id');
         same(await store.read(id), { value: 'first', version: 1 }, 'read after insert');
         same(await store.read(newId()), undefined, 'read of an id never written');
       },
     },
     {
-      name: 'replaces only at the version read, one version more each time',
+      name: 'changes only at the version read, one version more each time',
       run: async () => {
         const store = await makeStore();
         const id = newId();
-        await store.insert(id, 'v1', KEEP);
-        same(await store.replace(id, 1, 'v2', KEEP), true, 'replace at version 1');
-        same(await store.replace(id, 1, 'stale', KEEP), false, 'replace at a stale version');
-        same(await store.read(id), { value: 'v2', version: 2 }, 'read after replace');
-        same(await store.replace(newId(), 1, 'x', KEEP), false, 'replace of an id never written');
+        await store.write([keep(id, 'v1')]);
+        same(await store.write([keep(id, 'v2', 1)]), true, 'change at version 1');
+        same(await store.write([keep(id, 'stale', 1)]), false, 'change at a stale version');
+        same(await store.read(id), { value: 'v2', version: 2 }, 'read after the change');
+        same(await store.write([keep(newId(), 'x', 1)]), false, 'change of an id never written');
       },
     },
     {
-      name: 'of writers that read the same version, exactly one replaces',
+      name: 'of writers that read the same version, exactly one changes the record',
       run: async () => {
         const store = await makeStore();
         const id = newId();
-        await store.insert(id, 'open', KEEP);
+        await store.write([keep(id, 'open')]);
         const answers = await Promise.all(
-          Array.from({ length: 10 }, (_, i) => store.replace(id, 1, `writer ${i}`, KEEP)),
+          Array.from({ length: 10 }, (_, i) => store.write([keep(id, `writer ${i}`, 1)])),
         );
-        same(answers.filter(Boolean).length, 1, 'replaces that succeeded');
-        const winner = answers.indexOf(true);
-        same(await store.read(id), { value: `writer ${winner}`, version: 2 }, 'the winner is stored');
+        same(answers.filter(Boolean).length, 1, 'writes that succeeded');
+        same(await store.read(id), { value: `writer ${answers.indexOf(true)}`, version: 2 }, 'the winner');
+      },
+    },
+    {
+      name: 'applies several changes all or none',
+      run: async () => {
+        const store = await makeStore();
+        const [order, payment, other] = [newId(), newId(), newId()];
+        await store.write([keep(order, 'open'), keep(other, 'taken')]);
+        // The order at its version, and a new record: both.
+        same(await store.write([keep(order, 'paid', 1), keep(payment, 'credited')]), true, 'both');
+        same(await store.read(payment), { value: 'credited', version: 1 }, 'the new record');
+        // One of them stale (or already there): neither.
+        same(
+          await store.write([keep(order, 'again', 2), keep(other, 'new')]),
+          false,
+          'an insert of a taken id',
+        );
+        same(await store.write([keep(order, 'stale', 1), keep(newId(), 'new')]), false, 'a stale version');
+        same(await store.read(order), { value: 'paid', version: 2 }, 'the order, unchanged by either');
+        same(await store.read(other), { value: 'taken', version: 1 }, 'the other, unchanged');
       },
     },
     {
       name: 'a record is gone after its TTL, and may be inserted again; null keeps it',
       run: async () => {
         const store = await makeStore();
-        const id = newId();
-        const kept = newId();
-        await store.insert(id, 'short', { ttlMs: shortMs, listed: false });
-        await store.insert(kept, 'kept', { ttlMs: null, listed: false });
+        const [id, kept] = [newId(), newId()];
+        await store.write([
+          { ...keep(id, 'short'), ttlMs: shortMs },
+          { ...keep(kept, 'kept'), ttlMs: null },
+        ]);
         await pass(shortMs * 2);
         same(await store.read(id), undefined, 'read after the TTL');
-        same(await store.replace(id, 1, 'late', KEEP), false, 'replace after the TTL');
-        same(await store.insert(id, 'again', KEEP), true, 'insert after the TTL');
+        same(await store.write([keep(id, 'late', 1)]), false, 'change after the TTL');
+        same(await store.write([keep(id, 'again')]), true, 'insert after the TTL');
         same(await store.read(kept), { value: 'kept', version: 1 }, 'a record without a TTL');
       },
     },
     {
-      name: 'lists the listed records in the order first listed, until replaced unlisted',
+      name: 'lists the listed records in the order first listed, until changed unlisted',
       run: async () => {
         const store = await makeStore();
         const [a, b, c] = [newId(), newId(), newId()];
         for (const id of [a, b, c]) {
-          await store.insert(id, id, LIST);
+          await store.write([list(id, id)]);
           await pass(2); // distinct listing times for stores that order by time
         }
-        await store.insert(newId(), 'not listed', KEEP);
-        same(await store.replace(b, 1, 'b seen', { ttlMs: 60_000, listed: false }), true, 'unlist b');
-        same(await store.replace(a, 1, 'a again', LIST), true, 'replace a, still listed');
+        await store.write([keep(newId(), 'not listed')]);
+        same(await store.write([keep(b, 'b seen', 1)]), true, 'unlist b');
+        same(await store.write([list(a, 'a again', 1)]), true, 'change a, still listed');
         same(
           await store.listed(10),
           [
@@ -108,7 +141,7 @@ export function orderStoreContract(
         );
         same(await store.listed(1), [{ id: a, value: 'a again' }], 'listed with a limit of 1');
         same(await store.listed(0), [], 'listed with a limit of 0');
-        for (const id of [a, c]) await store.replace(id, (await store.read(id))?.version ?? 0, 'done', KEEP);
+        same(await store.write([keep(a, 'done', 2), keep(c, 'done', 1)]), true, 'unlist both');
         same(await store.listed(10), [], 'listed once all are unlisted');
       },
     },

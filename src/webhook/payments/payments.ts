@@ -17,7 +17,7 @@ import {
 import type { KudosRedriveResult } from '../recovery.js';
 import type { KudosNotification, KudosNotificationSource } from '../types.js';
 import { judge, namedOrder, type PaymentFacts } from './decide.js';
-import { Ledger } from './ledger.js';
+import { Ledger, MAX_TRIES, storeError, type Versioned } from './ledger.js';
 import { MemoryOrderStore } from './memory-order-store.js';
 import type { KudosOrderStore } from './order-store.js';
 import type { KudosOrder, KudosPaymentProblem, KudosPaymentRecord } from './records.js';
@@ -30,6 +30,9 @@ const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
 /** Most exceptions one `unprocessed()` lists. */
 const MAX_LISTED = 100_000;
 const HASH = /^[0-9A-Fa-f]{64}$/;
+/** How long `check()` waits for a delivery that holds the transaction to decide it, and how often it looks. */
+const CHECK_WAIT_MS = 5000;
+const CHECK_POLL_MS = 50;
 
 /** Options of {@link kudosPayments}. */
 export interface KudosPaymentsOptions {
@@ -283,52 +286,51 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     return { txHash: n.tx.txHash, received: n.received, memo: n.memo ?? remarks, state, payer };
   }
 
-  /** The decision on a transaction: the one made first, or made now from what it says. */
-  async function decisionOf(n: KudosNotification): Promise<KudosPaymentRecord> {
-    const first = await ledger.payment(n.tx.txHash);
-    if (first) return first.record;
+  /**
+   * The decision on a transaction: the one made first, or made now from what it says, saved (with
+   * the credit of its order, in one write) unless another writer came between: then made again.
+   */
+  async function decide(
+    n: KudosNotification,
+  ): Promise<{ record: KudosPaymentRecord; order?: Versioned<KudosOrder> }> {
     const facts = await factsOf(n);
-    const named = namedOrder(facts);
-    const order = 'problem' in named ? undefined : (await ledger.order(named.reference))?.order;
-    return ledger.decide({
-      txHash: facts.txHash,
-      outcome: 'problem' in named ? named.problem : judge(order, facts, now()),
-      reference: named.reference,
-      received: facts.received,
-      payer: facts.payer,
-      source: n.source,
-      decidedAt: now(),
-      told: false,
-      acknowledged: false,
-    });
+    for (let tries = 0; tries < MAX_TRIES; tries++) {
+      const named = namedOrder(facts);
+      const order = 'problem' in named ? undefined : await ledger.order(named.reference);
+      const record: KudosPaymentRecord = {
+        txHash: facts.txHash,
+        outcome: 'problem' in named ? named.problem : judge(order?.value, facts, now()),
+        reference: named.reference,
+        received: facts.received,
+        payer: facts.payer,
+        source: n.source,
+        decidedAt: now(),
+        told: false,
+        acknowledged: false,
+      };
+      const saved = await ledger.decide(record, order);
+      if (saved) return { record, ...saved };
+      // Decided first (a replay: its decision stands), or the order changed since it was read.
+      const first = await ledger.payment(facts.txHash);
+      if (first) return { record: first.value };
+    }
+    throw storeError('the order kept changing under every try; retry later');
   }
 
   /** Credits what pays an order and tells the app; surfaces what does not. Idempotent: a replay changes nothing. */
   async function settle(n: KudosNotification): Promise<void> {
     // Nothing reached the shop: pending, failed, another denomination, or paid to someone else.
     if (!n.paid) return;
-    let record = await decisionOf(n);
-    if (record.outcome === 'credited' && record.reference !== null) {
-      const order = await ledger.credit(record, record.reference);
-      if (order?.payment?.txHash === record.txHash) {
-        if (order.status === 'paid') {
-          await options.onPaid({
-            order,
-            txHash: record.txHash,
-            received: record.received,
-            payer: record.payer,
-            source: record.source,
-          });
-          await ledger.fulfil(order.reference, record.txHash);
-        }
-        return;
-      }
-      // Another transaction paid the order between the decision and now, or the order is gone.
-      const outcome: KudosPaymentProblem = order ? 'already_paid' : 'unknown_order';
-      record = (await ledger.changePayment(record.txHash, (r) => ({ ...r, outcome }))) ?? {
-        ...record,
-        outcome,
-      };
+    const { record, order: credited } = await decide(n);
+    if (record.outcome === 'credited') {
+      const order =
+        credited ?? (record.reference === null ? undefined : await ledger.order(record.reference));
+      // Told once: an order the app was told of (fulfilled) is not told again on a replay.
+      if (order?.value.status !== 'paid' || order.value.payment?.txHash !== record.txHash) return;
+      const { txHash, received, payer, source } = record;
+      await options.onPaid({ order: order.value, txHash, received, payer, source });
+      await ledger.fulfil(order);
+      return;
     }
     if (record.told) return;
     await options.onException?.(exceptionOf(record));
@@ -400,19 +402,19 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     const { reference, txHash, user } = args ?? {};
     if (!isReference(reference)) return { status: 'unknown_order' };
     const before = await ledger.order(reference);
-    const othersOrder = user !== undefined && before?.order.user != null && before.order.user !== user;
+    const othersOrder = user !== undefined && before?.value.user != null && before.value.user !== user;
     if (!before || othersOrder) return { status: 'unknown_order' };
     if (typeof txHash !== 'string' || !HASH.test(txHash))
-      return { status: 'not_this_order', order: before.order };
+      return { status: 'not_this_order', order: before.value };
     const hash = txHash.toUpperCase();
     const answer = async (): Promise<KudosPaymentCheck | undefined> => {
       const found = await ledger.order(reference);
       if (!found) return { status: 'unknown_order' };
-      const { order } = found;
+      const order = found.value;
       if (order.payment?.txHash === hash) return { status: 'paid', order };
       const decided = await ledger.payment(hash);
       if (decided) {
-        const { record } = decided;
+        const record = decided.value;
         const mine = record.reference === reference && record.outcome !== 'credited';
         return {
           status: 'not_this_order',
@@ -424,12 +426,21 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
       if (order.status !== 'open') return { status: 'not_this_order', reason: 'already_paid', order };
       return undefined;
     };
-    const known = await answer();
-    if (known) return known;
+    const first = await answer();
+    if (first) return first;
     // Nothing brought this transaction yet (a late notification): fetch it from the service and
     // decide it as any path would. A failure leaves it pending.
-    await webhook.reconcile({ baseURL, txHash: hash, timeoutMs }).catch(() => undefined);
-    return (await answer()) ?? { status: 'pending', order: before.order };
+    const looked = await webhook.reconcile({ baseURL, txHash: hash, timeoutMs }).catch(() => undefined);
+    // A delivery of the same transaction holds it right now (the notification and the payer's
+    // return arrive together): wait for its decision a little, rather than answer "pending".
+    const held = (looked?.failed ?? 0) > 0;
+    const deadline = Date.now() + CHECK_WAIT_MS;
+    let known = await answer();
+    while (!known && held && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, CHECK_POLL_MS));
+      known = await answer();
+    }
+    return known ?? { status: 'pending', order: before.value };
   }
 
   async function unprocessed(): Promise<KudosPaymentsUnprocessed[]> {
@@ -455,7 +466,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
 
   return {
     createOrder,
-    order: async (reference) => (isReference(reference) ? (await ledger.order(reference))?.order : undefined),
+    order: async (reference) => (isReference(reference) ? (await ledger.order(reference))?.value : undefined),
     webhook,
     check,
     unprocessed,

@@ -67,14 +67,17 @@ export function storeSuite(library: RedisLibrary, where: string, place: () => Re
           new RedisOrderStore(one.client as never, { prefix: p }),
           new RedisOrderStore(two.client as never, { prefix: p }),
         ];
-        await a.insert('order:x', 'open', { ttlMs: 60_000, listed: false });
+        const change = (value: string, version: number | null) => ({
+          id: 'order:x',
+          version,
+          value,
+          ttlMs: 60_000,
+          listed: false,
+        });
+        await a.write([change('open', null)]);
         const answers = await Promise.all([
-          ...Array.from({ length: 5 }, () =>
-            a.replace('order:x', 1, 'paid by a', { ttlMs: 60_000, listed: false }),
-          ),
-          ...Array.from({ length: 5 }, () =>
-            b.replace('order:x', 1, 'paid by b', { ttlMs: 60_000, listed: false }),
-          ),
+          ...Array.from({ length: 5 }, () => a.write([change('paid by a', 1)])),
+          ...Array.from({ length: 5 }, () => b.write([change('paid by b', 1)])),
         ]);
         expect(answers.filter(Boolean)).toHaveLength(1);
         expect((await b.read('order:x'))?.version).toBe(2);

@@ -1,0 +1,94 @@
+// Payments apps: kudosWebhook() with cosmosConfirmer and a no-op handler (the baseline), or
+// kudosPayments() crediting one order per notification (the decision, the order's compare-and-set,
+// onPaid), on the same dedupe store (memory, or SQLite in STORE_DIR) and the same chain: a chain
+// REST answer served by this process, which pays the shop and names notification i's order in its memo.
+import http from 'node:http';
+import express from 'express';
+import { cosmosConfirmer, kudosPayments, kudosWebhook } from 'passport-kudos/webhook';
+
+const SECRET = 'bench-payments-secret-0123456789';
+const SHOP = 'cosmos1shopbenchwallet0000000000000000000000';
+const PAYER = 'cosmos1payerbenchwallet000000000000000000000';
+const ORDERS = Number(process.env.ORDERS ?? 1000);
+
+/** Order i's reference, filled once kudosPayments made the orders (the baseline names none). */
+const references = [];
+const chain = http.createServer((req, res) => {
+  const hash = (req.url ?? '').split('/').at(-1) ?? '';
+  const memo = `order ${references[Number.parseInt(hash, 16) - 1] ?? ''}`;
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(
+    JSON.stringify({
+      tx: {
+        body: {
+          memo,
+          messages: [
+            {
+              '@type': '/cosmos.bank.v1beta1.MsgSend',
+              from_address: PAYER,
+              to_address: SHOP,
+              amount: [{ denom: 'nanokudos', amount: '1000000000' }],
+            },
+          ],
+        },
+      },
+      tx_response: { code: 0, height: '42', txhash: hash },
+    }),
+  );
+});
+chain.keepAliveTimeout = 60_000;
+await new Promise((resolve) => chain.listen(0, '127.0.0.1', resolve));
+const baseURL = `http://127.0.0.1:${chain.address().port}`;
+
+let store;
+let orders;
+let close = async () => undefined;
+if (process.env.STORE === 'sqlite') {
+  const { SqliteDedupeStore } = await import('passport-kudos/sqlite');
+  const path = `${process.env.STORE_DIR}/bench-payments-${process.pid}.db`;
+  store = new SqliteDedupeStore({ path }); // synchronous full, the default
+  orders = store.orderStore(); // the same file
+  close = async () => {
+    store.close();
+    orders.close();
+  };
+}
+
+let handled = 0;
+let receiver;
+if (process.env.MODE === 'payments') {
+  const payments = kudosPayments({
+    secret: SECRET,
+    authURL: baseURL,
+    baseURL,
+    receiver: SHOP,
+    to: 'shop',
+    agent: 'shop-agent',
+    store,
+    orders,
+    onPaid: () => void handled++,
+  });
+  for (let i = 0; i < ORDERS; i++)
+    references.push((await payments.createOrder({ amount: '1' })).order.reference);
+  receiver = payments.webhook;
+} else {
+  receiver = kudosWebhook({
+    secret: SECRET,
+    confirm: cosmosConfirmer({ baseURL, receiver: SHOP }),
+    store,
+    onNotification: (n) => {
+      if (n.paid) handled++;
+    },
+  });
+}
+
+const app = express();
+app.post('/hook', receiver);
+const server = app.listen(0, '127.0.0.1', () => console.log(`ready ${server.address().port}`));
+server.keepAliveTimeout = 60_000;
+process.on('SIGTERM', () =>
+  close().finally(() => {
+    if (handled === 0) console.error('payments bench: nothing was credited');
+    process.exit(0);
+  }),
+);

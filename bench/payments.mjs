@@ -1,0 +1,49 @@
+// 12. Payments API: kudosPayments() (orders: the decision, the order's compare-and-set, onPaid)
+// against kudosWebhook() with cosmosConfirmer alone, on the same store and the same chain answer.
+import { measureReceiver, measureVariants } from './lib/variants.mjs';
+
+const SECRET = 'bench-payments-secret-0123456789';
+const SHOP = 'cosmos1shopbenchwallet0000000000000000000000';
+const PAYER = 'cosmos1payerbenchwallet000000000000000000000';
+
+/** Notification i: a distinct hash (i + 1, zero-padded), one token to the shop from the payer. */
+function body(i) {
+  return JSON.stringify({
+    tx: {
+      txHash: (i + 1).toString(16).toUpperCase().padStart(64, '0'),
+      status: 'success',
+      from: PAYER,
+      fromId: 'payer',
+      to: SHOP,
+      toId: 'shop',
+      remarks: 'order',
+      type: 'cosmosTransfer',
+      amount: { amount: '1000000000', denom: 'nanokudos' },
+    },
+    metadata: { kudosPay: { agentId: 'shop-agent', amounts: ['1'], toIds: ['shop'] } },
+  });
+}
+
+/** @param {{ runs: number, amount: number, warmup: number }} options */
+export async function benchPayments({ runs, amount, warmup }) {
+  const variants = [
+    { name: 'kudosWebhook + cosmosConfirmer, in-memory store (baseline)', mode: 'webhook', store: 'memory' },
+    { name: 'kudosPayments, in-memory stores', mode: 'payments', store: 'memory' },
+    { name: 'kudosWebhook + cosmosConfirmer, SQLite store (baseline)', mode: 'webhook', store: 'sqlite' },
+    {
+      name: 'kudosPayments, SQLite stores (one file: store.orderStore())',
+      mode: 'payments',
+      store: 'sqlite',
+    },
+  ];
+  return measureVariants(variants, runs, (v, storeDir) =>
+    measureReceiver({
+      app: 'payments',
+      env: { MODE: v.mode, STORE: v.store, STORE_DIR: storeDir, ORDERS: String(amount + warmup) },
+      path: `/hook?token=${SECRET}`,
+      body,
+      amount,
+      warmup,
+    }),
+  );
+}

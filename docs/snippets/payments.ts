@@ -1,0 +1,73 @@
+// A shop that sells through the Kudos payment widget. kudosPayments() makes each order's widget link,
+// receives the notifications, and calls onPaid once an order is paid: in full, to your own wallet, by
+// a transaction that names that order. Whatever path brings the payment, it is decided the same way.
+import express from 'express';
+import { SqliteDedupeStore } from 'passport-kudos/sqlite';
+import { kudosPayments } from 'passport-kudos/webhook';
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`set ${name}`);
+  return value;
+}
+const shopURL = process.env.SHOP_URL ?? 'http://localhost:3001';
+// Durable: notifications, orders and decisions survive a restart, in one SQLite file (several
+// instances: RedisDedupeStore and RedisOrderStore).
+const store = new SqliteDedupeStore({ path: process.env.KUDOS_PAYMENTS_DB ?? 'kudos-payments.db' });
+
+const payments = kudosPayments({
+  secret: required('KUDOS_WEBHOOK_SECRET'), // in the webhook URL (?token=...) or as the Basic password
+  authURL: process.env.KUDOS_AUTH_URL ?? 'http://localhost:4000',
+  baseURL: process.env.KUDOS_BASE_URL ?? 'http://localhost:4000/api',
+  receiver: required('KUDOS_SHOP_WALLET'), // your wallet (cosmos1...): only what reaches it counts
+  to: process.env.KUDOS_SHOP_USER ?? 'bobby', // your Kudos user, whose wallet that is (the link's `to`)
+  agent: process.env.KUDOS_AGENT ?? 'shop-agent', // your agent, with the webhook (the link's `via`)
+  store,
+  orders: store.orderStore(), // the orders, in the same file
+  onPaid: async ({ order, txHash, received }) => {
+    // Once per order (called again only if this throws). Ship it.
+    console.log(`order paid: ${order.data.item} ${order.reference} ${txHash} ${received}`);
+  },
+  onException: async ({ reason, txHash, received }) => {
+    // Money that reached you and pays no order (underpaid, paid twice, expired...): refund it or
+    // look at it; listed by payments.unprocessed() until payments.acknowledge(txHash).
+    console.log(`payment to look at: ${reason} ${txHash} ${received}`);
+  },
+  onError: (error) => console.warn(`webhook refused: ${error.code}`), // never given the secret
+});
+
+const app = express();
+app.post('/webhooks/kudos', payments.webhook);
+
+// A new order and the widget link that pays it (in your app: an order of the signed-in user, with
+// `user: <their Kudos ID>` so that only they can pay it).
+app.post('/orders', async (_req, res) => {
+  const { order, url } = await payments.createOrder({
+    amount: '2', // whole tokens, as the widget takes them
+    redirectURI: `${shopURL}/paid`, // on your agent's payment redirect whitelist
+    data: { item: 'mug' },
+  });
+  res.json({ reference: order.reference, widget: url });
+});
+
+// The widget's return page. Anyone can type its URL with any hash: the answer is only ever about the
+// order it names, and a hash that pays another order credits that one, never this.
+const ANSWERS = {
+  paid: 'paid, thank you',
+  pending: 'not confirmed yet',
+  not_this_order: 'this payment is not for this order',
+  unknown_order: 'no such order',
+};
+app.get('/paid', async (req, res) => {
+  const { state, tx_hash: txHash } = req.query;
+  const { status } = await payments.check({ reference: String(state), txHash: String(txHash) });
+  res.status(status === 'unknown_order' ? 404 : 200).send(ANSWERS[status]);
+});
+
+app.listen(Number(process.env.PORT ?? 3001));
+
+// What could not be processed (a failure after the service stopped retrying, a crash) is kept: run it
+// again every five minutes.
+setInterval(() => {
+  payments.redrive().catch((error: unknown) => console.warn('redrive failed', error));
+}, 5 * 60_000).unref();
