@@ -3,12 +3,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { freePort } from '../helpers/free-port.js';
 import { payLink } from '../helpers/pay-link.js';
+import { describeSqlite } from '../helpers/sqlite.js';
 
 // The README's payment snippet (docs/snippets/payments.ts) and the low-level one of docs/payments.md
 // (docs/snippets/webhook.ts), compiled and run as they are against the emulator, with its real
@@ -74,7 +75,7 @@ async function signedIn(browser: Browser, kudos: KudosEmulator, user = 'alice'):
   return context;
 }
 
-describe("the README's payment snippet (kudosPayments), run against the emulator", () => {
+describeSqlite("the README's payment snippet (kudosPayments), run against the emulator", () => {
   let kudos: KudosEmulator;
   let shop: Awaited<ReturnType<typeof run>>;
   let dir: string;
@@ -136,7 +137,7 @@ describe("the README's payment snippet (kudosPayments), run against the emulator
     } finally {
       await context.close();
     }
-  });
+  }, 60_000);
 
   it('an edited link that pays the payer’s own account through the shop’s agent credits nothing', async () => {
     const { reference, widget } = await order();
@@ -199,15 +200,16 @@ describe("the README's payment snippet (kudosPayments), run against the emulator
       const closed = popup.waitForEvent('close');
       await popup.getByRole('button', { name: 'Confirm' }).click();
       await closed;
-      await expect.poll(() => page.textContent('#pay-result')).toBe('paid, thank you');
+      // The page's fetch waits for the notification that holds the transaction (check() waits up to 5 s).
+      await expect.poll(() => page.textContent('#pay-result'), { timeout: 15_000 }).toBe('paid, thank you');
       expect(shop.output).toContain(`order paid: mug ${reference}`);
     } finally {
       await context.close();
     }
-  });
+  }, 60_000);
 });
 
-describe('the low-level snippet of docs/payments.md (kudosWebhook), run against the emulator', () => {
+describeSqlite('the low-level snippet of docs/payments.md (kudosWebhook), run against the emulator', () => {
   let kudos: KudosEmulator;
   let shop: Awaited<ReturnType<typeof run>>;
   let dir: string;

@@ -2,11 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { SqliteDedupeStore } from '../../src/sqlite/index.js';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { type KudosKeptNotification, kudosWebhook } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
+import { describeSqlite } from '../helpers/sqlite.js';
 
 // The shop's receiver in its own process, killed with SIGKILL and started again on the same store,
 // with the emulator's real sender: what the default memory store loses, SqliteDedupeStore keeps.
@@ -20,7 +21,7 @@ interface ShopProcess {
   output: () => string;
 }
 
-describe('SqliteDedupeStore survives a SIGKILL of the app (real process, emulator sender)', () => {
+describeSqlite('SqliteDedupeStore survives a SIGKILL of the app (real process, emulator sender)', () => {
   let dir: string;
   let kudos: KudosEmulator;
   let shop: ShopProcess | undefined;
@@ -151,7 +152,7 @@ describe('SqliteDedupeStore survives a SIGKILL of the app (real process, emulato
   });
 });
 
-describe('SqliteDedupeStore', () => {
+describeSqlite('SqliteDedupeStore', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'kudos-sqlite-'));

@@ -15,6 +15,7 @@ import {
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../helpers/listen.js';
 import { payLink } from '../helpers/pay-link.js';
+import { describeSqlite } from '../helpers/sqlite.js';
 
 // kudosPayments() against the emulator's real sender, tried as an attacker would: every path that
 // brings a payment (notification, redelivery, redrive, reconcile, the return page) credits the one
@@ -460,7 +461,7 @@ describe('kudosPayments(): orders paid through the widget, credited by every pat
   });
 });
 
-describe('kudosPayments() on SQLite: a crash between the payment and onPaid loses nothing', () => {
+describeSqlite('kudosPayments() on SQLite: a crash between the payment and onPaid loses nothing', () => {
   let kudos: KudosEmulator;
   let dir: string;
   beforeAll(async () => {

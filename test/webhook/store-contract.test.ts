@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteDedupeStore, SqliteOrderStore } from '../../src/sqlite/index.js';
 import { dedupeStoreContract, orderStoreContract } from '../../src/testing/index.js';
 import { type KudosOrderStoreChange, MemoryDedupeStore, MemoryOrderStore } from '../../src/webhook/index.js';
+import { describeSqlite } from '../helpers/sqlite.js';
 
 /** A clock of the test's: the stores read it, the contract moves it on instead of waiting. */
 function testClock() {
@@ -32,7 +33,7 @@ describe('the dedupe store contract: MemoryDedupeStore', () => {
   }
 });
 
-describe('the dedupe store contract: SqliteDedupeStore (a real file, node:sqlite)', () => {
+describeSqlite('the dedupe store contract: SqliteDedupeStore (a real file, node:sqlite)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kudos-sqlite-contract-'));
   const stores: SqliteDedupeStore[] = [];
   const clock = testClock();
@@ -120,7 +121,7 @@ describe('the order store contract: MemoryOrderStore', () => {
   }
 });
 
-describe('the order store contract: SqliteOrderStore (a real file, node:sqlite)', () => {
+describeSqlite('the order store contract: SqliteOrderStore (a real file, node:sqlite)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kudos-sqlite-orders-'));
   const stores: SqliteOrderStore[] = [];
   const clock = testClock();

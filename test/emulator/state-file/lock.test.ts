@@ -41,7 +41,8 @@ describe('the state-file lock holds', () => {
     writeFileSync(`${file}.lock`, '1'); // left by the previous PID 1, killed with the container
     const run = startCli(
       ['--port', '0', '--quiet', '--state', file],
-      ['unshare', '--pid', '--fork', '--mount-proc'],
+      // --kill-child: when unshare ends (the test kills it), the emulator inside, its PID 1, ends too.
+      ['unshare', '--pid', '--fork', '--kill-child', '--mount-proc'],
     );
     running.push(run.child);
     const output = await run.output;
