@@ -1,5 +1,6 @@
 // 12. Payments API: kudosPayments() (orders: the decision, the order's compare-and-set, onPaid)
 // against kudosWebhook() with cosmosConfirmer alone, on the same store and the same chain answer.
+import { runnable } from './lib/sqlite.mjs';
 import { measureReceiver, measureVariants } from './lib/variants.mjs';
 
 const SECRET = 'bench-payments-secret-0123456789';
@@ -29,14 +30,20 @@ export async function benchPayments({ runs, amount, warmup }) {
   const variants = [
     { name: 'kudosWebhook + cosmosConfirmer, in-memory store (baseline)', mode: 'webhook', store: 'memory' },
     { name: 'kudosPayments, in-memory stores', mode: 'payments', store: 'memory' },
-    { name: 'kudosWebhook + cosmosConfirmer, SQLite store (baseline)', mode: 'webhook', store: 'sqlite' },
+    {
+      name: 'kudosWebhook + cosmosConfirmer, SQLite store (baseline)',
+      mode: 'webhook',
+      store: 'sqlite',
+      sqlite: true,
+    },
     {
       name: 'kudosPayments, SQLite stores (one file: store.orderStore())',
       mode: 'payments',
       store: 'sqlite',
+      sqlite: true,
     },
   ];
-  return measureVariants(variants, runs, (v, storeDir) =>
+  return measureVariants(runnable(variants), runs, (v, storeDir) =>
     measureReceiver({
       app: 'payments',
       env: { MODE: v.mode, STORE: v.store, STORE_DIR: storeDir, ORDERS: String(amount + warmup) },

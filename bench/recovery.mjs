@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { SqliteDedupeStore } from 'passport-kudos/sqlite';
 import { kudosWebhook, MemoryDedupeStore } from 'passport-kudos/webhook';
+import { HAS_SQLITE } from './lib/sqlite.mjs';
 import { summarize } from './lib/stats.mjs';
 
 const sample = JSON.parse(
@@ -46,6 +47,7 @@ export async function benchRecovery({ runs, kept }) {
     kept,
     make: () => new MemoryDedupeStore({ maxEntries: kept * 2 }),
   });
+  if (!HAS_SQLITE) return memory;
   const dir = mkdtempSync(join(tmpdir(), 'kudos-bench-recovery-'));
   try {
     let n = 0;

@@ -115,9 +115,11 @@ export function withGoals(results) {
         results.payments.find((p) => p.store === store && p.mode === mode),
       );
       if (!base || !payments) continue;
-      const r = ratio(payments.rps.median, base.rps.median);
+      // Each run measures the pair back to back: the median of the runs' own ratios, as for the
+      // login goal (this machine's speed drifts more between runs than the difference measured).
+      const r = pairedRatio(payments.rps.runs, base.rps.runs);
       goals.push({
-        goal: `kudosPayments ≥ 0.9x kudosWebhook + cosmosConfirmer alone, ${store === 'memory' ? 'in-memory' : 'SQLite'} stores (notifications/s)`,
+        goal: `kudosPayments ≥ 0.9x kudosWebhook + cosmosConfirmer alone, ${store === 'memory' ? 'in-memory' : 'SQLite'} stores (notifications/s, median of the runs’ ratios)`,
         value: `${r}x`,
         met: r >= 0.9,
       });
@@ -331,11 +333,11 @@ export function markdown(results) {
       '',
       'Distinct notifications, each paying one open order in full (its reference in the memo of the chain answer, which the app serves itself, so both variants wait alike on one local lookup): `kudosPayments()` (confirmation, the decision, the order moved to paid by compare-and-set, `onPaid`, the order fulfilled) against `kudosWebhook()` with `cosmosConfirmer` and a no-op handler, on the same dedupe store. Each pair measured back to back in the same run.',
       '',
-      '| receiver | notifications/s | ratio to its baseline | p99 ms |',
+      '| receiver | notifications/s | ratio to its baseline (median of the runs’ ratios) | p99 ms |',
       '|---|---|---|---|',
       ...results.payments.map((p) => {
-        const base = results.payments.find((b) => b.store === p.store && b.mode === 'webhook');
-        return `| ${p.name} | ${cell(p.rps)} | ${ratio(p.rps.median, base?.rps.median ?? p.rps.median)}x | ${cell(p.p99)} |`;
+        const base = results.payments.find((b) => b.store === p.store && b.mode === 'webhook') ?? p;
+        return `| ${p.name} | ${cell(p.rps)} | ${pairedRatio(p.rps.runs, base.rps.runs)}x | ${cell(p.p99)} |`;
       }),
     );
   }

@@ -1,5 +1,6 @@
 // 3. Webhook receiver: notifications/s and p99 through kudosWebhook against a bare express.json() route.
 import { readFileSync } from 'node:fs';
+import { runnable } from './lib/sqlite.mjs';
 import { measureReceiver, measureVariants } from './lib/variants.mjs';
 
 const sample = JSON.parse(
@@ -22,11 +23,15 @@ export async function benchWebhook({ runs, amount, warmup, redisURL }) {
   const variants = [
     { name: 'express.json() route, answers 200 (baseline)', mode: 'bare' },
     { name: 'kudosWebhook, in-memory dedupe', mode: 'kudos' },
-    { name: 'kudosWebhook, SQLite dedupe (synchronous full, the default)', mode: 'kudos-sqlite' },
-    { name: 'kudosWebhook, SQLite dedupe (synchronous normal)', mode: 'kudos-sqlite-normal' },
+    {
+      name: 'kudosWebhook, SQLite dedupe (synchronous full, the default)',
+      mode: 'kudos-sqlite',
+      sqlite: true,
+    },
+    { name: 'kudosWebhook, SQLite dedupe (synchronous normal)', mode: 'kudos-sqlite-normal', sqlite: true },
   ];
   if (redisURL) variants.push({ name: 'kudosWebhook, Redis dedupe', mode: 'kudos-redis' });
-  const measured = await measureVariants(variants, runs, (v, storeDir) =>
+  const measured = await measureVariants(runnable(variants), runs, (v, storeDir) =>
     measureReceiver({
       app: 'webhook',
       env: { MODE: v.mode, REDIS_URL: redisURL ?? '', STORE_DIR: storeDir },

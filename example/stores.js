@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemoryRefreshLock, MemoryTokenStore } from 'passport-kudos';
-import { SqliteDedupeStore } from 'passport-kudos/sqlite';
+import { SqliteDedupeStore, sqliteAvailable } from 'passport-kudos/sqlite';
 import { MemoryDedupeStore, MemoryOrderStore } from 'passport-kudos/webhook';
 import { BoundedMemoryStore } from './session-store.js';
 
@@ -40,15 +40,6 @@ function memoryPayments() {
   };
 }
 
-/** Whether this Node has `node:sqlite` (22.13 and later), which the SQLite stores need. */
-function hasSqlite() {
-  try {
-    return Boolean(process.getBuiltinModule?.('node:sqlite')?.DatabaseSync);
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The stores of one process: the payments' (notifications and orders) in one SQLite file under
  * `dataDir`, the rest in memory. On a Node without `node:sqlite`, the payments' in memory too,
@@ -64,7 +55,7 @@ export function localStores(dataDir, log = () => undefined) {
     lock: new MemoryRefreshLock(),
     payments: memoryPayments(),
   };
-  if (!hasSqlite()) {
+  if (!sqliteAvailable()) {
     log(
       `Node ${process.version} has no node:sqlite (22.13 and later have it): payments are kept in memory, and what was not processed is lost on a restart`,
     );

@@ -21,18 +21,30 @@ export interface SqliteStoreOptions {
 export const SWEEP_EVERY = 256;
 export const SWEEP_BATCH = 512;
 
+/** `node:sqlite`, or undefined on a Node without it. */
+function loadSqlite(): typeof import('node:sqlite') | undefined {
+  try {
+    return process.getBuiltinModule('node:sqlite');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether this Node has `node:sqlite` (22.13 and later), which the SQLite stores need: an app that
+ * also runs on an older Node picks another store (and says so) instead of failing at start.
+ */
+export function sqliteAvailable(): boolean {
+  return typeof loadSqlite()?.DatabaseSync === 'function';
+}
+
 /**
  * Opens a database file with `node:sqlite`, loaded on first use (Node 22.13+ has it without a
  * flag): on an older Node, a `TypeError` that names the store and the Node version, not a crash at
  * import time of the package.
  */
 function openDatabase(path: string, who: string): DatabaseSync {
-  let sqlite: typeof import('node:sqlite') | undefined;
-  try {
-    sqlite = process.getBuiltinModule('node:sqlite');
-  } catch {
-    sqlite = undefined;
-  }
+  const sqlite = loadSqlite();
   if (!sqlite?.DatabaseSync) {
     throw new TypeError(
       `${who} needs node:sqlite, built into Node.js 22.13 and later (this is ${process.version})`,

@@ -13,6 +13,6 @@
  *
  * @packageDocumentation
  */
-export type { SqliteStoreOptions } from './database.js';
+export { type SqliteStoreOptions, sqliteAvailable } from './database.js';
 export { SqliteDedupeStore, type SqliteDedupeStoreOptions } from './dedupe-store.js';
 export { SqliteOrderStore, type SqliteOrderStoreOptions } from './order-store.js';

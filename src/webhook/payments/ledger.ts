@@ -12,6 +12,9 @@ import {
 /** How often a compare-and-set is tried again after another writer changed the record first. */
 export const MAX_TRIES = 8;
 
+/** How long the orders told are gathered before they are marked `fulfilled` in one write. */
+const FULFIL_BATCH_MS = 50;
+
 const orderId = (reference: string) => `order:${reference}`;
 const paymentId = (txHash: string) => `payment:${txHash}`;
 
@@ -124,9 +127,35 @@ export class Ledger {
     return saved ? { order: { value: paid, version: order.version + 1 } } : undefined;
   }
 
-  /** Moves an order paid by a payment to `fulfilled` (the app was told), at the version read. */
-  async fulfil(order: Versioned<KudosOrder>): Promise<void> {
-    await this.write([this.orderChange({ ...order.value, status: 'fulfilled' }, order.version)]);
+  /**
+   * Moves an order paid by a payment to `fulfilled` (the app was told), at the version read, soon:
+   * the orders told within {@link FULFIL_BATCH_MS} are written together, one commit for all (under
+   * load, one per payment would double what the store writes). Until then a replay of the same
+   * payment would tell the app again, as it would after a crash between `onPaid` and this write:
+   * at least once, which the app's `onPaid` is written for.
+   */
+  fulfil(order: Versioned<KudosOrder>): void {
+    this.toFulfil.push(this.orderChange({ ...order.value, status: 'fulfilled' }, order.version));
+    this.fulfilTimer ??= setTimeout(() => void this.flushFulfilled(), FULFIL_BATCH_MS);
+    this.fulfilTimer.unref();
+  }
+
+  private toFulfil: KudosOrderStoreChange[] = [];
+  private fulfilTimer: NodeJS.Timeout | undefined;
+
+  /** Writes the orders told since the last flush: together, or each alone when one changed meanwhile. */
+  async flushFulfilled(): Promise<void> {
+    clearTimeout(this.fulfilTimer);
+    this.fulfilTimer = undefined;
+    const changes = this.toFulfil;
+    this.toFulfil = [];
+    if (changes.length === 0) return;
+    const together = await this.write(changes).catch(() => false);
+    // A failed or refused batch: each on its own; an order that moved on is left as it is, and one
+    // the store could not take stays `paid` (the app may be told again: at least once).
+    if (!together && changes.length > 1) {
+      await Promise.all(changes.map((change) => this.write([change]).catch(() => false)));
+    }
   }
 
   /**

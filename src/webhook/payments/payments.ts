@@ -329,7 +329,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
       if (order?.value.status !== 'paid' || order.value.payment?.txHash !== record.txHash) return;
       const { txHash, received, payer, source } = record;
       await options.onPaid({ order: order.value, txHash, received, payer, source });
-      await ledger.fulfil(order);
+      ledger.fulfil(order);
       return;
     }
     if (record.told) return;
@@ -466,7 +466,11 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
 
   return {
     createOrder,
-    order: async (reference) => (isReference(reference) ? (await ledger.order(reference))?.value : undefined),
+    order: async (reference) => {
+      if (!isReference(reference)) return undefined;
+      await ledger.flushFulfilled(); // what this process told the app, read back as fulfilled
+      return (await ledger.order(reference))?.value;
+    },
     webhook,
     check,
     unprocessed,
