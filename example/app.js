@@ -109,6 +109,8 @@ export function createExampleApp({
 
   /** The shop's own Kudos accounts: only they see every payment and what waits to be processed. */
   const shopAccounts = new Set([config.tipReceiver, config.agentID]);
+  /** Whether the signed-in user is the shop: only the shop sees every payment and may run Retry. */
+  const isShop = (req) => Boolean(req.user) && shopAccounts.has(req.user.id);
 
   /** @param {bigint} value */
   const kudosAmount = (value) => {
@@ -228,18 +230,21 @@ export function createExampleApp({
     // this page's origin (the redirect_uri only names it).
     const origin = `${req.protocol}://${req.get('host')}`;
     const tip = { amount: TIP.tokens, user: req.user.id, memo: 'Tip from the Kudos example shop' };
-    const [link, popup] = await Promise.all([
-      payments.createOrder({ ...tip, redirectURI: `${origin}/tip/done` }),
-      payments.createOrder({ ...tip, redirectURI: `${origin}/`, popup: true }),
-    ]);
+    // The shop's own account would pay itself (the service refuses that): no tip links for it.
+    const [link, popup] = isShop(req)
+      ? []
+      : await Promise.all([
+          payments.createOrder({ ...tip, redirectURI: `${origin}/tip/done` }),
+          payments.createOrder({ ...tip, redirectURI: `${origin}/`, popup: true }),
+        ]);
     res.send(
       profilePage({
         user: req.user,
         expiresAt: tokens?.expiresAt,
         scope: tokens?.scope,
         csrf: csrfToken(req),
-        tipURL: link.url,
-        popupURL: popup.url,
+        tipURL: link?.url,
+        popupURL: popup?.url,
         kudosOrigin: new URL(authURL).origin,
         ...extra,
       }),
@@ -331,9 +336,6 @@ export function createExampleApp({
   app.get('/tip-popup.js', (_req, res) => {
     res.type('text/javascript').sendFile(fileURLToPath(new URL('./public/tip-popup.js', import.meta.url)));
   });
-
-  /** Whether the signed-in user is the shop: only the shop sees every payment and may run Retry. */
-  const isShop = (req) => Boolean(req.user) && shopAccounts.has(req.user.id);
 
   // Who paid whom is the shop's business: a user sees their own payments; the shop's own account
   // sees every payment and what waits to be processed.

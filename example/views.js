@@ -67,7 +67,8 @@ export function homePage({ user, message, csrf }) {
 
 /**
  * @param {{ user: { id: string, displayName: string, avatar?: string }, expiresAt?: number, scope?: string[],
- *   csrf: string, apiResult?: unknown, apiError?: string, tipURL: string, popupURL: string, kudosOrigin: string }} model
+ *   csrf: string, apiResult?: unknown, apiError?: string, tipURL?: string, popupURL?: string, kudosOrigin: string }} model
+ * `tipURL` and `popupURL` are undefined for the shop's own account, which tips would pay itself.
  */
 export function profilePage({
   user,
@@ -99,10 +100,14 @@ export function profilePage({
 <form method="post" action="/profile/api"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
 <button class="kudos-button" type="submit" id="call-api">Call the Kudos API</button></form>
 ${api}
-<div class="card"><h2>Tip a creator</h2><p class="tips"><a class="kudos-button" id="tip" href="${escapeHtml(tipURL)}">${LOGO}<span>Tip with Kudos</span></a>
+${
+  tipURL && popupURL
+    ? `<div class="card"><h2>Tip a creator</h2><p class="tips"><a class="kudos-button" id="tip" href="${escapeHtml(tipURL)}">${LOGO}<span>Tip with Kudos</span></a>
 <a class="kudos-button" id="tip-popup" href="${escapeHtml(popupURL)}" data-kudos-origin="${escapeHtml(kudosOrigin)}" data-csrf="${escapeHtml(csrf)}">${LOGO}<span>Tip in a popup</span></a></p>
 <p id="tip-popup-result" role="status"></p></div>
-<script src="/tip-popup.js" defer></script>`,
+<script src="/tip-popup.js" defer></script>`
+    : `<div class="card"><h2>Tips</h2><p id="shop-account">You are signed in as the shop's own account: tips are paid to it, so there is nothing to tip here. <a href="/payments">Payments received</a> shows every tip; sign in as another user (alice) to tip.</p></div>`
+}`,
     { user, csrf },
   );
 }

@@ -18,7 +18,7 @@ const options = {
 };
 
 // 1. (accessToken, refreshToken, profile, done): an inline lambda is typed by the constructor.
-new KudosStrategy(options, (accessToken, refreshToken, profile, done) => {
+new KudosStrategy(options, (_accessToken, _refreshToken, profile, done) => {
   done(null, { id: profile.id, name: profile.displayName });
 });
 

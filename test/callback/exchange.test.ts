@@ -50,7 +50,7 @@ describe('the callback reproduces passport-oauth2, item by item', () => {
     const seen: unknown[][] = [];
     const four = {
       store: () => undefined,
-      verify(req: unknown, state: string, meta: unknown, cb: (e: null, ok: boolean) => void) {
+      verify(_req: unknown, state: string, meta: unknown, cb: (e: null, ok: boolean) => void) {
         seen.push([state, meta]);
         cb(null, true);
       },

@@ -170,6 +170,14 @@ describe('example app: tips as orders (real HTTP, embedded emulator)', () => {
     expect(anonymous.headers.get('location')).toBe('/');
   });
 
+  it('the shop’s own account is offered no tip (it would pay itself), and told why', async () => {
+    const shop = await signedIn('bobby');
+    const profile = await (await shop.get(`${example.url}/profile`)).text();
+    expect(profile).not.toContain('id="tip"');
+    expect(profile).toContain('id="shop-account"');
+    expect(profile).toContain('tips are paid to it');
+  });
+
   it('lists a payment the handler could not record, and the shop’s Retry records it once', async () => {
     const add = example.stores.payments.add.bind(example.stores.payments);
     let outage = true;
