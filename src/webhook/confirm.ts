@@ -119,31 +119,18 @@ function checkChainTransaction(
     return { confirmed: false, reason: 'transaction hash differs' };
   }
   const { tx } = notification;
-  const { messages, memo } = bodyOf(body);
-  // The memo as the chain records it: what names an order, whatever the notification says.
-  const onChain = memo === undefined ? {} : { memo };
-  if (tx.to.length === 0)
-    return { confirmed: false, reason: 'the notification names no receiver', ...onChain };
-  const paid = paidOnChain(messages, tx.from, denom);
+  if (tx.to.length === 0) return { confirmed: false, reason: 'the notification names no receiver' };
+  const paid = paidOnChain(bodyOf(body).messages, tx.from, denom);
   const total = [...new Set(tx.to)].reduce((sum, address) => sum + (paid.get(address) ?? 0n), 0n);
   if (total !== tx.amount.value) {
-    return {
-      confirmed: false,
-      reason: 'the transfers on chain do not add up to the notified amount',
-      ...onChain,
-    };
+    return { confirmed: false, reason: 'the transfers on chain do not add up to the notified amount' };
   }
   let received = 0n;
   for (const address of receivers) received += paid.get(address) ?? 0n;
   if (received <= 0n) {
-    return {
-      confirmed: false,
-      reason: "the transaction pays none of the shop's receivers",
-      received: 0n,
-      ...onChain,
-    };
+    return { confirmed: false, reason: "the transaction pays none of the shop's receivers", received: 0n };
   }
-  return { confirmed: true, received, ...onChain };
+  return { confirmed: true, received };
 }
 
 /** The `receiver` option as a set of addresses; a `TypeError` naming it when it is missing or empty. */
@@ -229,6 +216,10 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
         throw unavailable('transaction lookup answered something other than JSON', cause);
       throw unavailable('transaction lookup failed', cause);
     }
-    return checkChainTransaction(body, notification, receivers, denom);
+    // The memo as the chain records it, with the verdict: what names an order, whatever the
+    // notification says.
+    const memo = isObject(body) ? bodyOf(body).memo : undefined;
+    const verdict = checkChainTransaction(body, notification, receivers, denom);
+    return memo === undefined ? verdict : { ...verdict, memo };
   };
 }

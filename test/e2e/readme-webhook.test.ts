@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { launchChromium } from '../helpers/chromium.js';
@@ -62,17 +62,27 @@ async function run(file: string, env: Record<string, string>) {
   return shop;
 }
 
-/** Signs `user` in at the emulator in a new browser context (the widget shares its cookies). */
-async function signedIn(browser: Browser, kudos: KudosEmulator, user = 'alice'): Promise<BrowserContext> {
+/**
+ * Signs `user` in at the emulator in a new browser context (the widget shares its cookies); answers
+ * the context and its page, once the login's navigation is over (closing a page mid-navigation can
+ * hang Chromium).
+ */
+async function signedIn(
+  browser: Browser,
+  kudos: KudosEmulator,
+  user = 'alice',
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext();
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   await page.goto(`${kudos.authURL}/in/login`);
   await page.fill('input[name=username]', user);
   await page.fill('input[name=password]', USERS.find((u) => u.id === user)?.password ?? '');
-  await Promise.all([page.waitForLoadState(), page.click('button[type=submit]')]);
-  await page.close();
-  return context;
+  await Promise.all([
+    page.waitForURL((url) => url.pathname !== '/in/login'),
+    page.click('button[type=submit]'),
+  ]);
+  return { context, page };
 }
 
 describeSqlite("the README's payment snippet (kudosPayments), run against the emulator", () => {
@@ -120,9 +130,8 @@ describeSqlite("the README's payment snippet (kudosPayments), run against the em
     const link = new URL(widget);
     expect(link.searchParams.get('state')).toBe(reference);
     expect(link.searchParams.get('remarks')).toBe(`order ${reference}`);
-    const context = await signedIn(browser, kudos);
+    const { context, page } = await signedIn(browser, kudos);
     try {
-      const page = await context.newPage();
       await page.goto(widget);
       await Promise.all([
         page.waitForURL(`${shop.url}/paid?**`),
@@ -183,9 +192,8 @@ describeSqlite("the README's payment snippet (kudosPayments), run against the em
     const html = block
       .replace("'KUDOS_ORIGIN'", JSON.stringify(new URL(kudos.authURL).origin))
       .replace('WIDGET_LINK', link.toString().replaceAll('&', '&amp;'));
-    const context = await signedIn(browser, kudos);
+    const { context, page } = await signedIn(browser, kudos);
     try {
-      const page = await context.newPage();
       // The order page, served on the shop's origin; its fetch('/paid?...') reaches the snippet's server.
       await page.route(`${shop.url}/order`, (route) =>
         route.fulfill({

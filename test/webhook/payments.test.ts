@@ -138,11 +138,34 @@ describe('kudosPayments(): orders paid through the widget, credited by every pat
       [{ amount: '1', popup: true }, '"redirectURI"'],
       [{ amount: '1', expiresInMs: -5 }, '"expiresInMs"'],
       [{ amount: '1', data: { id: 5 } }, '"data"'],
+      [{ amount: '1', data: ['a'] }, '"data"'],
+      [null, 'takes an object'],
     ] as const) {
       await expect(shop.payments.createOrder(input as never)).rejects.toThrow(TypeError);
       await expect(shop.payments.createOrder(input as never)).rejects.toThrow(field);
     }
     expect(() => kudosPayments({} as never)).toThrow(/"onPaid"/);
+    const options = {
+      secret: false as const,
+      authURL: kudos.authURL,
+      baseURL: kudos.baseURL,
+      receiver: 'cosmos1shop',
+      to: 'bobby',
+      agent: 'shop-agent',
+      onPaid: () => undefined,
+    };
+    for (const [bad, field] of [
+      [{ authURL: 'not a url' }, '"authURL"'],
+      [{ to: '' }, '"to"'],
+      [{ agent: undefined }, '"agent"'],
+      [{ fee: '-1' }, '"fee"'],
+      [{ receiver: [] }, '"receiver"'],
+      [{ orderTtlMs: 0 }, '"orderTtlMs"'],
+      [{ dedupeTtlMs: -1 }, '"dedupeTtlMs"'],
+    ] as const) {
+      expect(() => kudosPayments({ ...options, ...bad } as never)).toThrow(TypeError);
+      expect(() => kudosPayments({ ...options, ...bad } as never)).toThrow(field);
+    }
   });
 
   it('credits the order its payment names once, whichever path brings it: notification, redelivery, reconcile, redrive', async () => {

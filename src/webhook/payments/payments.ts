@@ -1,3 +1,4 @@
+import { isRecord } from '../../base/guards.js';
 import { checkPositive } from '../../base/numbers.js';
 import { withoutTrailingSlashes } from '../../base/url-path.js';
 import { KUDOS_PAGES } from '../../protocol/endpoints.js';
@@ -20,7 +21,12 @@ import { judge, namedOrder, type PaymentFacts } from './decide.js';
 import { Ledger, MAX_TRIES, storeError, type Versioned } from './ledger.js';
 import { MemoryOrderStore } from './memory-order-store.js';
 import type { KudosOrderStore } from './order-store.js';
-import type { KudosOrder, KudosPaymentProblem, KudosPaymentRecord } from './records.js';
+import {
+  isOrderData,
+  type KudosOrder,
+  type KudosPaymentProblem,
+  type KudosPaymentRecord,
+} from './records.js';
 import { isReference, memoFor, newReference } from './reference.js';
 
 /** Default time an order can be paid: 24 hours. */
@@ -215,9 +221,10 @@ function httpURL(value: unknown, what: string): string {
   return value;
 }
 
-function exceptionOf(record: KudosPaymentRecord): KudosPaymentException {
+/** A decision that credits no order, as the app is told of it. */
+function exceptionOf(record: KudosPaymentRecord, reason: KudosPaymentProblem): KudosPaymentException {
   return {
-    reason: record.outcome as KudosPaymentProblem,
+    reason,
     txHash: record.txHash,
     reference: record.reference,
     received: record.received,
@@ -253,7 +260,10 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     'kudosPayments option "timeoutMs"',
   );
-  const retentionMs = options.dedupeTtlMs ?? DEFAULT_RETENTION_MS;
+  const retentionMs = checkPositive(
+    options.dedupeTtlMs ?? DEFAULT_RETENTION_MS,
+    'kudosPayments option "dedupeTtlMs"',
+  );
   const now = options.now ?? Date.now;
   const ledger = new Ledger(options.orders ?? new MemoryOrderStore({ now }), retentionMs, now);
   const authenticated = options.secret !== false;
@@ -333,7 +343,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
       return;
     }
     if (record.told) return;
-    await options.onException?.(exceptionOf(record));
+    await options.onException?.(exceptionOf(record, record.outcome));
     await ledger.changePayment(record.txHash, (r) => (r.told ? undefined : { ...r, told: true }));
   }
 
@@ -355,7 +365,9 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
   });
 
   async function createOrder(input: KudosOrderInput): Promise<KudosOrderLink> {
-    const amount = tokens(input?.amount, 'createOrder() "amount"');
+    if (!isRecord(input))
+      throw new TypeError('createOrder() takes an object: { amount, user?, redirectURI?, ... }');
+    const amount = tokens(input.amount, 'createOrder() "amount"');
     const user = input.user === undefined ? null : nonEmpty(input.user, 'createOrder() "user"');
     const redirectURI =
       input.redirectURI === undefined ? undefined : httpURL(input.redirectURI, 'createOrder() "redirectURI"');
@@ -365,8 +377,8 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
       );
     }
     const expiresInMs = checkPositive(input.expiresInMs ?? orderTtlMs, 'createOrder() "expiresInMs"');
-    const data = input.data ?? {};
-    if (typeof data !== 'object' || !Object.values(data).every((v) => typeof v === 'string')) {
+    const data: unknown = input.data ?? {};
+    if (!isOrderData(data)) {
       throw new TypeError('createOrder() "data" must be an object of strings');
     }
     const createdAt = now();
@@ -414,13 +426,10 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
       if (order.payment?.txHash === hash) return { status: 'paid', order };
       const decided = await ledger.payment(hash);
       if (decided) {
-        const record = decided.value;
-        const mine = record.reference === reference && record.outcome !== 'credited';
-        return {
-          status: 'not_this_order',
-          reason: mine ? (record.outcome as KudosPaymentProblem) : 'another_order',
-          order,
-        };
+        const { outcome, reference: named } = decided.value;
+        // This order's own exception (underpaid, paid after its expiry...), or another order's payment.
+        const reason = named === reference && outcome !== 'credited' ? outcome : 'another_order';
+        return { status: 'not_this_order', reason, order };
       }
       // Paid by another transaction already: this hash cannot pay it, and is not looked up for it.
       if (order.status !== 'open') return { status: 'not_this_order', reason: 'already_paid', order };
@@ -450,7 +459,11 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     ]);
     return [
       ...notifications.map((n) => ({ kind: 'notification' as const, ...n, at: n.receivedAt })),
-      ...exceptions.map((e) => ({ kind: 'exception' as const, ...exceptionOf(e), at: e.decidedAt })),
+      ...exceptions.flatMap((e) =>
+        e.outcome === 'credited'
+          ? [] // never listed: only exceptions are
+          : [{ kind: 'exception' as const, ...exceptionOf(e, e.outcome), at: e.decidedAt }],
+      ),
     ]
       .sort((a, b) => a.at - b.at)
       .map(({ at: _at, ...line }) => line);

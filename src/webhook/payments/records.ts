@@ -95,6 +95,13 @@ export interface KudosPaymentRecord {
 }
 
 const AMOUNT = /^[0-9]{1,78}$/;
+/** A guard for one of `list`'s words. */
+const oneOf =
+  <T extends string>(list: readonly T[]) =>
+  (value: unknown): value is T =>
+    typeof value === 'string' && (list as readonly string[]).includes(value);
+const isOrderStatus = oneOf(ORDER_STATUSES);
+const isOutcome = oneOf(OUTCOMES);
 const isText = (v: unknown): v is string => typeof v === 'string';
 const isTextOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
 const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -123,7 +130,8 @@ function readOrderPayment(value: unknown): KudosOrderPayment | null | undefined 
   return { txHash, received: BigInt(received), payer, paidAt };
 }
 
-function isData(value: unknown): value is Record<string, string> {
+/** An order's `data`: an object of strings. */
+export function isOrderData(value: unknown): value is Record<string, string> {
   return isRecord(value) && Object.values(value).every(isText);
 }
 
@@ -138,10 +146,10 @@ export function readOrder(text: string): KudosOrder | undefined {
     !isText(amount) ||
     !isAmount(units) ||
     !isTextOrNull(user) ||
-    !ORDER_STATUSES.includes(status as KudosOrderStatus) ||
+    !isOrderStatus(status) ||
     !isTime(createdAt) ||
     !isTime(expiresAt) ||
-    !isData(data) ||
+    !isOrderData(data) ||
     payment === undefined
   ) {
     return undefined;
@@ -151,7 +159,7 @@ export function readOrder(text: string): KudosOrder | undefined {
     amount,
     units: BigInt(units),
     user,
-    status: status as KudosOrderStatus,
+    status,
     createdAt,
     expiresAt,
     data: { ...data },
@@ -170,7 +178,7 @@ export function readPayment(text: string): KudosPaymentRecord | undefined {
   const { txHash, outcome, reference, received, payer, source, decidedAt, told, acknowledged } = value;
   if (
     !isText(txHash) ||
-    !OUTCOMES.includes(outcome as KudosPaymentOutcome) ||
+    !isOutcome(outcome) ||
     !isTextOrNull(reference) ||
     !isAmount(received) ||
     !isTextOrNull(payer) ||
@@ -183,7 +191,7 @@ export function readPayment(text: string): KudosPaymentRecord | undefined {
   }
   return {
     txHash,
-    outcome: outcome as KudosPaymentOutcome,
+    outcome,
     reference,
     received: BigInt(received),
     payer,

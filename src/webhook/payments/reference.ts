@@ -35,8 +35,7 @@ export function memoFor(reference: string, label: string = DEFAULT_MEMO_LABEL): 
  * `none` when it holds none, `several` when it holds different ones (an edited memo).
  */
 export function referenceInMemo(memo: string | null): string | 'none' | 'several' {
-  const found = new Set(memo?.match(REFERENCE_IN_TEXT) ?? []);
-  if (found.size === 0) return 'none';
-  if (found.size > 1) return 'several';
-  return [...found][0] as string;
+  const [first, ...others] = new Set(memo?.match(REFERENCE_IN_TEXT) ?? []);
+  if (first === undefined) return 'none';
+  return others.length > 0 ? 'several' : first;
 }

@@ -1,4 +1,4 @@
-// Fastify: sign in with Kudos through @fastify/passport (the code of the README's "Fastify" section).
+// Fastify: sign in with Kudos through @fastify/passport (docs/frameworks.md shows this file, tested as is).
 import fastifyCookie from '@fastify/cookie';
 import { Authenticator } from '@fastify/passport';
 import fastifySession from '@fastify/session';

@@ -1,4 +1,4 @@
-// NestJS: sign in with Kudos (the code of the README's "NestJS" section, tested as is).
+// NestJS: sign in with Kudos (docs/frameworks.md shows this file, tested as is).
 import {
   type ArgumentsHost,
   Catch,
