@@ -106,6 +106,13 @@ export function createExampleApp({
   const app = express();
   if (config.trustProxy) app.set('trust proxy', 1);
   app.disable('x-powered-by');
+  // No page of the shop is framed by another origin (clickjacking a signed-in user's profile or
+  // payments): CSP for today's browsers, X-Frame-Options for older ones.
+  app.use((_req, res, next) => {
+    res.set('content-security-policy', "frame-ancestors 'self'");
+    res.set('x-frame-options', 'SAMEORIGIN');
+    next();
+  });
 
   /** The shop's own Kudos accounts: only they see every payment and what waits to be processed. */
   const shopAccounts = new Set([config.tipReceiver, config.agentID]);

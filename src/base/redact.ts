@@ -56,7 +56,12 @@ function isSecretParam(name: string): boolean {
  * for a secret); a fragment is replaced whole. String operations, not `new URL()`: a target such as
  * `//x` would read as a host there.
  */
-export function redactWebhookURL(url: string, minSegment = 1): string {
+export function redactWebhookURL(given: string, minSegment = 1): string {
+  // An http(s) URL's backslashes before its query are slashes to a URL parser (WHATWG URL, which
+  // Node's fetch and browsers use): `http://host:3001\SECRET` is sent to `/SECRET`. Read so here too.
+  const url = /^https?:\/\//i.test(given)
+    ? given.replace(/^[^?#]*/, (target) => target.replaceAll('\\', '/'))
+    : given;
   let origin = '';
   let rest = url;
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(url);

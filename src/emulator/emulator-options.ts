@@ -75,6 +75,11 @@ type RefreshTokenMode = 'reuse' | 'rotate';
 /** How a `MsgMultiSend` record gives its amount: one summed coin (observed), or one coin per output. */
 export type MultiSendAmounts = 'total' | 'per-output';
 
+/** An absolute http: or https: URL. */
+function isHttpURL(value: unknown): boolean {
+  return typeof value === 'string' && URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+}
+
 /** Name of the code parameter on the redirect back to the app (docs/kudos-service.md#authorization-page item 3). */
 export type CodeParam = 'code' | 'auth_code' | 'authorization_code';
 
@@ -241,8 +246,9 @@ export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): Reso
       fail(`clients[${i}].clientID must be a non-empty string`);
     if (typeof c.clientSecret !== 'string' || !c.clientSecret)
       fail(`clients[${i}].clientSecret must be a non-empty string`);
-    if (!Array.isArray(c.redirectURIs) || !c.redirectURIs.every((u) => URL.canParse(u))) {
-      fail(`clients[${i}].redirectURIs must be an array of absolute URLs`);
+    // http(s) only: the authorization page redirects the browser there (a `javascript:` URI would run).
+    if (!Array.isArray(c.redirectURIs) || !c.redirectURIs.every(isHttpURL)) {
+      fail(`clients[${i}].redirectURIs must be an array of absolute http(s) URLs`);
     }
     for (const name of ['scopes', 'defaultScopes'] as const) {
       const list = c[name];

@@ -71,6 +71,13 @@ describe('guards, redaction and URL helpers', () => {
       'https://shop.test/h?secret=REDACTED&KEY=REDACTED&signature=REDACTED&access_token=REDACTED&keep=e',
     ],
     ['http://127.0.0.1:9/hook#token=s3cr3t', 16, 'http://127.0.0.1:9/hook#REDACTED'],
+    // a backslash is a slash to a URL parser (the secret is sent as the path): redacted alike
+    ['http://127.0.0.1:3001\\0123456789abcdef', 16, 'http://127.0.0.1:3001/REDACTED'],
+    [
+      'http://127.0.0.1:3001\\hooks\\0123456789abcdef?keep=a\\b',
+      16,
+      'http://127.0.0.1:3001/hooks/REDACTED?keep=a\\b',
+    ],
   ])('redactWebhookURL(%j, %i)', (url, minSegment, shown) => {
     expect(redactWebhookURL(url, minSegment)).toBe(shown);
   });

@@ -1,10 +1,12 @@
 /// <reference lib="dom" />
 import { mkdirSync } from 'node:fs';
+import http from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startExample } from '../../example/start.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { exampleEnv } from '../helpers/example-env.js';
+import { listenLocal } from '../helpers/listen.js';
 
 // Debian's Chromium, installed by .ci/run with apt-get; never a browser download.
 const SHOTS = 'test-results/screenshots';
@@ -177,6 +179,33 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
     const rows = page.locator('tr.payment');
     await expect.poll(() => rows.count()).toBeGreaterThan(0);
     expect(await rows.first().locator('td.paid').textContent()).toBe('paid');
+  });
+
+  it('refuses to be framed by another origin (frame-ancestors), with the session cookie', async () => {
+    await logIn();
+    await page.waitForURL(`${example.url}/profile`);
+    // Another port is another origin: it frames the signed-in user's profile.
+    const other = await listenLocal(
+      http.createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(
+          `<!doctype html><title>other</title><iframe id="framed" src="${example.url}/profile"></iframe>`,
+        );
+      }),
+    );
+    try {
+      await page.goto(other.url);
+      const framed = () => page.frames().find((f) => f !== page.mainFrame());
+      // Chromium shows its error page in the frame instead of the profile.
+      await expect.poll(() => framed()?.url(), { timeout: 10_000 }).toBe('chrome-error://chromewebdata/');
+      expect(await framed()?.locator('#display-name').count()).toBe(0);
+    } finally {
+      await other.close();
+    }
+    // The shop's own pages may frame it (same origin).
+    const same = await page.request.get(`${example.url}/profile`);
+    expect(same.headers()['content-security-policy']).toBe("frame-ancestors 'self'");
+    expect(same.headers()['x-frame-options']).toBe('SAMEORIGIN');
   });
 
   it('ignores a message from another origin, or one that is not the widget’s string', async () => {

@@ -40,12 +40,37 @@ describe('the admin API (/_emulator/)', () => {
     ['/_emulator/clock/advance', {}, 'advance'],
     ['/_emulator/users', { id: 'new-user' }, 'password'],
     ['/_emulator/clients', { clientID: 'c', clientSecret: 's', redirectURI: 'nope' }, 'redirectURI'],
+    [
+      '/_emulator/clients',
+      { clientID: 'c', clientSecret: 's', redirectURI: 'javascript:alert(1)' },
+      'redirectURI',
+    ],
   ])('POST %s %j: 400 naming "%s"', async (path, body, field) => {
     kudos = await startKudosEmulator({ users: PAYMENT_USERS });
     const answer = await post(path, body);
     expect(answer.status).toBe(400);
     expect(answer.json).toMatchObject({ code: 'invalid_field', field });
     expect(String(answer.json.error)).toContain(`"${field}"`);
+  });
+
+  it('a client that exists is 409 already_exists unless update: true, like users and agents', async () => {
+    kudos = await startKudosEmulator({ users: PAYMENT_USERS, clients: [CLIENT] });
+    const replace = { clientID: 'shop', clientSecret: 'new-secret', redirectURI: 'https://shop.example/new' };
+    const refused = await post('/_emulator/clients', replace);
+    expect(refused).toMatchObject({ status: 409, json: { code: 'already_exists', field: 'clientID' } });
+    // The old secret still works: nothing was replaced.
+    const token = (secret: string) =>
+      postTokenForm(kudos?.tokenURL ?? '', {
+        client_id: 'shop',
+        client_secret: secret,
+        grant_type: 'authorization_code',
+        code: 'x',
+      }).then((r) => r.text());
+    expect(await token('shop-secret')).toBe('INVALID_GRANT');
+    expect((await post('/_emulator/clients', { ...replace, update: true })).status).toBe(200);
+    expect(await token('shop-secret')).toBe('INVALID_CLIENT_CRED');
+    expect(await token('new-secret')).toBe('INVALID_GRANT');
+    expect((await post('/_emulator/clients', { ...replace, clientID: 'another' })).status).toBe(201);
   });
 
   it('answers 400 for a body that is not a JSON object, and 404 for an unknown delivery', async () => {

@@ -155,10 +155,10 @@ export async function runSubcommand(argv: string[]): Promise<CommandResult> {
       3,
       'clients add ID:SECRET:REDIRECT_URI',
     ) as [string, string, string];
-    const client = (await call(v, 'POST', '/_emulator/clients', { clientID, clientSecret, redirectURI })) as {
-      clientID: string;
-    };
-    return print(client, `added client ${client.clientID}`);
+    const body: Record<string, unknown> = { clientID, clientSecret, redirectURI };
+    if (v.update) body.update = true;
+    const client = (await call(v, 'POST', '/_emulator/clients', body)) as { clientID: string };
+    return print(client, `${v.update ? 'updated' : 'added'} client ${client.clientID}`);
   }
   if (key === 'agents add' || key === 'agents set-webhook' || key === 'agents add-redirect') {
     const id = positionals[0];

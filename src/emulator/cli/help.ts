@@ -40,8 +40,8 @@ export const SUBCOMMAND_HELP: Readonly<Record<string, { what: string; usage: str
     example: 'kudos-emulator users add carol:secret123 --display-name Carol',
   },
   'clients add': {
-    what: 'add an OAuth client',
-    usage: 'kudos-emulator clients add ID:SECRET:REDIRECT_URI',
+    what: 'add an OAuth client; one that exists is refused unless --update (which replaces its secret and URI)',
+    usage: 'kudos-emulator clients add ID:SECRET:REDIRECT_URI [--update]',
     example: 'kudos-emulator clients add my-app:my-secret:http://localhost:3000/auth/kudos/callback',
   },
   'agents add': {

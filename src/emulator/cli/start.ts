@@ -47,7 +47,7 @@ Subcommands (a running emulator at --url, else KUDOS_EMULATOR_URL, else http://1
   resend DELIVERY_ID              send that notification again, as a redelivery
   clock advance DURATION          move the clock forward (90s, 61m, 1h)
   users add ID:PASSWORD [--display-name NAME] [--update]   (--update: replace an existing user)
-  clients add ID:SECRET:REDIRECT_URI
+  clients add ID:SECRET:REDIRECT_URI [--update]   (--update: replace an existing client)
   agents add ID [--webhook URL] [--redirect URI ...] [--update]   (--update: change an existing agent)
   agents add-redirect ID URI ...  add URIs to an agent's payment redirect whitelist
   agents set-webhook ID URL|none  point an existing agent's webhook at URL (none: remove it)

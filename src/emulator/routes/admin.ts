@@ -326,20 +326,43 @@ async function addUser({ state, ops }: Admin, ctx: Ctx): Promise<AdminAnswer> {
   }
 }
 
-/** `POST /_emulator/clients`. */
-async function addClient({ ops }: Admin, ctx: Ctx): Promise<AdminAnswer> {
+/**
+ * `POST /_emulator/clients`: adds a client; one that exists is 409 `already_exists` unless
+ * `update: true` (which replaces its secret and redirect URI), as for users and agents.
+ */
+async function addClient({ state, ops }: Admin, ctx: Ctx): Promise<AdminAnswer> {
   const body = await readJsonObject(ctx);
   const clientID = text(body, 'clientID', true) as string;
   const clientSecret = text(body, 'clientSecret', true) as string;
   const redirectURI = text(body, 'redirectURI', true) as string;
-  if (!URL.canParse(redirectURI)) throw bad('redirectURI', 'must be an absolute URL');
-  const added = ops.addClient({
-    clientID,
-    clientSecret,
-    name: text(body, 'name') ?? clientID,
-    redirectURIs: [redirectURI],
-  });
-  return { status: 201, body: { clientID: added.clientID, redirectURIs: added.redirectURIs } };
+  // Where the authorization page sends the browser: http(s) only (a `javascript:` URI would run).
+  if (!URL.canParse(redirectURI) || !/^https?:$/.test(new URL(redirectURI).protocol)) {
+    throw bad('redirectURI', 'must be an absolute http(s) URL');
+  }
+  const existing = state.clients.get(clientID);
+  if (existing && !flag(body, 'update')) {
+    throw new AdminError(
+      409,
+      'already_exists',
+      `client "${clientID}" exists: pass "update": true to replace its secret and redirect URI (kudos-emulator clients add --update)`,
+      'clientID',
+    );
+  }
+  let added: ReturnType<typeof ops.addClient>;
+  try {
+    added = ops.addClient({
+      clientID,
+      clientSecret,
+      name: text(body, 'name') ?? clientID,
+      redirectURIs: [redirectURI],
+    });
+  } catch {
+    throw bad('redirectURI', 'must be an absolute http(s) URL');
+  }
+  return {
+    status: existing ? 200 : 201,
+    body: { clientID: added.clientID, redirectURIs: added.redirectURIs },
+  };
 }
 
 /** The admin API under `/_emulator/`: JSON in, JSON out; bad input is 400 naming the field. */

@@ -137,7 +137,8 @@ export function loginRoutes(router: Router, state: EmulatorState): void {
   router.on(ROUTES.logout, async (ctx) => {
     const form = await readForm(ctx.req);
     const session = currentSession(state, ctx);
-    if (session && form && field(form, 'csrf') === session.csrf) endSession(state, ctx);
+    // Compared in constant time, as every other form token of the emulator.
+    if (session && form && sameSecret(field(form, 'csrf') ?? '', session.csrf)) endSession(state, ctx);
     redirect(ctx.res, '/in/login');
   });
 }

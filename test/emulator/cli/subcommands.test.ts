@@ -291,9 +291,32 @@ describe('kudos-emulator subcommands against a running emulator', () => {
       }),
     });
     expect(await res.text()).toBe('INVALID_GRANT'); // known client, unknown code
-    expect((await cli('clients', 'add', 'cli-app:secret:not a url')).stderr).toContain(
-      '"redirectURI" must be an absolute URL',
-    );
+    for (const uri of ['not a url', 'javascript:alert(1)']) {
+      expect((await cli('clients', 'add', `cli-app:secret:${uri}`)).stderr).toContain(
+        '"redirectURI" must be an absolute http(s) URL',
+      );
+    }
+    // An existing client is not replaced silently: refused, unless --update.
+    const again = await cli('clients', 'add', 'cli-app:other-secret:http://127.0.0.1:5000/cb');
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain('client "cli-app" exists');
+    expect(again.stderr).toContain('--update');
+    const exchange = (secret: string) =>
+      fetch(`${url}/api/oauth/access_token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          client_id: 'cli-app',
+          client_secret: secret,
+          grant_type: 'authorization_code',
+          code: 'x',
+        }),
+      }).then((r) => r.text());
+    expect(await exchange('cli-secret')).toBe('INVALID_GRANT'); // the first secret still works
+    const updated = await cli('clients', 'add', 'cli-app:other-secret:http://127.0.0.1:5000/cb', '--update');
+    expect(updated.stdout).toBe('updated client cli-app\n');
+    expect(await exchange('cli-secret')).toBe('INVALID_CLIENT_CRED');
+    expect(await exchange('other-secret')).toBe('INVALID_GRANT');
   });
 
   it('says clearly when no emulator answers at --url', async () => {
