@@ -165,6 +165,13 @@ export const KUDOS_ERROR_CODES = [
     error: 'KudosError',
     meaning: 'the refresh lock could not be taken in time (another instance holds it)',
   },
+  {
+    code: 'store_unusable',
+    status: 500,
+    error: 'KudosError',
+    meaning:
+      "thrown by a store at its start (construction, or a lazily connected client's first call) that cannot do its job: a SQLite file that cannot be opened or written (a read-only folder or file) or fails SQLite's `quick_check` (corrupt); the message names the file and the cause",
+  },
   // Webhook receiver (passport-kudos/webhook), answered as `{ error, code, path }`
   {
     code: 'method_not_allowed',
@@ -259,7 +266,7 @@ export const KUDOS_ERROR_CODES = [
     status: 500,
     error: 'KudosWebhookError',
     meaning:
-      "told to `onError` by `unprocessed()` and `redrive()`: a kept record the store cannot read (edited by hand, another program's key) is skipped; the others are listed and redriven",
+      "told to `onError`: a kept record the store cannot read (edited by hand, another program's key) is skipped by `unprocessed()` and `redrive()` (the others are listed and redriven), and replaced as if absent by the next delivery of its payment (which is processed)",
   },
   {
     code: 'confirmation_unavailable',

@@ -15,18 +15,28 @@ import { checkPrefix, dedupeKeys, KEPT_SHARDS, shardKeys } from './dedupe-keys.j
 // Lua that keeps the record ARGV[n] at KEYS[2] for ARGV[n+1] ms, indexed by arrival in KEYS[3] under
 // ARGV[n+2], merged into the one kept already: attempts added, a null lastError keeps the kept one,
 // the first arrival stays (as mergeKept() does in MemoryDedupeStore). The body travels as a JSON
-// string inside the record, so Lua's JSON never re-encodes it.
+// string inside the record, so Lua's JSON never re-encodes it. A kept record this store cannot read
+// (edited by hand, another program's key) is replaced as if absent, never an error that would block
+// the payment's every redelivery: `unreadable` says so, for the caller to report once.
 const keepAt = (n: number) => `local new = cjson.decode(ARGV[${n}])
-local old = redis.call('GET', KEYS[2])
-if old then
-  old = cjson.decode(old)
-  new.attempts = old.attempts + new.attempts
-  if new.lastError == cjson.null then new.lastError = old.lastError end
-  if old.receivedAt < new.receivedAt then new.receivedAt = old.receivedAt end
-  new.trusted = old.trusted or new.trusted
+local unreadable = false
+local raw = redis.call('GET', KEYS[2])
+if raw then
+  local ok, old = pcall(cjson.decode, raw)
+  if ok and type(old) == 'table' and type(old.attempts) == 'number' and type(old.receivedAt) == 'number' then
+    new.attempts = old.attempts + new.attempts
+    if new.lastError == cjson.null and type(old.lastError) == 'string' then new.lastError = old.lastError end
+    if old.receivedAt < new.receivedAt then new.receivedAt = old.receivedAt end
+    new.trusted = old.trusted == true or new.trusted
+  else
+    unreadable = true
+  end
 end
 redis.call('SET', KEYS[2], cjson.encode(new), 'PX', ARGV[${n + 1}])
 redis.call('ZADD', KEYS[3], new.receivedAt, ARGV[${n + 2}])`;
+
+/** What the claim script answers when it replaced a kept record it could not read. */
+const CLAIMED_OVER_UNREADABLE = 'claimed:unreadable';
 
 // Claims KEYS[1] with token ARGV[1] for ARGV[2] ms unless it is held; answers what it found. With a
 // record to keep (ARGV[3..5]), keeps it in the same step: one round trip per notification, not two.
@@ -36,6 +46,7 @@ if v ~= false then return 'processing' end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 if ARGV[3] then
 ${keepAt(3)}
+if unreadable then return '${CLAIMED_OVER_UNREADABLE}' end
 end
 return 'claimed'`;
 
@@ -54,9 +65,11 @@ if v == ARGV[1] or v == false then
 end
 return 0`;
 
-// Keeps the record ARGV[1..3] unless KEYS[1] is done: a late failure keeps nothing.
+// Keeps the record ARGV[1..3] unless KEYS[1] is done: a late failure keeps nothing. Answers 2 when
+// it replaced a kept record it could not read.
 const KEEP_UNLESS_DONE = `if redis.call('GET', KEYS[1]) == 'done' then return 0 end
 ${keepAt(1)}
+if unreadable then return 2 end
 return 1`;
 
 /** A kept record as stored: the body as JSON text. */
@@ -138,7 +151,11 @@ export class RedisDedupeStore implements KudosDedupeStore {
     const token = claim?.token ?? randomBytes(12).toString('base64url');
     const args: Array<string | number> = [token, Math.ceil(leaseMs)];
     if (claim?.keep) args.push(this.stored(claim.keep.record), Math.ceil(claim.keep.ttlMs), key);
-    const reply = await this.script(CLAIM, key, args);
+    let reply = await this.script(CLAIM, key, args);
+    if (reply === CLAIMED_OVER_UNREADABLE) {
+      this.told(key, claim?.unreadable);
+      reply = 'claimed';
+    }
     if (reply === 'claimed' && !claim) this.legacy.set(key, token);
     if (reply === 'claimed' || reply === 'processing' || reply === 'done') return reply;
     throw new TypeError('RedisDedupeStore: unexpected answer to the claim script');
@@ -161,8 +178,19 @@ export class RedisDedupeStore implements KudosDedupeStore {
     if (token) await this.redis.script(DELETE_IF_OWNER, [dedupeKeys(this.redis.prefix, key).claim], [token]);
   }
 
-  async keep(record: KudosKeptNotification, ttlMs: number): Promise<void> {
-    await this.script(KEEP_UNLESS_DONE, record.key, [this.stored(record), Math.ceil(ttlMs), record.key]);
+  async keep(record: KudosKeptNotification, ttlMs: number, unreadable?: KudosUnreadableKept): Promise<void> {
+    const reply = await this.script(KEEP_UNLESS_DONE, record.key, [
+      this.stored(record),
+      Math.ceil(ttlMs),
+      record.key,
+    ]);
+    if (Number(reply) === 2) this.told(record.key, unreadable);
+  }
+
+  /** Counts and tells a kept record of `key` that a claim or keep replaced because it could not read it. */
+  private told(key: string, unreadable: KudosUnreadableKept | undefined): void {
+    this.skipped++;
+    unreadable?.(dedupeKeys(this.redis.prefix, key).kept, 'not a kept notification of RedisDedupeStore');
   }
 
   /** A kept record as stored: JSON, its body as a JSON string inside. */

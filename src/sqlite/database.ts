@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { KudosError } from '../base/errors.js';
 import { checkPositive } from '../base/numbers.js';
 
 /** Options of the SQLite stores (`SqliteDedupeStore`, `SqliteOrderStore`): one file may hold both. */
@@ -20,6 +21,15 @@ export interface SqliteStoreOptions {
 /** Expired rows are swept, a batch at a time (an index range: cheap), every this many writes. */
 export const SWEEP_EVERY = 256;
 export const SWEEP_BATCH = 512;
+
+/**
+ * Longest wait from a change to its checkpoint (its copy from the write-ahead log into the database
+ * file itself). SQLite checkpoints on its own only once the log holds 1,000 pages (about 4 MB): a
+ * receiver of a few payments an hour would keep every change in the `-wal` file alone, and anyone
+ * who deleted it (thinking it a temporary file) would undo every payment since the start. With a
+ * checkpoint at most a second after each change, deleting it loses at most that last second.
+ */
+export const CHECKPOINT_AFTER_MS = 1000;
 
 /** `node:sqlite`, or undefined on a Node without it. */
 function loadSqlite(): typeof import('node:sqlite') | undefined {
@@ -53,14 +63,40 @@ function openDatabase(path: string, who: string): DatabaseSync {
   return new sqlite.DatabaseSync(path);
 }
 
+/** What the file's start-up checks write: one row, so a file that cannot be written is found at start. */
+const CHECK_SCHEMA = 'CREATE TABLE IF NOT EXISTS kudos_store (name TEXT PRIMARY KEY, value TEXT NOT NULL)';
+
+/** The store cannot use the file at all: thrown at start, naming the file and the cause. */
+function unusable(who: string, path: string, cause: unknown): KudosError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new KudosError(`${who} cannot use ${path}: ${reason}`, {
+    code: 'store_unusable',
+    status: 500,
+    cause,
+  });
+}
+
+/** What `PRAGMA quick_check` found wrong, or undefined when it answered "ok". */
+function quickCheck(db: DatabaseSync): string | undefined {
+  const found = db
+    .prepare('PRAGMA quick_check(3)')
+    .all()
+    .map((row) => String(Object.values(row)[0]));
+  return found.length === 1 && found[0] === 'ok' ? undefined : found.join('; ');
+}
+
 /**
  * One SQLite file of a store: checked options, WAL mode, the store's schema, prepared statements
- * made once, and write transactions that every process sharing the file sees atomically.
+ * made once, and write transactions that every process sharing the file sees atomically. Checked at
+ * start (SQLite's `quick_check` and one real write), so a corrupt file or one that cannot be
+ * written stops the app at start instead of answering 503 to every new payment; checkpointed as it
+ * goes ({@link CHECKPOINT_AFTER_MS}).
  */
 export class SqliteFile {
   private readonly db: DatabaseSync;
   private readonly statements: Record<string, StatementSync> = {};
   private closed = false;
+  private checkpoint: NodeJS.Timeout | undefined;
   readonly now: () => number;
 
   constructor(options: SqliteStoreOptions, who: string, schema: string) {
@@ -75,20 +111,32 @@ export class SqliteFile {
       whole: true,
     });
     this.now = options.now ?? Date.now;
-    this.db = openDatabase(options.path, who);
+    try {
+      this.db = openDatabase(options.path, who);
+    } catch (error) {
+      if (error instanceof TypeError) throw error; // no node:sqlite: said as it is
+      throw unusable(who, options.path, error);
+    }
     try {
       this.db.exec(`PRAGMA busy_timeout = ${busy}`);
+      const problem = quickCheck(this.db);
+      if (problem !== undefined) throw new Error(`it fails SQLite's quick_check (corrupt?): ${problem}`);
       this.db.exec('PRAGMA journal_mode = WAL');
       this.db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
       this.db.exec(schema);
+      this.db.exec(CHECK_SCHEMA);
+      this.write(() =>
+        this.sql("INSERT OR REPLACE INTO kudos_store (name, value) VALUES ('opened_by', ?)").run(who),
+      );
     } catch (error) {
-      this.db.close();
-      throw error;
+      this.close();
+      throw unusable(who, options.path, error);
     }
   }
 
-  /** A prepared statement, made once. */
+  /** A prepared statement, made once. Every use may change the file: a checkpoint follows within a second. */
   sql(text: string): StatementSync {
+    this.checkpoint ??= setTimeout(() => this.checkpointNow(), CHECKPOINT_AFTER_MS).unref();
     let statement = this.statements[text];
     if (!statement) {
       statement = this.db.prepare(text);
@@ -114,9 +162,25 @@ export class SqliteFile {
     }
   }
 
+  /**
+   * Copies the write-ahead log into the database file, as far as no reader holds it back (PASSIVE:
+   * never waits for another process). A failure is left for the next one: nothing is lost by it.
+   */
+  private checkpointNow(): void {
+    this.checkpoint = undefined;
+    if (this.closed) return;
+    try {
+      this.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+    } catch {
+      // busy or full: the log still holds every change, and the next checkpoint tries again
+    }
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.checkpoint);
+    this.checkpoint = undefined;
     this.db.close();
   }
 }

@@ -57,7 +57,10 @@ function readKept(row: Row): KudosKeptNotification | string {
     !isRecord(stored) ||
     typeof stored.txHash !== 'string' ||
     !TX_STATUSES.includes(stored.status as never) ||
-    (stored.source !== 'webhook' && stored.source !== 'reconcile')
+    (stored.source !== 'webhook' && stored.source !== 'reconcile') ||
+    !Number.isSafeInteger(Number(row.attempts)) ||
+    !Number.isFinite(Number(row.received_at)) ||
+    !Number.isFinite(Number(row.until ?? 0))
   ) {
     return 'not a kept notification of SqliteDedupeStore';
   }
@@ -117,7 +120,7 @@ export class SqliteDedupeStore implements KudosDedupeStore {
       this.file
         .sql('INSERT OR REPLACE INTO kudos_claims (key, token, done, trusted, until) VALUES (?, ?, 0, ?, ?)')
         .run(key, claim?.token ?? '', claim?.trusted === false ? 0 : 1, now + leaseMs);
-      if (claim?.keep) this.keepRow(claim.keep.record, claim.keep.ttlMs, now);
+      if (claim?.keep) this.keepRow(claim.keep.record, claim.keep.ttlMs, now, claim.unreadable);
       return 'claimed';
     });
     if (++this.claimsSinceSweep >= SWEEP_EVERY) {
@@ -159,20 +162,33 @@ export class SqliteDedupeStore implements KudosDedupeStore {
       .run(key, claim?.token ?? '', claim ? 0 : 1);
   }
 
-  async keep(record: KudosKeptNotification, ttlMs: number): Promise<void> {
+  async keep(record: KudosKeptNotification, ttlMs: number, unreadable?: KudosUnreadableKept): Promise<void> {
     const now = this.now();
     this.file.write(() => {
       const claim = this.file.sql('SELECT done, until FROM kudos_claims WHERE key = ?').get(record.key);
       if (claim && claim.done === 1 && Number(claim.until) > now) return; // processed meanwhile
-      this.keepRow(record, ttlMs, now);
+      this.keepRow(record, ttlMs, now, unreadable);
     });
   }
 
-  /** Creates or merges a kept row, as {@link KudosDedupeStore.keep} says; inside a transaction. */
-  private keepRow(record: KudosKeptNotification, ttlMs: number, now: number): void {
-    const old = this.file
-      .sql('SELECT attempts, last_error, received_at, trusted, until FROM kudos_kept WHERE key = ?')
+  /**
+   * Creates or merges a kept row, as {@link KudosDedupeStore.keep} says; inside a transaction. A row
+   * it cannot read is replaced as if absent (and told): never an error that blocks the payment.
+   */
+  private keepRow(
+    record: KudosKeptNotification,
+    ttlMs: number,
+    now: number,
+    unreadable: KudosUnreadableKept | undefined,
+  ): void {
+    const row = this.file
+      .sql(
+        'SELECT key, attempts, last_error, received_at, trusted, until, record FROM kudos_kept WHERE key = ?',
+      )
       .get(record.key);
+    const problem = row === undefined ? undefined : readKept(row);
+    if (typeof problem === 'string') unreadable?.(record.key, problem);
+    const old = problem === undefined || typeof problem === 'string' ? undefined : row;
     const live = old !== undefined && Number(old.until) > now;
     const stored: StoredRecord = {
       txHash: record.txHash,

@@ -29,6 +29,12 @@ export interface KudosClaimContext {
    * every claimed notification until it is processed, so a store can save a round trip here.
    */
   keep?: { record: KudosKeptNotification; ttlMs: number };
+  /**
+   * Told when keeping `keep` replaced a kept record the store could not read (edited by hand,
+   * another program's key): the claim treats it as absent, never as a failure that would block
+   * every redelivery of the payment.
+   */
+  unreadable?: KudosUnreadableKept;
 }
 
 /** Told of a kept record a store skipped: its stored key (or row) and why it could not be read. */
@@ -87,9 +93,9 @@ export interface KudosDedupeStore {
    * Keeps what the receiver could not process yet, for `ttlMs` (needed by `unprocessed()`,
    * `redrive()`): creates the record, or updates it: `attempts` is added to the kept count, a
    * non-null `lastError` replaces the kept one, the first `receivedAt` stays. A key that is done
-   * keeps nothing.
+   * keeps nothing. A kept record it cannot read is replaced as if absent and told to `unreadable`.
    */
-  keep?(record: KudosKeptNotification, ttlMs: number): Promise<void>;
+  keep?(record: KudosKeptNotification, ttlMs: number, unreadable?: KudosUnreadableKept): Promise<void>;
   /**
    * What is kept and not yet processed, oldest first, at most `limit`. A record the store cannot
    * read is left out and told to `unreadable` (its key and why), never fatal to the others.

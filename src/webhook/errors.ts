@@ -33,3 +33,14 @@ export class KudosWebhookError extends KudosError {
     this.path = path;
   }
 }
+
+/**
+ * What `onError` is told of a kept record a store could not read: `skipped` by `unprocessed()` and
+ * `redrive()` (the others are listed), or `replaced` by a delivery of its payment (which goes on).
+ */
+export function keptUnreadable(key: string, reason: string, fate: 'skipped' | 'replaced'): KudosWebhookError {
+  return new KudosWebhookError(
+    'kept_unreadable',
+    `kept record ${key} could not be read (${reason}); it is ${fate}`,
+  );
+}

@@ -6,7 +6,7 @@ import {
   type KudosDedupeStore,
   type KudosKeptNotification,
 } from './dedupe.js';
-import { KudosWebhookError } from './errors.js';
+import { KudosWebhookError, keptUnreadable } from './errors.js';
 
 /** Timing of {@link processOnce}. */
 interface ProcessOnceOptions {
@@ -127,8 +127,13 @@ export async function processOnce(
     options.keep && store.keep && options.trusted
       ? { ...options.keep, attempts: 1, lastError: null }
       : undefined;
+  // A kept record the store could not read is replaced, and told once: the payment goes on.
+  const unreadable = (where: string, reason: string) =>
+    options.report(keptUnreadable(where, reason, 'replaced'));
   const claim: KudosClaimContext =
-    kept && store.keepsOnClaim ? { ...holder, keep: { record: kept, ttlMs: options.ttlMs } } : holder;
+    kept && store.keepsOnClaim
+      ? { ...holder, keep: { record: kept, ttlMs: options.ttlMs }, unreadable }
+      : holder;
   let claimed: KudosClaimResult;
   try {
     claimed = readClaim(await call(() => store.claim(key, options.leaseMs, claim)));
@@ -158,7 +163,7 @@ export async function processOnce(
     const lastError = error === undefined ? null : describeError(error);
     const trusted = trustedNow();
     keptYet = true;
-    await call(() => method({ ...base, trusted, attempts, lastError }, options.ttlMs)).catch(
+    await call(() => method({ ...base, trusted, attempts, lastError }, options.ttlMs, unreadable)).catch(
       (cause: unknown) => options.report(storeError('could not keep the notification for redrive', cause)),
     );
   };

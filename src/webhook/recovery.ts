@@ -1,5 +1,5 @@
 import type { KudosDedupeStore, KudosKeptNotification, KudosUnprocessedNotification } from './dedupe.js';
-import { KudosWebhookError } from './errors.js';
+import { keptUnreadable } from './errors.js';
 import { type PipelineSettings, runNotification } from './pipeline.js';
 import { asHandlerError } from './process-once.js';
 
@@ -31,13 +31,7 @@ function keptOf(
     );
   }
   const unreadable = (key: string, reason: string) =>
-    report(
-      new KudosWebhookError(
-        'kept_unreadable',
-        `kept record ${key} could not be read (${reason}); it is skipped`,
-      ),
-      undefined,
-    );
+    report(keptUnreadable(key, reason, 'skipped'), undefined);
   return (limit) => kept(limit, unreadable);
 }
 

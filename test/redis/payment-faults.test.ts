@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dedupeKeys } from '../../src/redis/dedupe-keys.js';
 import { RedisDedupeStore } from '../../src/redis/index.js';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { type KudosWebhookHandler, kudosWebhook } from '../../src/webhook/index.js';
@@ -38,11 +39,12 @@ describe('payments on RedisDedupeStore survive a slow Redis and a failing handle
   const SECRET = 'redis-faults-shop-secret';
 
   /** A receiver on its own prefix; `handled` counts successful handler runs per transaction. */
-  async function shop(prefix: string, fail: () => boolean) {
+  async function shop(prefix: string, fail: () => boolean, told: string[] = []) {
     const handled = new Map<string, number>();
     const hook: KudosWebhookHandler = kudosWebhook({
       secret: SECRET,
       store: new RedisDedupeStore(client, { prefix, commandTimeoutMs: 2000 }),
+      onError: (error) => told.push(`${error.code}: ${error.message}`),
       onNotification: (n) => {
         if (fail()) throw new Error('the shop database is down');
         if (n.tx.status === 'success') handled.set(n.tx.txHash, (handled.get(n.tx.txHash) ?? 0) + 1);
@@ -100,4 +102,42 @@ describe('payments on RedisDedupeStore survive a slow Redis and a failing handle
     expect(second.handled.get(tx.txHash)).toBe(1);
     expect(await second.hook.unprocessed()).toEqual([]);
   });
+
+  it.each([
+    ['not JSON', '{cut off'],
+    ['JSON without attempts', '{"key":"x","receivedAt":1}'],
+    ['JSON of another type', '[1,2,3]'],
+  ])(
+    'a kept record replaced by %s never blocks its payment: the redelivery is processed, told once',
+    async (_, value) => {
+      const prefix = `unreadable:${randomUUID()}:`;
+      let broken = true;
+      const told: string[] = [];
+      const { handled, url } = await shop(prefix, () => broken, told);
+      kudos = await startKudosEmulator({
+        users: PAYMENT_USERS,
+        agents: [{ id: 'shop-agent', webhookURL: url }],
+        paymentDelayMs: 5,
+        webhook: { attempts: 2, retryDelayMs: 20 },
+      });
+      const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+      await kudos.idle(); // the sender gave up: the payment is kept
+      const { kept } = dedupeKeys(prefix, `${tx.txHash}:success`);
+      expect(await admin.exists(kept)).toBe(1);
+      await admin.set(kept, value); // edited by hand, or another program's key
+      broken = false;
+      const last = kudos.deliveries.filter((d) => d.txHash === tx.txHash && d.txStatus === 'success').at(-1);
+      expect(kudos.resend(last?.id as number)).toBe(true);
+      await kudos.idle();
+      const resent = kudos.deliveries
+        .filter((d) => d.txHash === tx.txHash && d.txStatus === 'success')
+        .at(-1);
+      expect(resent?.responseStatus).toBe(200);
+      expect(handled.get(tx.txHash)).toBe(1);
+      expect(await admin.exists(kept)).toBe(0); // processed: nothing left kept
+      expect(told.filter((line) => line.startsWith('kept_unreadable'))).toEqual([
+        `kept_unreadable: kept record ${kept} could not be read (not a kept notification of RedisDedupeStore); it is replaced`,
+      ]);
+    },
+  );
 });

@@ -140,6 +140,36 @@ describeSqlite('SqliteDedupeStore survives a SIGKILL of the app (real process, e
     expect((await unprocessed(s)).map((k) => k.key)).not.toContain(key);
   });
 
+  it('checkpoints as it goes: 60 payments, a SIGKILL, the -wal and -shm files deleted, and none runs again', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kudos-durable-'));
+    const s = await start({ MODE: 'work' });
+    kudos.webhookMode.pendingFirst = false;
+    const hashes = Array.from(
+      { length: 60 },
+      () => kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' }).txHash,
+    );
+    await kudos.idle();
+    expect(new Set(handled()).size).toBe(60);
+    // The store checkpoints at most CHECKPOINT_AFTER_MS (1 s) after a change: wait for it, then the
+    // worst an operator can do to the files (a kill, then the log files deleted as "temporary").
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await kill();
+    const path = join(dir, 'webhook.db');
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    rmSync(`${path}-wal`);
+    rmSync(`${path}-shm`, { force: true });
+    await start({ MODE: 'work' });
+    const last = new Map(
+      kudos.deliveries
+        .filter((d) => hashes.includes(d.txHash) && d.txStatus === 'success')
+        .map((d) => [d.txHash, d.id]),
+    );
+    for (const id of last.values()) kudos.resend(id);
+    await kudos.idle();
+    expect(handled()).toHaveLength(60); // each once: the redeliveries were duplicates
+    expect(s.child.exitCode).not.toBe(0); // (the first process was the one killed)
+  });
+
   it('for contrast, the default memory store: the same kill loses what it kept (the README says so)', async () => {
     dir = mkdtempSync(join(tmpdir(), 'kudos-durable-'));
     let s = await start({ MODE: 'fail', STORE: 'memory' });
