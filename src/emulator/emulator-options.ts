@@ -76,12 +76,15 @@ type RefreshTokenMode = 'reuse' | 'rotate';
 export type MultiSendAmounts = 'total' | 'per-output';
 
 /** An absolute http: or https: URL. */
-function isHttpURL(value: unknown): boolean {
+export function isHttpURL(value: unknown): boolean {
   return typeof value === 'string' && URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
 }
 
 /** Name of the code parameter on the redirect back to the app (docs/kudos-service.md#authorization-page item 3). */
 export type CodeParam = 'code' | 'auth_code' | 'authorization_code';
+
+/** How much a line of the emulator's log matters (the CLI prints `warn` and `error` even with `--quiet`). */
+export type KudosEmulatorLogLevel = 'info' | 'warn' | 'error';
 
 /** Options of `startKudosEmulator()`. */
 export interface KudosEmulatorOptions {
@@ -131,8 +134,12 @@ export interface KudosEmulatorOptions {
   webhook?: { attempts?: number; retryDelayMs?: number; timeoutMs?: number };
   /** HS256 key of the access tokens; default a random one per emulator. */
   jwtSecret?: string;
-  /** Where the emulator logs one line per event; default silent. Never given secrets or tokens. */
-  log?: (line: string) => void;
+  /**
+   * Where the emulator logs one line per event, with its level: `info` (requests, sign-ins, payments),
+   * `warn` (a webhook delivery that failed) or `error` (a state file it could not save, a delivery
+   * given up, an internal error). Default silent. Never given secrets or tokens.
+   */
+  log?: (line: string, level: KudosEmulatorLogLevel) => void;
   /**
    * A state file: loaded at start, saved after every change (atomically: a temporary file, then a
    * rename), so a restart keeps users, clients, agents, grants, refresh tokens, transactions and the
@@ -188,7 +195,7 @@ export interface ResolvedEmulatorOptions {
   multiSendAmounts: MultiSendAmounts;
   webhook: { attempts: number; retryDelayMs: number; timeoutMs: number };
   jwtSecret: string | undefined;
-  log: (line: string) => void;
+  log: (line: string, level: KudosEmulatorLogLevel) => void;
   state: string | undefined;
   autoLogin: string | undefined;
   adminToken: string | undefined;
@@ -292,8 +299,8 @@ export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): Reso
   });
   const agents = (options.agents ?? []).map((a, i) => {
     if (!a || typeof a.id !== 'string' || !a.id) fail(`agents[${i}].id must be a non-empty string`);
-    if (a.webhookURL !== undefined && !URL.canParse(a.webhookURL))
-      fail(`agents[${i}].webhookURL must be an absolute URL`);
+    if (a.webhookURL !== undefined && !isHttpURL(a.webhookURL))
+      fail(`agents[${i}].webhookURL must be an absolute http(s) URL`);
     checkURIs(a.paymentRedirectURIs, `agents[${i}].paymentRedirectURIs`);
     return { ...a };
   });

@@ -4,7 +4,7 @@ import { SAFE_ERROR_CODE } from '../base/errors.js';
 import { KUDOS_API } from '../protocol/endpoints.js';
 import { EmulatorClock } from './clock.js';
 import type { EmulatorClient, EmulatorUser, KudosEmulatorOptions } from './emulator-options.js';
-import { resolveEmulatorOptions } from './emulator-options.js';
+import { isHttpURL, resolveEmulatorOptions } from './emulator-options.js';
 import { issueCode, revokeGrant } from './model/grants.js';
 import { walletAddress } from './model/ids.js';
 import { EmulatorOperations, type PayArguments } from './model/operations.js';
@@ -150,7 +150,10 @@ function saveOnChange(
     try {
       write();
     } catch (error) {
-      state.log(`could not save the state file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+      state.log(
+        `could not save the state file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'} (kept in memory; saved again at the next change)`,
+        'error',
+      );
     }
   };
   // A file read at the start is compacted (and an older format rewritten); a new one waits for a change.
@@ -233,7 +236,7 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
     if (applyApiHeaders(req, res)) return; // a CORS preflight, answered
     router
       .handle(req, res, (error) =>
-        state.log(`internal error: ${error instanceof Error ? error.name : 'unknown'}`),
+        state.log(`internal error: ${error instanceof Error ? error.name : 'unknown'}`, 'error'),
       )
       // Sign-ins, grants, tokens, payments: a state file keeps them. A GET changes nothing worth
       // keeping, except an authorization page that grants at once (auto-login, or authorized before).
@@ -331,8 +334,8 @@ function emulatorHandle({
       state.nextAuthorizeError = error;
     },
     setWebhook(agentId, webhookURL) {
-      if (webhookURL !== undefined && !URL.canParse(webhookURL))
-        throw new TypeError('setWebhook(): not an absolute URL');
+      if (webhookURL !== undefined && !isHttpURL(webhookURL))
+        throw new TypeError('setWebhook(): "webhookURL" must be an absolute http(s) URL');
       state.agents.set(agentId, { ...state.agents.get(agentId), id: agentId, webhookURL });
       state.changed();
     },

@@ -4,6 +4,7 @@ import type {
   EmulatorAgent,
   EmulatorClient,
   EmulatorUser,
+  KudosEmulatorLogLevel,
   ResolvedEmulatorOptions,
 } from './emulator-options.js';
 import type { EmulatorTransaction } from './model/transaction.js';
@@ -197,7 +198,7 @@ export class EmulatorState {
   }
 
   /** Logs one line; never called with secrets or tokens. */
-  log(line: string): void {
-    this.options.log(`[kudos-emulator] ${line}`);
+  log(line: string, level: KudosEmulatorLogLevel = 'info'): void {
+    this.options.log(`[kudos-emulator] ${line}`, level);
   }
 }

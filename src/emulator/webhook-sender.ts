@@ -240,7 +240,12 @@ export class WebhookSender {
     this.lastAttempt.set(notificationId, Math.max(this.lastAttempt.get(notificationId) ?? 0, attempt));
     // Only the agent and the outcome are logged: the webhook URL may carry the agent's secret.
     this.state.log(
-      `webhook to ${agentId} (${txStatus}) attempt ${attempt}: ${result.responseStatus ?? result.error ?? 'failed'}`,
+      `webhook to ${agentId} (${txStatus}) attempt ${attempt}: ${result.responseStatus ?? result.error ?? 'failed'}${
+        result.responseStatus === 401
+          ? " (refused as unauthenticated: does the webhook URL carry the receiver's secret, ?token=...?)"
+          : ''
+      }${ok ? '' : retryInMs === undefined ? `; given up after ${attempt} attempts` : `; retry in ${retryInMs} ms`}`,
+      ok ? 'info' : retryInMs === undefined ? 'error' : 'warn',
     );
     if (retryInMs === undefined) this.outbox.delete(notificationId);
     else this.outbox.set(notificationId, { ...entry, attempt: attempt + 1, dueAt: at + retryInMs });

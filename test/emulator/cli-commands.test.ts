@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CommandError, runSubcommand } from '../../src/emulator/cli/admin.js';
 import {
   packageVersion,
@@ -146,7 +146,21 @@ describe('kudos-emulator start options and banner, in process', () => {
         autoLogin: 'carol',
         adminToken: 'admin-secret-token',
       });
-      expect(options?.log).toBeUndefined(); // --quiet
+      // --quiet: no request log, but warnings and errors still go to stderr.
+      const printed = {
+        out: vi.spyOn(console, 'log').mockReturnValue(),
+        err: vi.spyOn(console, 'error').mockReturnValue(),
+      };
+      try {
+        options?.log?.('a request', 'info');
+        options?.log?.('a failed delivery', 'warn');
+        options?.log?.('a failed save', 'error');
+        expect(printed.out).not.toHaveBeenCalled();
+        expect(printed.err.mock.calls).toEqual([['a failed delivery'], ['a failed save']]);
+      } finally {
+        printed.out.mockRestore();
+        printed.err.mockRestore();
+      }
       expect(parseStartOptions(['--help'])).toBeUndefined();
       expect(parseStartOptions([])?.port).toBe(4000);
       // The banner of an emulator started with them: the URLs to configure, accounts, wallets, agents.

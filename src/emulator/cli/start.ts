@@ -36,7 +36,7 @@ export const USAGE = `Usage: kudos-emulator [options]          start an emulator
   --state FILE          load state from FILE at start and save every change to it
   --auto-login USER     sign USER in and accept at once on every authorization page (e2e tests)
   --admin-token TOKEN   the admin API (/_emulator/) then needs this token; without it, loopback only
-  --quiet               do not log requests
+  --quiet               do not log requests (warnings and errors are still printed)
   --help, -h            this text; kudos-emulator help SUBCOMMAND (or SUBCOMMAND --help) for one
   --version             the version
 
@@ -135,7 +135,13 @@ export function parseStartOptions(argv: string[]): KudosEmulatorOptions | undefi
   if (values.state !== undefined) options.state = values.state;
   if (values['auto-login'] !== undefined) options.autoLogin = values['auto-login'];
   if (values['admin-token'] !== undefined) options.adminToken = values['admin-token'];
-  if (!values.quiet) options.log = (line) => console.log(line);
+  // --quiet stops the request log only: warnings and errors (a failed delivery, a state file that
+  // could not be saved) always go to stderr.
+  const quiet = values.quiet === true;
+  options.log = (line, level) => {
+    if (level !== 'info') console.error(line);
+    else if (!quiet) console.log(line);
+  };
   return options;
 }
 

@@ -265,7 +265,16 @@ export function settleLater(
     if (tx.outcome !== 'timeout') tx.height = 1_000_000 + state.transactions.size;
     state.transactionChanged(tx);
     state.log(`transaction ${tx.txHash.slice(0, 8)}… ${tx.outcome}`);
-    listener(tx, 'settled');
+    // A timer's exception would end the process (and, with a state file, every start after it): the
+    // state file is checked at start, so this is a last guard, said and survived.
+    try {
+      listener(tx, 'settled');
+    } catch (error) {
+      state.log(
+        `transaction ${tx.txHash.slice(0, 8)}… settled, but its notification failed: ${error instanceof Error ? error.message : 'unknown'}`,
+        'error',
+      );
+    }
     settle();
   }, state.options.paymentDelayMs);
   timers.add(timer);

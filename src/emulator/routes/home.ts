@@ -1,4 +1,4 @@
-import { ADMIN_COOKIE, hasAdminAccess, isAdminToken } from '../server/admin-access.js';
+import { ADMIN_COOKIE, ADMIN_SESSION_MS, hasAdminAccess, isAdminToken } from '../server/admin-access.js';
 import { type Ctx, redirect, sendHtml, setCookie } from '../server/http.js';
 import { ROUTES } from '../server/route-table.js';
 import type { Router } from '../server/router.js';
@@ -17,7 +17,10 @@ function showHome(state: EmulatorState, webhooks: WebhookSender, ctx: Ctx): void
   if (token !== undefined) {
     const given = ctx.url.searchParams.get('admin_token');
     if (given !== null) {
-      if (isAdminToken(state, given)) setCookie(ctx.res, ADMIN_COOKIE, state.adminSessions.open());
+      if (isAdminToken(state, given)) {
+        const session = state.adminSessions.open(ctx.req.headers.host ?? '');
+        setCookie(ctx.res, ADMIN_COOKIE, session, ADMIN_SESSION_MS / 1000);
+      }
       return redirect(ctx.res, '/');
     }
     if (!hasAdminAccess(state, ctx)) {

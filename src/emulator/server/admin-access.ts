@@ -54,19 +54,44 @@ export function checkAccess(state: AdminContext, ctx: Pick<Ctx, 'req'>): void {
  */
 export const ADMIN_COOKIE = 'kudos_emulator_admin';
 
-/** Admin sessions of the home page: random values, in memory (a restart asks for the token again). */
-export class AdminSessions {
-  private readonly sessions = new Set<string>();
+/** How long an admin session of the home page lasts, from the moment the token opened it: a working day. */
+export const ADMIN_SESSION_MS = 8 * 60 * 60 * 1000;
 
-  /** A new session for a browser that gave the right token: the cookie's value. */
-  open(): string {
-    const session = randomBytes(32).toString('base64url');
-    this.sessions.add(session);
-    return session;
+/** One admin session: the host it was opened on (its origin), and when it ends. */
+interface AdminSession {
+  host: string;
+  until: number;
+}
+
+/**
+ * Admin sessions of the home page: random values, in memory (a restart asks for the token again).
+ * Each lasts {@link ADMIN_SESSION_MS} and is bound to the origin it was opened on: the request's
+ * `Host` (and its `Origin`, when a browser sends one) must be that one, so a cookie replayed to the
+ * emulator under another name, or from a page of another origin, opens nothing.
+ */
+export class AdminSessions {
+  private readonly sessions = new Map<string, AdminSession>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** A new session for a browser that gave the right token on `host`: the cookie's value. */
+  open(host: string): string {
+    const now = this.now();
+    for (const [id, session] of this.sessions) if (session.until <= now) this.sessions.delete(id);
+    const id = randomBytes(32).toString('base64url');
+    this.sessions.set(id, { host, until: now + ADMIN_SESSION_MS });
+    return id;
   }
 
-  has(session: string): boolean {
-    return session !== '' && this.sessions.has(session);
+  /** Whether `id` is a live session opened on `host`, asked from that origin (or from no page). */
+  has(id: string, host: string, origin: string | undefined): boolean {
+    const session = id === '' ? undefined : this.sessions.get(id);
+    if (!session) return false;
+    if (session.until <= this.now()) {
+      this.sessions.delete(id);
+      return false;
+    }
+    return session.host === host && (origin === undefined || origin === `http://${host}`);
   }
 }
 
@@ -81,5 +106,6 @@ export function hasAdminAccess(state: AdminContext, ctx: Pick<Ctx, 'req'>): bool
   const header = ctx.req.headers.authorization ?? '';
   const bearer = header.startsWith('Bearer ') ? header.slice(7) : '';
   const cookie = parseCookies(ctx.req.headers.cookie).get(ADMIN_COOKIE) ?? '';
-  return isAdminToken(state, bearer) || state.adminSessions.has(cookie);
+  const { host = '', origin } = ctx.req.headers;
+  return isAdminToken(state, bearer) || state.adminSessions.has(cookie, host, origin);
 }

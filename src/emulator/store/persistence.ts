@@ -13,11 +13,11 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isRecord } from '../../base/guards.js';
-import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import type { EmulatorAgent, EmulatorClient, EmulatorUser } from '../emulator-options.js';
 import type { EmulatorTransaction } from '../model/transaction.js';
 import type { EmulatorState, Grant, RefreshRecord } from '../state.js';
 import type { OutboxEntry, WebhookDelivery } from '../webhook-sender.js';
+import { shapeProblem } from './snapshot-shape.js';
 import { StateLockError, takeLock } from './state-lock.js';
 
 /**
@@ -134,81 +134,6 @@ function sizeOf(path: string): number {
 /** Where a state file keeps its history. */
 function logOf(file: string): string {
   return `${target(file)}.log`;
-}
-
-type Check = (value: unknown) => boolean;
-const text: Check = (v) => typeof v === 'string';
-const count: Check = (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-const time: Check = (v) => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= 8.64e15;
-const texts: Check = (v) => Array.isArray(v) && v.every(text);
-const record =
-  (fields: Record<string, Check>, optional: Record<string, Check> = {}) =>
-  (v: unknown): string | undefined => {
-    if (!isRecord(v)) return '';
-    for (const [name, ok] of Object.entries(fields)) if (!ok(v[name])) return `.${name}`;
-    for (const [name, ok] of Object.entries(optional))
-      if (v[name] !== undefined && !ok(v[name])) return `.${name}`;
-    return undefined;
-  };
-const pair =
-  (second: (v: unknown) => string | undefined) =>
-  (v: unknown): string | undefined => {
-    if (!Array.isArray(v) || v.length !== 2 || !text(v[0])) return '';
-    return second(v[1]) === undefined ? undefined : '[1]';
-  };
-
-/** Every list of the file and what each entry must be, so a bad file is refused naming the field. */
-const LISTS: Record<string, (v: unknown) => string | undefined> = {
-  users: record(
-    { id: text, password: text },
-    { civicLiker: (v) => typeof v === 'boolean' || v === 'trial', civicLikerSince: time },
-  ),
-  clients: record({ clientID: text, clientSecret: text, redirectURIs: texts }),
-  agents: record(
-    { id: text },
-    { webhookURL: text, paymentRedirectURIs: texts, forwardURL: text, forwardUntil: time },
-  ),
-  grants: record({ clientID: text, userId: text, scope: texts, grantedAt: time }),
-  refreshTokens: pair(record({ clientID: text, userId: text, scope: texts })),
-  activeRefresh: (v) => (Array.isArray(v) && v.length === 2 && text(v[0]) && text(v[1]) ? undefined : ''),
-  transactions: record({
-    txHash: text,
-    request: (v) => record({ from: text, to: texts, amounts: texts, remarks: text })(v) === undefined,
-    status: text,
-    outcome: text,
-    ts: time,
-    completeTs: time,
-  }),
-};
-const OPTIONAL_LISTS: Record<string, (v: unknown) => string | undefined> = {
-  deliveries: record({ id: count, notificationId: count, txHash: text, attempt: count, body: text }),
-  outbox: record({
-    notificationId: count,
-    agentId: text,
-    url: text,
-    txHash: text,
-    body: text,
-    attempt: count,
-    dueAt: time,
-  }),
-};
-
-/** The first field of a parsed state file that is not what the emulator wrote, or undefined. */
-function shapeProblem(json: Record<string, unknown>): string | undefined {
-  if (typeof json.jwtSecret !== 'string' || json.jwtSecret === '') return 'jwtSecret';
-  const offset = json.clockOffsetMs;
-  if (typeof offset !== 'number' || !(offset >= 0 && offset <= MAX_CLOCK_OFFSET_MS)) return 'clockOffsetMs';
-  if (json.nextNotificationId !== undefined && !count(json.nextNotificationId)) return 'nextNotificationId';
-  for (const [name, entry] of [...Object.entries(LISTS), ...Object.entries(OPTIONAL_LISTS)]) {
-    const list = json[name];
-    if (list === undefined && name in OPTIONAL_LISTS) continue;
-    if (!Array.isArray(list)) return name;
-    for (const [i, item] of list.entries()) {
-      const where = entry(item);
-      if (where !== undefined) return `${name}[${i}]${where}`;
-    }
-  }
-  return undefined;
 }
 
 /** A transaction as the file keeps it: everything but its promise. */

@@ -195,7 +195,7 @@ describe('kudos-emulator subcommands against a running emulator', () => {
         await cli('trigger', 'payment', '--to', 'bobby', '--amount', '1', '--via', 'shop-agent')
       ).stdout.trim();
       await until(() => out.includes(`${hash}  success  -> 200`));
-      expect(out).toContain('"txHash":'); // --print-body
+      await until(() => out.includes('"txHash":')); // --print-body: the body follows its line
       expect(local.received.map((h) => (h.body as { tx: { txHash: string } }).tx.txHash)).toContain(hash);
       expect(sink.received.length).toBe(before); // not to the agent's own webhook meanwhile
       child.kill('SIGINT');
@@ -236,7 +236,7 @@ describe('kudos-emulator subcommands against a running emulator', () => {
     const { stdout, code } = await cli('resend', String(first.id));
     expect(code).toBe(0);
     expect(stdout).toContain(`resent delivery ${first.id}`);
-    await expect.poll(() => sink.received.length).toBe(before + 1);
+    await expect.poll(() => sink.received.length, { timeout: 10_000 }).toBe(before + 1);
     const after = JSON.parse((await cli('deliveries', '--json')).stdout) as Array<{
       txHash: string;
       attempt: number;

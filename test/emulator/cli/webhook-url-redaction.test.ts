@@ -1,4 +1,6 @@
+import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ADMIN_SESSION_MS, AdminSessions } from '../../../src/emulator/server/admin-access.js';
 import { type KudosEmulator, startKudosEmulator } from '../../../src/testing/index.js';
 import { startCli } from '../../helpers/cli.js';
 import { PAYMENT_USERS } from '../../helpers/emulator-user.js';
@@ -78,6 +80,18 @@ describe('the home page behind --admin-token', () => {
       expect(forged.status).toBe(401); // the token itself is no session
       const home = await browser.get(`${kudos.authURL}/`);
       expect(home.status).toBe(200);
+      // Bound to the origin it was opened on: replayed under another name of the emulator, or from a
+      // page of another origin, the same cookie opens nothing.
+      const session = /^kudos_emulator_admin=([^;]+)/.exec(cookie)?.[1] ?? '';
+      const port = new URL(kudos.authURL).port;
+      const asked = (headers: Record<string, string>) =>
+        statusOf(`${kudos?.authURL}/_emulator/state`, headers);
+      const own = { cookie: `kudos_emulator_admin=${session}` };
+      expect(await asked(own)).toBe(200);
+      expect(await asked({ ...own, host: `localhost:${port}` })).toBe(401);
+      expect(await asked({ ...own, origin: 'http://evil.example' })).toBe(401);
+      expect(await asked({ ...own, origin: `http://127.0.0.1:${port}` })).toBe(200);
+      expect(cookie).toContain(`Max-Age=${ADMIN_SESSION_MS / 1000}`);
       const html = await home.text();
       expect(html).toContain('shop-agent');
       // Its Resend button works with the cookie and the page's token.
@@ -93,3 +107,29 @@ describe('the home page behind --admin-token', () => {
     }
   });
 });
+
+describe('admin sessions', () => {
+  it(`end ${ADMIN_SESSION_MS / 3_600_000} hours after the token opened them, and expired ones are forgotten`, () => {
+    let now = 1_000_000;
+    const sessions = new AdminSessions(() => now);
+    const id = sessions.open('127.0.0.1:4000');
+    expect(sessions.has(id, '127.0.0.1:4000', undefined)).toBe(true);
+    now += ADMIN_SESSION_MS - 1;
+    expect(sessions.has(id, '127.0.0.1:4000', undefined)).toBe(true);
+    now += 1;
+    expect(sessions.has(id, '127.0.0.1:4000', undefined)).toBe(false);
+    expect(sessions.has('', '127.0.0.1:4000', undefined)).toBe(false);
+  });
+});
+
+/** The status of a GET with exactly these headers (fetch would not send another Host). */
+function statusOf(url: string, headers: Record<string, string>): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      })
+      .on('error', reject);
+  });
+}

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../../src/testing/index.js';
+import { authURLOf, startCli } from '../../helpers/cli.js';
 import { PAYMENT_USERS } from '../../helpers/emulator-user.js';
 
 // The state file's history on a real full disk: a 64 kB tmpfs (mounted for the test; CI runs as root).
@@ -86,5 +87,61 @@ describe('the state file when the disk fills up', () => {
     kudos = undefined;
     writeFileSync(log, `{"x":1}\n${good}`);
     await expect(startKudosEmulator({ state: file })).rejects.toThrow(`has an invalid "line 1"`);
+  });
+
+  it('--quiet on a full disk: the bin still prints every failed save and failed delivery on stderr, and no request', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kudos-quiet-full-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir]);
+    mounted = dir;
+    const started = startCli([
+      '--port',
+      '0',
+      '--quiet',
+      '--state',
+      join(dir, 'state.json'),
+      '--agent',
+      'shop-agent=http://127.0.0.1:9/webhooks/kudos', // nobody listens: every delivery fails
+    ]);
+    let stderr = '';
+    started.child.stderr?.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    let stdout = '';
+    started.child.stdout?.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    try {
+      const url = authURLOf(await started.output);
+      const bannerEnd = stdout.length;
+      for (let filler = 0, size = 32768; size >= 256; size /= 2) {
+        try {
+          writeFileSync(join(dir, `filler-${filler++}`), Buffer.alloc(size));
+        } catch {
+          // that much did not fit: try less
+        }
+      }
+      for (let i = 0; i < 12; i++) {
+        const res = await fetch(`${url}/_emulator/payments`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            to: 'bobby',
+            amount: String(i + 1),
+            via: 'shop-agent',
+            remarks: 'x'.repeat(200),
+          }),
+        });
+        expect(res.status).toBe(201);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(stderr).toMatch(/\[kudos-emulator\] could not save the state file .*state\.json: ENOSPC/);
+      expect(stderr).toMatch(
+        /\[kudos-emulator\] webhook to shop-agent \(success\) attempt 1: ECONNREFUSED; retry in \d+ ms/,
+      );
+      expect(stdout.slice(bannerEnd)).toBe(''); // --quiet: no request log
+    } finally {
+      started.child.kill();
+      await started.exit;
+    }
   });
 });
