@@ -5,8 +5,10 @@
 // notification (the client's sends, counted) and the commands Redis ran for it, those inside the
 // scripts included (INFO commandstats on every node); memory per 100,000 completed keys and per
 // kept notification (INFO memory on every node).
+
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { promisify } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
 import { RedisDedupeStore } from 'passport-kudos/redis';
@@ -169,6 +171,8 @@ export async function benchRedisTopologies({ runs, amount, kept }) {
     { name: 'cluster, 3 masters', ports: cluster.nodes.map((n) => n.port) },
   ];
   const rows = [];
+  // The machine's load as the section runs: the absolute figures move with it (the ratios less).
+  const loadBefore = loadavg()[0];
   try {
     for (const place of places) {
       for (const library of ['node-redis', 'ioredis']) {
@@ -195,5 +199,10 @@ export async function benchRedisTopologies({ runs, amount, kept }) {
     await server.stop();
     await cluster.stop();
   }
-  return { amount, kept, rows };
+  return {
+    amount,
+    kept,
+    rows,
+    load: { before: loadBefore, after: loadavg()[0], cpus: availableParallelism() },
+  };
 }

@@ -303,7 +303,11 @@ export function markdown(results) {
       '',
       '## 11. Redis stores: node-redis and ioredis, one server and a cluster',
       '',
-      `The dedupe store's part of ${fmt(t.amount)} deliveries (the claim that keeps the notification, then its completion, as \`kudosWebhook\` does for a verified one), 50 in flight, in process against real redis-server processes on this machine: one server, and a cluster of 3 masters made by \`redis-cli --cluster create\`. The baseline is the least a dedupe can do on the same client (\`SET NX PX\`, then \`SET done\`), in the same run. Round trips per notification are the client's sends, counted; the commands Redis ran for it (those inside the Lua scripts included) from \`INFO commandstats\` of every node; memory from \`INFO memory\` (\`used_memory\`) of every node: the completed keys of the run scaled to 100,000, then ${fmt(t.kept)} kept notifications (the sample body each).`,
+      `The dedupe store's part of ${fmt(t.amount)} deliveries (the claim that keeps the notification, then its completion, as \`kudosWebhook\` does for a verified one), 50 in flight, in process against real redis-server processes on this machine: one server, and a cluster of 3 masters made by \`redis-cli --cluster create\`. The baseline is the least a dedupe can do on the same client (\`SET NX PX\`, then \`SET done\`), in the same run. Round trips per notification are the client's sends, counted; the commands Redis ran for it (those inside the Lua scripts included) from \`INFO commandstats\` of every node; memory from \`INFO memory\` (\`used_memory\`) of every node: the completed keys of the run scaled to 100,000, then ${fmt(t.kept)} kept notifications (the sample body each).${
+        t.load
+          ? ` Measured with the machine's 1-minute load average at ${fmt(t.load.before, 2)} as the section began and ${fmt(t.load.after, 2)} as it ended, on ${t.load.cpus} CPUs: the absolute figures move with the load (they came out 15 to 30% apart on a busier day), the ratios to the baseline of the same run much less.`
+          : ''
+      }`,
       '',
       '| client | topology | notifications/s | baseline/s | ratio | round trips per notification | commands Redis ran per notification | memory per 100,000 completed keys | memory per kept notification |',
       '|---|---|---|---|---|---|---|---|---|',

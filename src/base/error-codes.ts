@@ -170,7 +170,7 @@ export const KUDOS_ERROR_CODES = [
     status: 500,
     error: 'KudosError',
     meaning:
-      "thrown by a store at its start (construction, or a lazily connected client's first call) that cannot do its job: a SQLite file that cannot be opened or written (a read-only folder or file) or fails SQLite's `quick_check` (corrupt); the message names the file and the cause",
+      "thrown by a store at its start (construction, or a Redis store's first call or `ready()`) that cannot do its job: a SQLite file that cannot be opened or written (a read-only folder or file) or fails SQLite's `quick_check` (corrupt); a Redis whose `maxmemory-policy` may evict keys (unless `acceptEviction`), or that refuses writes (a read-only replica, an ACL); the message names the file or server and the cause",
   },
   // Webhook receiver (passport-kudos/webhook), answered as `{ error, code, path }`
   {

@@ -7,6 +7,7 @@
  */
 import { CommandError, runSubcommand } from './cli/admin.js';
 import {
+  groupHelp,
   packageVersion,
   SUBCOMMAND_HELP,
   shortParseError,
@@ -29,6 +30,11 @@ function help(words: string[]): number {
     return 0;
   }
   const name = subcommandOf(words);
+  const group = name ? '' : groupHelp(words[0] ?? '');
+  if (group) {
+    console.log(group);
+    return 0;
+  }
   if (!name) {
     console.error(usageError(`no subcommand '${words.join(' ')}'`, undefined));
     return 2;
@@ -50,6 +56,14 @@ async function main(argv: string[]): Promise<void> {
   if (!SUBCOMMAND_WORDS.has(first)) return startCommand(argv);
   const name = subcommandOf(argv);
   if (!name) {
+    // `agents --help`, or `agents` alone: the subcommands it starts.
+    const group = groupHelp(first);
+    if (group && (wantsHelp(argv) || argv.length === 1)) {
+      if (wantsHelp(argv)) console.log(group);
+      else console.error(group); // a subcommand is missing: exit 2
+      process.exitCode = wantsHelp(argv) ? 0 : 2;
+      return;
+    }
     console.error(usageError(`unknown subcommand '${argv.slice(0, 2).join(' ')}'`, undefined));
     process.exitCode = 2;
     return;

@@ -14,6 +14,14 @@ export interface KudosRedisAdapter {
    * only when a node redirects it reads the slot map again here. Optional.
    */
   unavailable?(): void;
+  /**
+   * Sends `args` to every master of a cluster and answers each one's reply with its address, for the
+   * start-up checks that must hold on every node (the eviction policy). Optional: without it, the
+   * command is sent once, to the one server.
+   */
+  eachMaster?(args: string[]): Promise<Array<{ node: string; reply: unknown }>>;
+  /** Where the server is (`host:port`, never a credential), for messages. Optional. */
+  readonly server?: string;
 }
 
 /**

@@ -9,8 +9,20 @@ import type {
   KudosUnreadableKept,
 } from '../webhook/dedupe.js';
 import type { KudosRedisClient } from './adapter.js';
-import { DELETE_IF_OWNER, type KudosRedisOptions, RedisKeys } from './command.js';
+import { DELETE_IF_OWNER, type KudosRedisOptions, RedisStore } from './command.js';
 import { checkPrefix, dedupeKeys, KEPT_SHARDS, shardKeys } from './dedupe-keys.js';
+
+// Lua (after a keep of member ARGV[m] at KEYS[2]) that forgets the oldest entries of the index
+// KEYS[3] whose kept record expired: up to 8 a keep, so an index nobody lists (no unprocessed() or
+// redrive() call) does not grow without bound. The records an index lists share its hash tag (one
+// slot), so the script may read them. The index itself expires with its last record: its TTL is
+// raised to each record's as it is kept, so it never outlives one.
+const trimIndex = (m: number) => `local keptPrefix = string.sub(KEYS[2], 1, #KEYS[2] - #ARGV[${m}])
+for _, member in ipairs(redis.call('ZRANGE', KEYS[3], 0, 7)) do
+  if redis.call('EXISTS', keptPrefix .. member) == 0 then redis.call('ZREM', KEYS[3], member) end
+end
+local ttl = tonumber(ARGV[${m - 1}])
+if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end`;
 
 // Lua that keeps the record ARGV[n] at KEYS[2] for ARGV[n+1] ms, indexed by arrival in KEYS[3] under
 // ARGV[n+2], merged into the one kept already: attempts added, a null lastError keeps the kept one,
@@ -33,7 +45,8 @@ if raw then
   end
 end
 redis.call('SET', KEYS[2], cjson.encode(new), 'PX', ARGV[${n + 1}])
-redis.call('ZADD', KEYS[3], new.receivedAt, ARGV[${n + 2}])`;
+redis.call('ZADD', KEYS[3], new.receivedAt, ARGV[${n + 2}])
+${trimIndex(n + 2)}`;
 
 /** What the claim script answers when it replaced a kept record it could not read. */
 const CLAIMED_OVER_UNREADABLE = 'claimed:unreadable';
@@ -55,12 +68,15 @@ const EXTEND_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return re
 return 0`;
 
 // Marks KEYS[1] processed for ARGV[2] ms, unless another claimer holds it now (our lease expired),
-// and forgets what was kept of it (KEYS[2], member ARGV[3] of the index KEYS[3]).
+// and forgets what was kept of it (KEYS[2], member ARGV[3] of the index KEYS[3]). It frees before
+// it writes: Redis refuses a script's first write that may grow memory when it is full (noeviction),
+// but not one after a write already made. So the DEL (which frees the kept record) goes first, and
+// the 'done' is written even in a full Redis: a completed payment is never left to run again.
 const COMPLETE_IF_OWNER = `local v = redis.call('GET', KEYS[1])
 if v == ARGV[1] or v == false then
-  redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2])
   redis.call('DEL', KEYS[2])
   redis.call('ZREM', KEYS[3], ARGV[3])
+  redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2])
   return 1
 end
 return 0`;
@@ -120,8 +136,7 @@ type LegacyTokens = Map<string, string>;
  * dedupe TTL, indexed by arrival) until their key is done. Redis down or slow: `redis_unavailable`,
  * which the receiver answers with 503.
  */
-export class RedisDedupeStore implements KudosDedupeStore {
-  private readonly redis: RedisKeys;
+export class RedisDedupeStore extends RedisStore implements KudosDedupeStore {
   private readonly legacy: LegacyTokens = new Map();
   private skipped = 0;
 
@@ -131,7 +146,7 @@ export class RedisDedupeStore implements KudosDedupeStore {
   }
 
   constructor(client: KudosRedisClient, options: KudosRedisOptions = {}) {
-    this.redis = new RedisKeys(client, options, 'kudos:webhook:', 'RedisDedupeStore');
+    super(client, options, 'kudos:webhook:', 'RedisDedupeStore');
     checkPrefix(this.redis.prefix, 'RedisDedupeStore');
   }
 

@@ -20,4 +20,4 @@ export type { KudosRedisOptions } from './command.js';
 export { RedisDedupeStore } from './dedupe-store.js';
 export { RedisOrderStore, type RedisOrderStoreOptions } from './order-store.js';
 export { RedisRefreshLock, type RedisRefreshLockOptions } from './refresh-lock.js';
-export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';
+export { DEFAULT_TOKEN_TTL_MS, RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';

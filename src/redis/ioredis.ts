@@ -15,9 +15,38 @@ const REFRESH_EVERY_MS = 500;
  */
 export function ioredisAdapter(client: Record<string, unknown>): KudosRedisAdapter {
   const call = (client.call as Call).bind(client);
-  const refresh = client.isCluster === true ? (client.refreshSlotsCache as unknown) : undefined;
+  const cluster = client.isCluster === true;
+  const refresh = cluster ? (client.refreshSlotsCache as unknown) : undefined;
+  const options = (client.options ?? {}) as {
+    host?: unknown;
+    port?: unknown;
+    name?: unknown;
+    sentinels?: unknown;
+  };
   return {
     send: ([command, ...args]) => call(command as string, ...args),
+    server: Array.isArray(options.sentinels)
+      ? 'the master its sentinels name'
+      : cluster
+        ? undefined
+        : `${String(options.host ?? 'localhost')}:${String(options.port ?? 6379)}`,
+    eachMaster:
+      cluster && typeof client.nodes === 'function'
+        ? async (args) => {
+            const masters = (client.nodes as (role: string) => Array<Record<string, unknown>>).call(
+              client,
+              'master',
+            );
+            return Promise.all(
+              masters.map(async (node) => {
+                const o = (node.options ?? {}) as { host?: unknown; port?: unknown };
+                const [command, ...rest] = args;
+                const reply = await (node.call as Call).call(node, command as string, ...rest);
+                return { node: `${String(o.host)}:${String(o.port)}`, reply };
+              }),
+            );
+          }
+        : undefined,
     unavailable:
       typeof refresh === 'function'
         ? atMostEvery(REFRESH_EVERY_MS, () => {

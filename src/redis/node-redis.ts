@@ -5,16 +5,26 @@ import { atMostEvery } from './throttle.js';
 // calls, so that `redis` stays an optional peer the published types never import.
 type Send = (...args: unknown[]) => Promise<unknown>;
 
+/** `host:port` of a node-redis client's options (its `url` without credentials, or its socket). */
+function serverOf(options: unknown): string | undefined {
+  const o = (options ?? {}) as { url?: unknown; socket?: { host?: unknown; port?: unknown } };
+  if (typeof o.url === 'string' && URL.canParse(o.url)) return new URL(o.url).host;
+  const { host, port } = o.socket ?? {};
+  return typeof host === 'string' || typeof port === 'number'
+    ? `${host ?? 'localhost'}:${port ?? 6379}`
+    : undefined;
+}
+
 /** `createClient()` (or anything with `sendCommand(args)`): one server, no routing. */
 export function nodeRedisAdapter(client: Record<string, unknown>): KudosRedisAdapter {
   const send = (client.sendCommand as Send).bind(client);
-  return { send: (args) => send(args) };
+  return { send: (args) => send(args), server: serverOf(client.options) };
 }
 
 /** `createSentinel()`: the sentinel client follows the master itself; writes go to it. */
 export function nodeRedisSentinelAdapter(client: Record<string, unknown>): KudosRedisAdapter {
   const send = (client.sendCommand as Send).bind(client);
-  return { send: (args) => send(false, args) };
+  return { send: (args) => send(false, args), server: 'the master its sentinels name' };
 }
 
 /** Shortest pause between two slot-map reads a failure asks for. */
@@ -31,6 +41,19 @@ export function nodeRedisClusterAdapter(cluster: Record<string, unknown>): Kudos
   return {
     send: (args, key) => send(key, false, args),
     unavailable: atMostEvery(REDISCOVER_EVERY_MS, () => rediscover(cluster)),
+    eachMaster:
+      typeof cluster.nodeClient === 'function' && Array.isArray(cluster.masters)
+        ? async (args) => {
+            const masters = cluster.masters as Array<{ address?: unknown }>;
+            const nodeClient = cluster.nodeClient as (node: unknown) => Promise<{ sendCommand: Send }>;
+            return Promise.all(
+              masters.map(async (node) => ({
+                node: String(node.address),
+                reply: await (await nodeClient.call(cluster, node)).sendCommand(args),
+              })),
+            );
+          }
+        : undefined,
   };
 }
 

@@ -4,7 +4,7 @@ import type {
   KudosOrderStoreRecord,
 } from '../webhook/payments/order-store.js';
 import type { KudosRedisClient } from './adapter.js';
-import { type KudosRedisOptions, RedisKeys } from './command.js';
+import { type KudosRedisOptions, RedisStore } from './command.js';
 import { checkPrefix } from './dedupe-keys.js';
 
 /** Options of {@link RedisOrderStore}. */
@@ -49,12 +49,11 @@ return 1`;
  * script, so two instances never both move an order. Needs a Redis that does not evict these keys
  * (`maxmemory-policy noeviction`): see docs/scaling.md.
  */
-export class RedisOrderStore implements KudosOrderStore {
-  private readonly redis: RedisKeys;
+export class RedisOrderStore extends RedisStore implements KudosOrderStore {
   private readonly index: string;
 
   constructor(client: KudosRedisClient, options: RedisOrderStoreOptions = {}) {
-    this.redis = new RedisKeys(client, options, 'kudos:orders:', 'RedisOrderStore');
+    super(client, options, 'kudos:orders:', 'RedisOrderStore');
     checkPrefix(this.redis.prefix, 'RedisOrderStore');
     this.index = this.redis.key('{orders}:listed');
   }

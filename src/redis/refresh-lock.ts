@@ -3,7 +3,7 @@ import { KudosError } from '../base/errors.js';
 import { checkPositive } from '../base/numbers.js';
 import type { KudosRefreshLock } from '../tokens/lock.js';
 import type { KudosRedisClient } from './adapter.js';
-import { DELETE_IF_OWNER, type KudosRedisOptions, RedisKeys } from './command.js';
+import { DELETE_IF_OWNER, type KudosRedisOptions, RedisStore } from './command.js';
 
 /** Options of {@link RedisRefreshLock}. */
 export interface RedisRefreshLockOptions extends KudosRedisOptions {
@@ -18,12 +18,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * compare-and-delete. The lock expires after `ttlMs`, so a crashed holder blocks the others for
  * at most that long; a waiter gives up after twice that (`lock_timeout`, 503).
  */
-export class RedisRefreshLock implements KudosRefreshLock {
-  private readonly redis: RedisKeys;
+export class RedisRefreshLock extends RedisStore implements KudosRefreshLock {
   private readonly retryDelayMs: number;
 
   constructor(client: KudosRedisClient, options: RedisRefreshLockOptions = {}) {
-    this.redis = new RedisKeys(client, options, 'kudos:lock:', 'RedisRefreshLock');
+    super(client, options, 'kudos:lock:', 'RedisRefreshLock');
     this.retryDelayMs = checkPositive(options?.retryDelayMs ?? 20, 'RedisRefreshLock option "retryDelayMs"');
   }
 

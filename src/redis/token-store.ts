@@ -3,13 +3,24 @@ import { checkPositive } from '../base/numbers.js';
 import type { KudosTokenStore } from '../tokens/store.js';
 import type { KudosTokenSet } from '../tokens/token-set.js';
 import type { KudosRedisClient } from './adapter.js';
-import { type KudosRedisOptions, RedisKeys } from './command.js';
+import { type KudosRedisOptions, RedisStore } from './command.js';
 
 /** Options of {@link RedisTokenStore}. */
 export interface RedisTokenStoreOptions extends KudosRedisOptions {
-  /** Expire stored token sets after this long without an update; default never. */
-  ttlMs?: number;
+  /**
+   * Expire a stored token set after this long without an update, in milliseconds; default 30 days
+   * ({@link DEFAULT_TOKEN_TTL_MS}), so the sets of users who never come back do not fill Redis.
+   * `null`: never (then delete them yourself).
+   */
+  ttlMs?: number | null;
 }
+
+/**
+ * Default lifetime of a token set without an update: 30 days. The service does not say how long a
+ * refresh token lasts; a user away longer signs in again (one redirect), which costs less than a
+ * Redis that only grows.
+ */
+export const DEFAULT_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 function isTokenSet(value: unknown): value is KudosTokenSet {
   if (!isObjectLike(value)) return false;
@@ -27,16 +38,13 @@ function isTokenSet(value: unknown): value is KudosTokenSet {
  * A token store in Redis, shared by every instance. Token sets are stored as JSON: protect the
  * Redis server (network, ACL, TLS) as you would a database of credentials.
  */
-export class RedisTokenStore implements KudosTokenStore {
-  private readonly redis: RedisKeys;
+export class RedisTokenStore extends RedisStore implements KudosTokenStore {
   private readonly ttlMs: number | undefined;
 
   constructor(client: KudosRedisClient, options: RedisTokenStoreOptions = {}) {
-    this.redis = new RedisKeys(client, options, 'kudos:tokens:', 'RedisTokenStore');
-    this.ttlMs =
-      options?.ttlMs === undefined
-        ? undefined
-        : checkPositive(options.ttlMs, 'RedisTokenStore option "ttlMs"');
+    super(client, options, 'kudos:tokens:', 'RedisTokenStore');
+    const ttl = options?.ttlMs === undefined ? DEFAULT_TOKEN_TTL_MS : options.ttlMs;
+    this.ttlMs = ttl === null ? undefined : checkPositive(ttl, 'RedisTokenStore option "ttlMs"');
   }
 
   async get(userId: string): Promise<KudosTokenSet | undefined> {

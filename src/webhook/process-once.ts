@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { KudosError } from '../base/errors.js';
 import {
   DedupeStoreFullError,
   type KudosClaimContext,
@@ -144,7 +145,13 @@ export async function processOnce(
     if (cause instanceof DedupeStoreFullError) throw storeError(cause.message, cause);
     throw cause instanceof KudosWebhookError
       ? cause
-      : storeError('dedupe store is unavailable; retry later', cause);
+      : storeError(
+          // A store that cannot be used at all says why (its file, its server's policy): the operator reads it in onError.
+          cause instanceof KudosError && cause.code === 'store_unusable'
+            ? `dedupe store is unusable: ${cause.message}`
+            : 'dedupe store is unavailable; retry later',
+          cause,
+        );
   }
   if (claimed === 'done') return 'duplicate';
   if (claimed === 'processing') {
@@ -186,12 +193,21 @@ export async function processOnce(
       const trusted = trustedNow();
       const complete = () => call(() => store.complete(key, options.ttlMs, { ...holder, trusted }));
       // Processed already: the answer does not wait for a store that fails now (a Redis failing
-      // over), but the key must still be marked done, or redrive() would run the work again.
-      await complete().catch((cause: unknown) =>
-        retryLater(complete, () =>
-          options.report(storeError('could not mark the notification processed', cause)),
-        ),
-      );
+      // over), but the key must still be marked done, or redrive() would run the work again. While
+      // the mark is retried the lease is held (renewed), so a redelivery or a redrive() meanwhile is
+      // answered in_progress instead of running the work a second time.
+      await complete().catch((cause: unknown) => {
+        const stopHolding = keepLease(store, key, options.leaseMs, holder, () => undefined);
+        retryLater(
+          complete,
+          () => {
+            stopHolding();
+            options.report(storeError('could not mark the notification processed', cause));
+          },
+          0,
+          stopHolding,
+        );
+      });
     },
     async (error: unknown) => {
       stopLease();
@@ -237,14 +253,19 @@ const RETRY_MS = [250, 500, 1000, 2000, 4000, 8000, 16000];
  * Tries `write` again in the background after it failed once (a Redis failing over answers nothing
  * for a few seconds); calls `giveUp` only when every retry failed too.
  */
-function retryLater(write: () => Promise<void>, giveUp: () => void, attempt = 0): void {
+function retryLater(
+  write: () => Promise<void>,
+  giveUp: () => void,
+  attempt = 0,
+  succeeded: () => void = () => undefined,
+): void {
   const pause = RETRY_MS[attempt];
   if (pause === undefined) {
     giveUp();
     return;
   }
   setTimeout(() => {
-    write().catch(() => retryLater(write, giveUp, attempt + 1));
+    write().then(succeeded, () => retryLater(write, giveUp, attempt + 1, succeeded));
   }, pause).unref();
 }
 

@@ -40,9 +40,9 @@ function compile(name: string): string {
 }
 
 /** Runs a compiled snippet as its own process; collects what it prints. */
-async function run(file: string, env: Record<string, string>) {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+async function run(file: string, env: Record<string, string>, port?: number) {
+  port ??= await freePort();
+  const url = env.SHOP_URL ?? `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(process.execPath, [file], {
     env: { ...process.env, PORT: String(port), KUDOS_WEBHOOK_SECRET: SECRET, ...env, SHOP_URL: url },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -253,4 +253,90 @@ describeSqlite('the low-level snippet of docs/payments.md (kudosWebhook), run ag
       .poll(() => shop.output)
       .toContain(`not paid: ${elsewhere.txHash} success (the transaction pays none of the shop's receivers)`);
   });
+});
+
+describeSqlite("the README's try-it block, its lines run as written (on free ports)", () => {
+  it('the emulator bin from its line, the shop with its environment, an order paid in Chromium: /paid says paid', async () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const block = /```sh\n((?:(?!```)[\s\S])*?# 1\. The emulator[\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const lines = block
+      .replace(/\\\n\s*/g, ' ')
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('#'));
+    // Variables: `export A=1` lines, and `A=1 command` before a command.
+    const env: Record<string, string> = {};
+    const commands = lines.flatMap((line) => {
+      const [, exported] = /^export (.*?)(\s+#.*)?$/.exec(line) ?? [];
+      for (const [, name, value] of (exported ?? line).matchAll(/(?:^|\s)(\w+)=(\S+)(?=\s|$)/g)) {
+        if (exported !== undefined || line.startsWith(`${name}=`)) env[name as string] = value as string;
+      }
+      return exported !== undefined ? [] : [line.replace(/^(\w+=\S+\s+)+/, '')];
+    });
+    expect(Object.keys(env).sort()).toEqual(['KUDOS_SHOP_WALLET', 'KUDOS_WEBHOOK_SECRET']);
+    const [emulatorLine, shopLine, orderLine] = commands;
+    expect(shopLine).toBe('npx tsx shop.ts'); // the snippet, which this test compiles and runs
+    expect(orderLine).toBe('curl -s -X POST http://localhost:3001/orders');
+    const [emulatorPort, shopPort] = [await freePort(), await freePort()];
+    const here = (line: string) => line.replaceAll('localhost:3001', `localhost:${shopPort}`);
+    const started = spawn(
+      'sh',
+      [
+        '-c',
+        `${here(emulatorLine as string).replace('npx kudos-emulator', `"${process.execPath}" dist/cjs/emulator/cli.js`)} --port ${emulatorPort} --quiet`,
+      ],
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    );
+    const exited = new Promise((resolve) => started.on('exit', resolve));
+    let banner = '';
+    started.stdout?.on('data', (c: Buffer) => {
+      banner += c.toString();
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'readme-try-'));
+    const browser = await launchChromium();
+    let shop: Awaited<ReturnType<typeof run>> | undefined;
+    try {
+      for (let i = 0; i < 200 && !banner.includes('--help for their options'); i++)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      const authURL = `http://localhost:${emulatorPort}`;
+      expect(banner).toContain(env.KUDOS_SHOP_WALLET); // bobby's wallet, as the banner lists it
+      shop = await run(
+        compile('payments'),
+        {
+          ...env,
+          SHOP_URL: `http://localhost:${shopPort}`,
+          KUDOS_AUTH_URL: authURL,
+          KUDOS_BASE_URL: `${authURL}/api`,
+          KUDOS_PAYMENTS_DB: join(dir, 'payments.db'), // (the snippet's default is the working folder)
+        },
+        shopPort,
+      );
+      const { widget } = (await (
+        await fetch(here((orderLine as string).split(' ').at(-1) as string), { method: 'POST' })
+      ).json()) as {
+        widget: string;
+      };
+      const { context, page } = await signedIn(browser, { authURL } as KudosEmulator);
+      try {
+        await page.goto(widget);
+        await Promise.all([
+          page.waitForURL(`http://localhost:${shopPort}/paid?**`),
+          page.getByRole('button', { name: 'Confirm' }).click(),
+        ]);
+        expect(await page.textContent('body')).toBe('paid, thank you');
+        await expect.poll(() => shop?.output).toContain('order paid: mug ');
+      } finally {
+        await context.close();
+      }
+    } finally {
+      await browser.close();
+      shop?.child.kill('SIGTERM');
+      try {
+        if (started.pid !== undefined) process.kill(-started.pid, 'SIGTERM'); // the shell and the emulator
+      } catch {
+        // ended already
+      }
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -195,7 +195,7 @@ describe('kudos-emulator start options and banner, in process', () => {
     [['--client', 'app'], '--client must look like A:B'],
     [['--user', 'carol'], '--user must look like A:B'],
     [['--agent', 'shop'], '--agent must look like A=B'],
-    [['--payment-redirect', 'shop=not-a-url'], 'needs an absolute URL'],
+    [['--payment-redirect', 'shop=http://not a url'], 'needs an absolute URL'],
     [['--payment-redirect', 'nobody=http://localhost/x'], 'no agent or user "nobody"'],
     [['--config', '/nonexistent/kudos.json'], 'cannot read config file'],
   ])('refuses %j naming the mistake', (argv, named) => {

@@ -35,7 +35,12 @@ describe('the Redis client adapters', () => {
       },
     };
     await new RedisTokenStore(ioredisLike, { prefix: 'p:' }).delete('alice');
-    expect(calls).toEqual([['DEL', 'p:alice']]);
+    // First the store's start-up check (its eviction policy, one write), then the command.
+    expect(calls).toEqual([
+      ['INFO', 'memory'],
+      ['SET', 'p:{kudos-check}', expect.stringMatching(/^\d+$/), 'PX', '60000'],
+      ['DEL', 'p:alice'],
+    ]);
   });
 
   it('routes a node-redis cluster command by its first key, and a sentinel one as a write', async () => {
@@ -56,8 +61,13 @@ describe('the Redis client adapters', () => {
     };
     await new RedisTokenStore(cluster, { prefix: 'p:' }).get('alice');
     await new RedisTokenStore(sentinel, { prefix: 'p:' }).get('bobby');
+    const probe = ['SET', 'p:{kudos-check}', expect.stringMatching(/^\d+$/), 'PX', '60000'];
     expect(seen).toEqual([
+      [undefined, false, ['INFO', 'memory']], // the start-up check: unrouted, then a write
+      ['p:{kudos-check}', false, probe],
       ['p:alice', false, ['GET', 'p:alice']],
+      [false, ['INFO', 'memory']],
+      [false, probe],
       [false, ['GET', 'p:bobby']],
     ]);
   });

@@ -170,6 +170,30 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     expect(reports).toEqual([]);
   });
 
+  it('while a processed payment cannot be marked done, its key stays held: a redelivery and redrive() meanwhile run nothing', async () => {
+    // complete() fails three times (about 1.75 s of retries), far past the 300 ms lease.
+    let failures = 3;
+    class Failing extends MemoryDedupeStore {
+      override async complete(key: string, ttlMs: number, claim?: KudosClaimContext): Promise<void> {
+        if (failures-- > 0) throw new Error('OOM command not allowed when used memory > maxmemory');
+        return super.complete(key, ttlMs, claim);
+      }
+    }
+    await setUp({ store: new Failing() });
+    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+    await kudos.idle();
+    await new Promise((resolve) => setTimeout(resolve, 600)); // two lease lengths later, still unmarked
+    expect(failures).toBeGreaterThanOrEqual(0);
+    const first = kudos.deliveries.find((d) => d.txHash === tx.txHash && d.txStatus === 'success');
+    kudos.resend(first?.id as number);
+    await kudos.idle();
+    expect(kudos.deliveries.at(-1)?.responseStatus).toBe(409); // held: in_progress, not run again
+    expect(await shop.hook.redrive()).toMatchObject({ processed: 0, failed: 0 });
+    await expect.poll(() => failures, { timeout: 5000 }).toBeLessThan(0); // marked at last
+    expect(await shop.hook.redrive()).toEqual({ processed: 0, failed: 0, remaining: 0 });
+    expect(shop.times(tx.txHash)).toBe(1);
+  });
+
   it('a handler that hangs: timed out, still kept when its lease ends, and processed by redrive()', async () => {
     await setUp();
     shop.mode = 'hang';

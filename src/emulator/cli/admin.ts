@@ -19,10 +19,66 @@ export class CommandError extends Error {}
 
 export type Values = Record<string, string | boolean | undefined>;
 
-export async function call(values: Values, method: string, path: string, body?: unknown): Promise<unknown> {
+/**
+ * The CLI's own words for the admin API's fields, so that a refusal names what the user typed
+ * (`--forward-to must be ...`, not `"forwardTo" must be ...`). A subcommand may say otherwise for
+ * a field it takes as a positional word.
+ */
+const CLI_WORDS: Readonly<Record<string, string>> = {
+  to: '--to',
+  amount: '--amount',
+  from: '--from',
+  via: '--via',
+  fee: '--fee',
+  status: '--status',
+  remarks: '--remarks',
+  state: '--state',
+  displayName: '--display-name',
+  webhookURL: '--webhook',
+  paymentRedirectURIs: '--redirect',
+  addPaymentRedirectURIs: 'URI',
+  forwardTo: '--forward-to',
+  advance: 'DURATION',
+  id: 'ID',
+  password: 'PASSWORD',
+  clientID: 'ID',
+  clientSecret: 'SECRET',
+  redirectURI: 'REDIRECT_URI',
+};
+
+/** The admin API's refusal in the CLI's words: its field as the flag or word, `"update": true` as `--update`. */
+export function inCliWords(
+  message: string,
+  field: unknown,
+  words: Readonly<Record<string, string>> = {},
+): string {
+  let text = message.replace('pass "update": true', 'pass --update');
+  if (typeof field === 'string' && text.startsWith(`"${field}" `)) {
+    const word = words[field] ?? CLI_WORDS[field];
+    if (word) text = `${word}${text.slice(field.length + 2)}`;
+  }
+  return text;
+}
+
+/**
+ * A URL as typed on the command line: without a scheme (`localhost:3001/hook`, `127.0.0.1:3001`) it
+ * means http://, as the Stripe CLI takes it. A word before a colon is a scheme unless a port (a
+ * digit) follows it: `com.example.app:/done` keeps its own. A path (`/hooks`) stays what it is.
+ */
+export function withScheme(url: string): string {
+  return /^[a-z][a-z0-9+.-]*:(?!\d)/i.test(url) || url.startsWith('/') ? url : `http://${url}`;
+}
+
+export async function call(
+  values: Values,
+  method: string,
+  path: string,
+  body?: unknown,
+  words?: Readonly<Record<string, string>>,
+): Promise<unknown> {
   // --url, else KUDOS_EMULATOR_URL (set once per shell), else the default port.
   const given = values.url ?? process.env.KUDOS_EMULATOR_URL ?? 'http://127.0.0.1:4000';
-  const base = withoutTrailingSlashes(String(given));
+  const base = withoutTrailingSlashes(withScheme(String(given)));
   if (!URL.canParse(base)) throw new CommandError('--url (or KUDOS_EMULATOR_URL) must be an absolute URL');
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -40,8 +96,12 @@ export async function call(values: Values, method: string, path: string, body?: 
   }
   const json: unknown = await res.json().catch(() => null);
   if (!res.ok) {
-    const message = (json as { error?: unknown } | null)?.error;
-    throw new Error(typeof message === 'string' ? message : `the emulator answered HTTP ${res.status}`);
+    const refusal = (json ?? {}) as { error?: unknown; field?: unknown };
+    throw new Error(
+      typeof refusal.error === 'string'
+        ? inCliWords(refusal.error, refusal.field, words)
+        : `the emulator answered HTTP ${res.status}`,
+    );
   }
   return json;
 }
@@ -108,8 +168,9 @@ export async function runSubcommand(argv: string[]): Promise<CommandResult> {
     };
     for (const name of ['from', 'via', 'fee', 'status', 'remarks', 'state'])
       if (typeof v[name] === 'string') body[name] = v[name];
-    const tx = (await call(v, 'POST', '/_emulator/payments', body)) as { txHash: string };
-    return print(tx, tx.txHash);
+    const tx = (await call(v, 'POST', '/_emulator/payments', body)) as { txHash: string; status: string };
+    // The hash first (what deliveries, resend and a lookup take), then how the payment ended.
+    return print(tx, `${tx.txHash}  ${tx.status}`);
   }
   if (first === 'deliveries') {
     const list = (await call(v, 'GET', '/_emulator/deliveries')) as Array<Record<string, unknown>>;
@@ -155,7 +216,7 @@ export async function runSubcommand(argv: string[]): Promise<CommandResult> {
       3,
       'clients add ID:SECRET:REDIRECT_URI',
     ) as [string, string, string];
-    const body: Record<string, unknown> = { clientID, clientSecret, redirectURI };
+    const body: Record<string, unknown> = { clientID, clientSecret, redirectURI: withScheme(redirectURI) };
     if (v.update) body.update = true;
     const client = (await call(v, 'POST', '/_emulator/clients', body)) as { clientID: string };
     return print(client, `${v.update ? 'updated' : 'added'} client ${client.clientID}`);
@@ -168,17 +229,18 @@ export async function runSubcommand(argv: string[]): Promise<CommandResult> {
     if (key === 'agents add-redirect') {
       const uris = positionals.slice(1);
       if (uris.length === 0) throw new CommandError('agents add-redirect needs ID URI [URI ...]');
-      body.addPaymentRedirectURIs = uris;
+      body.addPaymentRedirectURIs = uris.map(withScheme);
     }
     // set-webhook takes the URL as its second word, or `none` to remove the webhook.
     const webhook = key === 'agents set-webhook' ? positionals[1] : v.webhook;
     if (key === 'agents set-webhook' && typeof webhook !== 'string') {
       throw new CommandError('agents set-webhook needs ID URL (or ID none)');
     }
-    if (typeof webhook === 'string') body.webhookURL = webhook === 'none' ? null : webhook;
+    if (typeof webhook === 'string') body.webhookURL = webhook === 'none' ? null : withScheme(webhook);
     const redirects = (values as { redirect?: string[] }).redirect;
-    if (redirects?.length) body.paymentRedirectURIs = redirects;
-    const agent = (await call(v, 'POST', '/_emulator/agents', body)) as {
+    if (redirects?.length) body.paymentRedirectURIs = redirects.map(withScheme);
+    const words: Record<string, string> = key === 'agents set-webhook' ? { webhookURL: 'URL' } : {};
+    const agent = (await call(v, 'POST', '/_emulator/agents', body, words)) as {
       id: string;
       webhookURL: string | null;
       paymentRedirectURIs: string[];

@@ -11,6 +11,12 @@ const COMMON = `  --url URL             the running emulator (default: KUDOS_EMU
   --admin-token TOKEN   when the emulator was started with one
   --json                print JSON instead of a line`;
 
+/**
+ * The receiver of the README's payment snippet, with its secret (a receiver answers 401 to a
+ * notification without it): in double quotes, the shell puts in the variable the app reads.
+ */
+const WEBHOOK_EXAMPLE = 'http://localhost:3001/webhooks/kudos?token=$KUDOS_WEBHOOK_SECRET';
+
 /** Each subcommand: what it does, its usage, an example. */
 export const SUBCOMMAND_HELP: Readonly<Record<string, { what: string; usage: string; example: string }>> = {
   'trigger payment': {
@@ -47,7 +53,7 @@ export const SUBCOMMAND_HELP: Readonly<Record<string, { what: string; usage: str
   'agents add': {
     what: 'add an agent; one that exists is refused unless --update (which replaces what is given)',
     usage: 'kudos-emulator agents add ID [--webhook URL] [--redirect URI ...] [--update]',
-    example: 'kudos-emulator agents add shop-agent --webhook http://localhost:3001/webhooks/kudos',
+    example: `kudos-emulator agents add shop-agent --webhook "${WEBHOOK_EXAMPLE}"`,
   },
   'agents add-redirect': {
     what: "add URIs to an existing agent's payment redirect whitelist (the others stay)",
@@ -57,12 +63,12 @@ export const SUBCOMMAND_HELP: Readonly<Record<string, { what: string; usage: str
   'agents set-webhook': {
     what: "point an existing agent's webhook at URL (none: remove it)",
     usage: 'kudos-emulator agents set-webhook ID URL|none',
-    example: 'kudos-emulator agents set-webhook shop-agent http://localhost:3001/webhooks/kudos',
+    example: `kudos-emulator agents set-webhook shop-agent "${WEBHOOK_EXAMPLE}"`,
   },
   listen: {
     what: "the agent's notifications go to URL and each delivery is printed, until Ctrl-C puts its own webhook back (forwarding lapses if listen is killed)",
     usage: 'kudos-emulator listen --forward-to URL [--agent ID] [--print-body]',
-    example: 'kudos-emulator listen --forward-to http://localhost:3001/webhooks/kudos',
+    example: `kudos-emulator listen --agent shop-agent --forward-to "${WEBHOOK_EXAMPLE}"`,
   },
 };
 
@@ -85,6 +91,22 @@ ${COMMON}
 
 Example:
   ${help.example}`;
+}
+
+/**
+ * The help of a word that starts several subcommands (`agents`, `trigger`): each of them, what it
+ * does and its usage. Empty when `word` starts none of two words.
+ */
+export function groupHelp(word: string): string {
+  const names = Object.keys(SUBCOMMAND_HELP).filter((name) => name.startsWith(`${word} `));
+  if (names.length === 0) return '';
+  const lines = names.flatMap((name) => {
+    const help = SUBCOMMAND_HELP[name] as { what: string; usage: string };
+    return [`  ${name}: ${help.what}`, `    ${help.usage}`, ''];
+  });
+  return `kudos-emulator ${word}: ${names.length === 1 ? 'its subcommand' : 'its subcommands'}
+
+${lines.join('\n')}Run 'kudos-emulator ${names[0]} --help' for one subcommand's options and an example.`;
 }
 
 /** A usage error: what is wrong, and which help to read (exit code 2). */

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from '../../base/redact.js';
-import { CommandError, call, type Values } from './admin.js';
+import { CommandError, call, type Values, withScheme } from './admin.js';
 
 /** How often the deliveries are looked at. */
 const POLL_MS = 200;
@@ -14,6 +14,10 @@ const LEASE_MS = 15_000;
 const RENEW_MS = 5_000;
 
 type Delivery = Record<string, unknown> & { id: number };
+
+/** Said under a 401 from the forward target: the usual cause is a URL without the receiver's secret. */
+const UNAUTHORIZED_HINT =
+  "401: your receiver refused the notification's credentials. Put its webhook secret in --forward-to (…/webhooks/kudos?token=SECRET, or https://user:SECRET@…).";
 
 /**
  * Runs until SIGINT or SIGTERM (or `stopped`, when given: a caller in process ends it so); resolves
@@ -36,21 +40,33 @@ export async function runListen(
     strict: true,
   });
   const v = values as Values;
-  const target = v['forward-to'];
-  if (typeof target !== 'string' || !URL.canParse(target)) {
-    throw new CommandError('listen needs --forward-to URL (an absolute http(s) URL)');
+  const given = v['forward-to'];
+  const target = typeof given === 'string' && given !== '' ? withScheme(given) : undefined;
+  if (target === undefined || !URL.canParse(target)) {
+    throw new CommandError('listen needs --forward-to URL (an http(s) URL; without a scheme, http://)');
   }
+  const state = (await call(v, 'GET', '/_emulator/state')) as { agents?: Array<{ id: string }> };
+  const agents = (state.agents ?? []).map((a) => a.id);
   let agent = typeof v.agent === 'string' ? v.agent : undefined;
   if (agent === undefined) {
-    const state = (await call(v, 'GET', '/_emulator/state')) as { agents?: Array<{ id: string }> };
-    agent = state.agents?.[0]?.id;
-    if (agent === undefined) throw new CommandError('the emulator has no agent: give --agent ID');
+    // Never a guess: with several agents, forwarding the wrong one's payments looks like lost ones.
+    if (agents.length > 1) {
+      throw new CommandError(
+        `the emulator has ${agents.length} agents (${agents.join(', ')}): give --agent ID`,
+      );
+    }
+    agent = agents[0];
+    if (agent === undefined)
+      throw new CommandError('the emulator has no agent: give --agent ID (it is created)');
+  } else if (!agents.includes(agent)) {
+    await call(v, 'POST', '/_emulator/agents', { id: agent }, { id: '--agent' });
+    print(`Created agent ${agent} (it had none of that name).`);
   }
   const path = `/_emulator/deliveries${v['print-body'] ? '?body=1' : ''}`;
   const known = (await call(v, 'GET', path)) as Delivery[];
   let seen = known.reduce((max, d) => Math.max(max, d.id), 0);
   const forward = { id: agent, update: true, forwardTo: target, forwardForMs: LEASE_MS };
-  await call(v, 'POST', '/_emulator/agents', forward);
+  await call(v, 'POST', '/_emulator/agents', forward, { id: '--agent' });
   // Never the secret a forward URL may carry (?token=, a last path segment), as everywhere else.
   const shown = redactWebhookURL(target, MIN_WEBHOOK_SECRET_LENGTH);
   print(`Forwarding the notifications of agent ${agent} to ${shown} (Ctrl-C to stop).`);
@@ -69,7 +85,9 @@ export async function runListen(
             if (d.id <= seen) continue;
             seen = d.id;
             print(
-              `${d.at}  delivery ${d.id}  ${d.txHash}  ${d.status}  -> ${d.answer}  (attempt ${d.attempt})`,
+              `${d.at}  delivery ${d.id}  ${d.txHash}  ${d.status}  -> ${d.answer}  (attempt ${d.attempt})${
+                d.answer === 401 ? `\n  ${UNAUTHORIZED_HINT}` : ''
+              }`,
             );
             if (v['print-body']) print(JSON.stringify(d.body, null, 2));
           }

@@ -15,7 +15,7 @@ import type {
 } from '../emulator-options.js';
 import { DEMO_CLIENT, DEMO_USERS } from '../emulator-options.js';
 import { EmulatorStateFileError } from '../store/persistence.js';
-import { CommandError } from './admin.js';
+import { CommandError, withScheme } from './admin.js';
 import { shortParseError, usageError } from './help.js';
 
 /** Usage of the command, the start options and the subcommands. */
@@ -53,7 +53,13 @@ Subcommands (a running emulator at --url, else KUDOS_EMULATOR_URL, else http://1
   agents set-webhook ID URL|none  point an existing agent's webhook at URL (none: remove it)
   listen --forward-to URL [--agent ID] [--print-body]
                                   the agent's notifications go to URL and are printed as they
-                                  happen, until Ctrl-C puts its own webhook back`;
+                                  happen, until Ctrl-C puts its own webhook back
+A URL without a scheme (localhost:3001/webhooks/kudos) means http://.
+
+Example: an emulator for the README's payment snippet, its receiver on port 3001 (the webhook URL
+carries the receiver's secret: without it every delivery is answered 401):
+  kudos-emulator --agent "shop-agent=http://localhost:3001/webhooks/kudos?token=$KUDOS_WEBHOOK_SECRET" \\
+    --payment-redirect shop-agent=http://localhost:3001/paid`;
 
 /** A mistake on the command line: shown with the usage, exit code 2. */
 function splitOnce(value: string, separator: string, what: string): [string, string] {
@@ -127,7 +133,7 @@ export function parseStartOptions(argv: string[]): KudosEmulatorOptions | undefi
   if (values.agent) {
     const agents = values.agent.map((spec): EmulatorAgent => {
       const [id, webhookURL] = splitOnce(spec, '=', '--agent');
-      return { id, webhookURL };
+      return { id, webhookURL: withScheme(webhookURL) };
     });
     options.agents = [...(options.agents ?? []), ...agents];
   }
@@ -147,7 +153,8 @@ export function parseStartOptions(argv: string[]): KudosEmulatorOptions | undefi
 
 /** `--payment-redirect ID=URI`: whitelists URI for payments via agent ID, or to user ID without via. */
 function addPaymentRedirect(options: KudosEmulatorOptions, spec: string): void {
-  const [id, uri] = splitOnce(spec, '=', '--payment-redirect');
+  const [id, given] = splitOnce(spec, '=', '--payment-redirect');
+  const uri = withScheme(given);
   if (!URL.canParse(uri)) throw new CommandError(`--payment-redirect ${id}=... needs an absolute URL`);
   const agent = options.agents?.find((a) => a.id === id);
   if (agent) {

@@ -175,9 +175,9 @@ describe('kudos-emulator changes nothing by surprise', () => {
     const other = await startWebhookSink();
     /** A payment through the agent: its hash. */
     const pay = async () =>
-      (
-        await cli('trigger', 'payment', '--to', 'bobby', '--amount', '1', '--via', 'shop-agent')
-      ).stdout.trim();
+      (await cli('trigger', 'payment', '--to', 'bobby', '--amount', '1', '--via', 'shop-agent')).stdout
+        .trim()
+        .split(/\s+/)[0] as string;
     try {
       const res = await fetch(`${url}/_emulator/agents`, {
         method: 'POST',

@@ -39,7 +39,7 @@ describe('kudos-emulator subcommands against a running emulator', () => {
     await sink.close();
   });
 
-  it('trigger payment: pays as the widget would and prints the hash; the agent gets the notification', async () => {
+  it('trigger payment: pays as the widget would and prints the hash and status; the agent gets the notification', async () => {
     const { stdout, code } = await cli(
       'trigger',
       'payment',
@@ -51,8 +51,9 @@ describe('kudos-emulator subcommands against a running emulator', () => {
       'shop-agent',
     );
     expect(code).toBe(0);
-    const hash = stdout.trim();
+    const [hash, status] = stdout.trim().split(/\s+/);
     expect(hash).toMatch(/^[0-9A-F]{64}$/);
+    expect(status).toBe('success');
     const lookup = await fetch(`${url}/api/cosmos/lcd/cosmos/tx/v1beta1/txs/${hash}`);
     expect(lookup.status).toBe(200);
     await expect
@@ -99,7 +100,7 @@ describe('kudos-emulator subcommands against a running emulator', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('No user "nobody" (in "to" or "via").');
     const status = await cli('trigger', 'payment', '--to', 'bobby', '--amount', '1', '--status', 'lost');
-    expect(status.stderr).toContain('"status" must be success, fail or timeout');
+    expect(status.stderr).toContain('--status must be success, fail or timeout');
     const missing = await cli('trigger', 'payment', '--amount', '1');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--to is required');
@@ -165,7 +166,7 @@ describe('kudos-emulator subcommands against a running emulator', () => {
     });
     const bad = await cli('agents', 'set-webhook', 'new-agent', 'not a url');
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('"webhookURL" must be an absolute http(s) URL');
+    expect(bad.stderr).toContain('kudos-emulator: URL must be an absolute http(s) URL'); // in the CLI's words
     expect((await cli('agents', 'set-webhook', 'new-agent')).code).toBe(2);
   });
 
@@ -193,7 +194,9 @@ describe('kudos-emulator subcommands against a running emulator', () => {
       const before = sink.received.length;
       const hash = (
         await cli('trigger', 'payment', '--to', 'bobby', '--amount', '1', '--via', 'shop-agent')
-      ).stdout.trim();
+      ).stdout
+        .trim()
+        .split(/\s+/)[0] as string;
       await until(() => out.includes(`${hash}  success  -> 200`));
       await until(() => out.includes('"txHash":')); // --print-body: the body follows its line
       expect(local.received.map((h) => (h.body as { tx: { txHash: string } }).tx.txHash)).toContain(hash);
@@ -205,7 +208,9 @@ describe('kudos-emulator subcommands against a running emulator', () => {
       );
       const after = (
         await cli('trigger', 'payment', '--to', 'bobby', '--amount', '1', '--via', 'shop-agent')
-      ).stdout.trim();
+      ).stdout
+        .trim()
+        .split(/\s+/)[0] as string;
       await until(() =>
         sink.received.some((h) => (h.body as { tx: { txHash: string } }).tx.txHash === after),
       );
@@ -293,7 +298,7 @@ describe('kudos-emulator subcommands against a running emulator', () => {
     expect(await res.text()).toBe('INVALID_GRANT'); // known client, unknown code
     for (const uri of ['not a url', 'javascript:alert(1)']) {
       expect((await cli('clients', 'add', `cli-app:secret:${uri}`)).stderr).toContain(
-        '"redirectURI" must be an absolute http(s) URL',
+        'REDIRECT_URI must be an absolute http(s) URL',
       );
     }
     // An existing client is not replaced silently: refused, unless --update.
