@@ -19,7 +19,7 @@ nav a:hover,button.link:hover{text-decoration:underline}
 nav .brand{color:#222}
 main{max-width:640px;margin:40px auto;padding:0 16px}
 .kudos-button{display:inline-flex;align-items:center;gap:10px;background:#5b2bd6;color:#fff;border:0;border-radius:8px;
-  padding:12px 20px;font-size:1rem;font-weight:600;text-decoration:none;box-shadow:0 2px 6px #5b2bd655;cursor:pointer}
+  padding:12px 20px;font-family:inherit;font-size:1rem;font-weight:600;text-decoration:none;box-shadow:0 2px 6px #5b2bd655;cursor:pointer}
 .kudos-button:hover{background:#4a20b8}
 .kudos-button svg{width:22px;height:22px}
 .tips{display:flex;flex-wrap:wrap;gap:12px}

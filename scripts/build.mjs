@@ -54,6 +54,17 @@ await bundle.close();
 for (const project of ['tsconfig.build.json', 'tsconfig.cjs.json']) {
   execFileSync(process.execPath, [tsc, '-p', project, '--emitDeclarationOnly'], { stdio: 'inherit' });
 }
+// passport-oauth2 is CommonJS (`export =`): a default import of it in the CommonJS declarations needs
+// the user's `esModuleInterop`; `import X = require()` needs nothing.
+for (const file of ['dist/cjs/strategy/strategy.d.ts', 'dist/cjs/strategy/options.d.ts']) {
+  const text = readFileSync(file, 'utf8');
+  const fixed = text.replace(
+    /^import (type )?OAuth2Strategy from 'passport-oauth2';$/m,
+    "import $1OAuth2Strategy = require('passport-oauth2');",
+  );
+  if (fixed === text) throw new Error(`build: ${file} no longer imports passport-oauth2 as expected`);
+  writeFileSync(file, fixed);
+}
 writeFileSync('dist/esm/package.json', '{ "type": "module" }\n');
 writeFileSync('dist/cjs/package.json', '{ "type": "commonjs" }\n');
 chmodSync('dist/cjs/emulator/cli.js', 0o755);

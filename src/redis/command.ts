@@ -73,7 +73,7 @@ export class RedisKeys {
       warn: (message) => {
         if (this.warned) return;
         this.warned = true;
-        process.emitWarning(message, { type: 'KudosRedisWarning', code: 'KUDOS_REDIS_POLICY_UNKNOWN' });
+        process.emitWarning(message, { type: 'KudosRedisWarning' });
       },
     }).catch((error: unknown) => {
       this.checked = undefined;

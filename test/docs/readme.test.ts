@@ -187,6 +187,7 @@ describe('the guide: README.md, CONTRIBUTING.md and docs/', () => {
     'emulator-test.ts': 'test/e2e/fresh-app.test.ts',
     'webhook.ts': 'test/e2e/readme-webhook.test.ts',
     'payments.ts': 'test/e2e/readme-webhook.test.ts',
+    'other-providers.ts': 'test/e2e/other-providers.test.ts',
   };
   it.each(snippets)('docs/snippets/%s is run by a test, or marked as a fragment', (file) => {
     const code = readFileSync(join('docs/snippets', file), 'utf8');

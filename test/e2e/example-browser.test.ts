@@ -118,6 +118,11 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
   it('calls the emulator’s authenticated API with the access token and shows the answer', async () => {
     await logIn();
     await page.waitForURL(`${example.url}/profile`);
+    // Its buttons in the page's font, like its links (a <button> does not inherit it by default).
+    const fonts = await page.evaluate(() =>
+      ['#call-api', '#tip'].map((id) => getComputedStyle(document.querySelector(id) as Element).fontFamily),
+    );
+    expect(fonts[0]).toBe(fonts[1]);
     await page.getByRole('button', { name: 'Call the Kudos API' }).click();
     const text = (await page.locator('#api-result').textContent()) ?? '';
     const answer = JSON.parse(text) as { me: Record<string, unknown>; info: Record<string, unknown> };

@@ -1,5 +1,5 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -9,58 +9,18 @@ import { launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { freePort } from '../helpers/free-port.js';
 import { payLink } from '../helpers/pay-link.js';
+import { compile, runSnippet } from '../helpers/snippets.js';
 import { describeSqlite } from '../helpers/sqlite.js';
 
 // The README's payment snippet (docs/snippets/payments.ts) and the low-level one of docs/payments.md
 // (docs/snippets/webhook.ts), compiled and run as they are against the emulator, with its real
 // sender, a real browser, and the attacks of a payer or a passer-by.
-const OUT = 'test-results/snippets';
 const SECRET = 'readme-webhook-secret-0123456789';
 const USERS = [
   ...PAYMENT_USERS,
   { id: 'mallory', password: 'evil-pass' },
   { id: 'mallory-alt', password: 'pw' },
 ];
-
-/** Compiles a snippet of docs/snippets into OUT (inside the repository: `passport-kudos` is this build). */
-function compile(name: string): string {
-  mkdirSync(OUT, { recursive: true });
-  const config = join(OUT, `tsconfig.${name}.json`);
-  writeFileSync(
-    config,
-    JSON.stringify({
-      extends: '../../docs/snippets/tsconfig.json',
-      compilerOptions: { noEmit: false, outDir: '.', rootDir: '../../docs/snippets' },
-      include: [],
-      files: [`../../docs/snippets/${name}.ts`],
-    }),
-  );
-  execFileSync(process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), '-p', config]);
-  return join(OUT, `${name}.js`);
-}
-
-/** Runs a compiled snippet as its own process; collects what it prints. */
-async function run(file: string, env: Record<string, string>, port?: number) {
-  port ??= await freePort();
-  const url = env.SHOP_URL ?? `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(process.execPath, [file], {
-    env: { ...process.env, PORT: String(port), KUDOS_WEBHOOK_SECRET: SECRET, ...env, SHOP_URL: url },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const shop = { url, child, output: '' };
-  child.stdout?.on('data', (c: Buffer) => {
-    shop.output += c.toString();
-  });
-  child.stderr?.on('data', (c: Buffer) => {
-    shop.output += c.toString();
-  });
-  // Wait until it listens (it answers a GET of the webhook with 404 or 405).
-  for (let i = 0; i < 100; i++) {
-    if (await fetch(`${url}/webhooks/kudos`).catch(() => undefined)) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return shop;
-}
 
 /**
  * Signs `user` in at the emulator in a new browser context (the widget shares its cookies); answers
@@ -87,7 +47,7 @@ async function signedIn(
 
 describeSqlite("the README's payment snippet (kudosPayments), run against the emulator", () => {
   let kudos: KudosEmulator;
-  let shop: Awaited<ReturnType<typeof run>>;
+  let shop: Awaited<ReturnType<typeof runSnippet>>;
   let dir: string;
   let browser: Browser;
   const order = async () =>
@@ -108,7 +68,7 @@ describeSqlite("the README's payment snippet (kudosPayments), run against the em
       webhook: { attempts: 2, retryDelayMs: 20 },
     });
     dir = mkdtempSync(join(tmpdir(), 'readme-payments-'));
-    shop = await run(file, {
+    shop = await runSnippet(file, {
       KUDOS_BASE_URL: kudos.baseURL,
       KUDOS_AUTH_URL: kudos.authURL,
       KUDOS_SHOP_WALLET: kudos.walletOf('bobby'),
@@ -219,13 +179,13 @@ describeSqlite("the README's payment snippet (kudosPayments), run against the em
 
 describeSqlite('the low-level snippet of docs/payments.md (kudosWebhook), run against the emulator', () => {
   let kudos: KudosEmulator;
-  let shop: Awaited<ReturnType<typeof run>>;
+  let shop: Awaited<ReturnType<typeof runSnippet>>;
   let dir: string;
   beforeAll(async () => {
     const file = compile('webhook');
     kudos = await startKudosEmulator({ users: USERS, paymentDelayMs: 5 });
     dir = mkdtempSync(join(tmpdir(), 'readme-webhook-'));
-    shop = await run(file, {
+    shop = await runSnippet(file, {
       KUDOS_BASE_URL: kudos.baseURL,
       KUDOS_SHOP_WALLET: kudos.walletOf('bobby'),
       KUDOS_WEBHOOK_DB: join(dir, 'webhook.db'),
@@ -293,13 +253,13 @@ describeSqlite("the README's try-it block, its lines run as written (on free por
     });
     const dir = mkdtempSync(join(tmpdir(), 'readme-try-'));
     const browser = await launchChromium();
-    let shop: Awaited<ReturnType<typeof run>> | undefined;
+    let shop: Awaited<ReturnType<typeof runSnippet>> | undefined;
     try {
       for (let i = 0; i < 200 && !banner.includes('--help for their options'); i++)
         await new Promise((resolve) => setTimeout(resolve, 25));
       const authURL = `http://localhost:${emulatorPort}`;
       expect(banner).toContain(env.KUDOS_SHOP_WALLET); // bobby's wallet, as the banner lists it
-      shop = await run(
+      shop = await runSnippet(
         compile('payments'),
         {
           ...env,

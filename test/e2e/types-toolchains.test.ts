@@ -72,6 +72,62 @@ describe('the published types compile on their own (TypeScript 7 and 5.6, no "ty
     120_000,
   );
 
+  /** The output of `tsc` with `args` in the app ('' when it compiled). */
+  function tsc(pkg: string, args: string[]): string {
+    try {
+      return run(process.execPath, [join(app, 'node_modules', pkg, 'bin', 'tsc'), ...args], app);
+    } catch (error) {
+      return String((error as { stdout?: string }).stdout ?? error);
+    }
+  }
+
+  it('every entry point under moduleResolution node (node10, TypeScript 5.x) without esModuleInterop', () => {
+    const files = ENTRY_POINTS.map((entry) => {
+      const file = `node10-${entry.replaceAll('/', '-')}.ts`;
+      writeFileSync(
+        join(app, file),
+        `import entry = require('${entry}');\nexport type Everything = typeof entry;\n`,
+      );
+      return file;
+    });
+    writeFileSync(
+      join(app, 'tsconfig.node10.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'commonjs',
+          moduleResolution: 'node10',
+          esModuleInterop: false,
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        files,
+      }),
+    );
+    expect(tsc('typescript56', ['-p', 'tsconfig.node10.json'])).toBe('');
+  }, 120_000);
+
+  it.each(COMPILERS)(
+    'a JavaScript app checked with tsc --allowJs --checkJs and no tsconfig, under %s',
+    (_name, pkg) => {
+      writeFileSync(
+        join(app, 'checked.cjs'),
+        [
+          "const { KudosStrategy } = require('passport-kudos');",
+          "const { kudosWebhook } = require('passport-kudos/webhook');",
+          "new KudosStrategy({ clientID: 'id', clientSecret: 'secret', callbackURL: '/cb', authURL: 'http://127.0.0.1:4000', baseURL: 'http://127.0.0.1:4000/api' }, (_a, _r, profile, done) => done(null, profile));",
+          "kudosWebhook({ secret: 'a-secret-of-sixteen+', onNotification: () => undefined });",
+          '',
+        ].join('\n'),
+      );
+      expect(tsc(pkg, ['--allowJs', '--checkJs', '--noEmit', '--skipLibCheck', 'false', 'checked.cjs'])).toBe(
+        '',
+      );
+    },
+    120_000,
+  );
+
   it.each(ENTRY_POINTS)("%s: its declarations load Node's types themselves (ESM and CommonJS)", (entry) => {
     const sub = entry === 'passport-kudos' ? '' : `${entry.slice('passport-kudos/'.length)}/`;
     for (const flavour of ['esm', 'cjs']) {

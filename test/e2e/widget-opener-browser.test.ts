@@ -137,6 +137,16 @@ window.addEventListener('message', (e) => {
     const hash = (await popup.textContent('#tx-hash')) ?? '';
     expect(hash).toMatch(/^[0-9A-F]{64}$/);
     expect(popup.isClosed()).toBe(false);
+    // In a 480 px popup the whole hash shows, wrapped: nothing of it is cut or scrolled away.
+    await popup.setViewportSize({ width: 480, height: 640 });
+    const fits = await popup.evaluate(() => {
+      const code = document.getElementById('tx-hash') as HTMLElement;
+      return (
+        code.getBoundingClientRect().right <= window.innerWidth &&
+        document.documentElement.scrollWidth <= window.innerWidth
+      );
+    });
+    expect(fits).toBe(true);
     await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300))); // time for a stray message
     expect(await received(page)).toEqual([]);
     await context.close();

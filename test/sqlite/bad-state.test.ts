@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KudosError } from '../../src/index.js';
-import { SqliteDedupeStore } from '../../src/sqlite/index.js';
+import { SqliteDedupeStore, sqliteAvailable } from '../../src/sqlite/index.js';
 import type { KudosKeptNotification } from '../../src/webhook/index.js';
-import { describeSqlite } from '../helpers/sqlite.js';
+import { describeSqlite, HAS_SQLITE } from '../helpers/sqlite.js';
 
 // A SQLite store on a file it cannot use says so at start, naming the file and the cause, instead
 // of starting and answering 503 to every new payment; and a kept row it cannot read never blocks one.
@@ -146,4 +146,8 @@ describeSqlite('SqliteDedupeStore on a file it cannot use', () => {
     expect(await store.kept(10)).toEqual([{ ...record, attempts: 1 }]); // readable again, counted anew
     store.close();
   });
+});
+
+it('sqliteAvailable() answers whether this Node has node:sqlite, as the tests tell it from the version', () => {
+  expect(sqliteAvailable()).toBe(HAS_SQLITE);
 });

@@ -36,6 +36,7 @@ main.wide{max-width:none;margin:24px;box-sizing:border-box}
 .scroll td.long{overflow-wrap:anywhere}
 .scroll td button{white-space:nowrap}
 code.short{white-space:nowrap;cursor:help}
+#tx-hash{overflow-wrap:anywhere}
 `;
 
 /** The favicon: Kudos's purple square with a heart (served at /favicon.ico, as SVG). */

@@ -1,0 +1,51 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from './free-port.js';
+
+// A snippet of docs/snippets compiled as it is and run as its own process, as a reader would run it.
+
+const OUT = 'test-results/snippets';
+
+/** The default secret the snippets' receivers are started with. */
+const SECRET = 'readme-webhook-secret-0123456789';
+
+/** Compiles a snippet of docs/snippets into OUT (inside the repository: `passport-kudos` is this build). */
+export function compile(name: string): string {
+  mkdirSync(OUT, { recursive: true });
+  const config = join(OUT, `tsconfig.${name}.json`);
+  writeFileSync(
+    config,
+    JSON.stringify({
+      extends: '../../docs/snippets/tsconfig.json',
+      compilerOptions: { noEmit: false, outDir: '.', rootDir: '../../docs/snippets' },
+      include: [],
+      files: [`../../docs/snippets/${name}.ts`],
+    }),
+  );
+  execFileSync(process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), '-p', config]);
+  return join(OUT, `${name}.js`);
+}
+
+/** Runs a compiled snippet as its own process; collects what it prints. */
+export async function runSnippet(file: string, env: Record<string, string>, port?: number) {
+  port ??= await freePort();
+  const url = env.SHOP_URL ?? `http://127.0.0.1:${port}`;
+  const child: ChildProcess = spawn(process.execPath, [file], {
+    env: { ...process.env, PORT: String(port), KUDOS_WEBHOOK_SECRET: SECRET, ...env, SHOP_URL: url },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const shop = { url, child, output: '' };
+  child.stdout?.on('data', (c: Buffer) => {
+    shop.output += c.toString();
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    shop.output += c.toString();
+  });
+  // Wait until it listens (it answers a GET of the webhook with 404 or 405).
+  for (let i = 0; i < 100; i++) {
+    if (await fetch(`${url}/webhooks/kudos`).catch(() => undefined)) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return shop;
+}
