@@ -10,6 +10,7 @@ import { refreshTokenSet, revokeAtEndpoint } from '../tokens/refresh.js';
 import type { KudosTokenSet } from '../tokens/token-set.js';
 import {
   type KudosStrategyOptions,
+  type KudosStrategyOptionsBase,
   type KudosStrategyOptionsWithRequest,
   type KudosVerify,
   type KudosVerifyFunction,
@@ -73,9 +74,11 @@ export class KudosStrategy extends OAuth2Strategy {
   constructor(options: KudosStrategyOptionsWithRequest, verify: KudosVerifyWithRequest);
   constructor(options: KudosStrategyOptionsWithRequest, verify: KudosVerifyFunctionWithRequest);
   // Last and most general: mixins such as NestJS's PassportStrategy() read the parameters of the last
-  // overload, so it must accept either form of the options.
+  // overload, so it must accept either form of the options. One interface rather than the union of
+  // the two: a call that matches no overload is explained by this one, and against one interface
+  // TypeScript names just the option that is missing or wrong.
   constructor(
-    options: KudosStrategyOptions | KudosStrategyOptionsWithRequest,
+    options: KudosStrategyOptionsBase & { passReqToCallback?: boolean },
     verify: KudosVerifyFunction | KudosVerifyFunctionWithRequest,
   );
   constructor(

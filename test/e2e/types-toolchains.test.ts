@@ -128,6 +128,32 @@ describe('the published types compile on their own (TypeScript 7 and 5.6, no "ty
     120_000,
   );
 
+  it.each(COMPILERS)(
+    'a strict app that leaves out an option is told which one, under %s',
+    (_name, pkg) => {
+      writeFileSync(
+        join(app, 'missing-option.ts'),
+        [
+          "import { KudosStrategy } from 'passport-kudos';",
+          "const options = { clientID: 'id', callbackURL: '/cb', authURL: 'http://127.0.0.1:4000', baseURL: 'http://127.0.0.1:4000/api' };",
+          'export const strategy = new KudosStrategy(options, (_a: string, _r: string, profile, done) => done(null, profile));',
+          '',
+        ].join('\n'),
+      );
+      writeFileSync(
+        join(app, `tsconfig.missing-${pkg}.json`),
+        JSON.stringify({
+          compilerOptions: { ...STRICT_APP_COMPILER_OPTIONS, noEmit: true },
+          files: ['missing-option.ts'],
+        }),
+      );
+      const output = tsc(pkg, ['-p', `tsconfig.missing-${pkg}.json`]);
+      expect(output).toMatch(/Property 'clientSecret' is missing/);
+      expect(output).not.toContain('missing the following properties'); // that one, not passReqToCallback too
+    },
+    120_000,
+  );
+
   it.each(ENTRY_POINTS)("%s: its declarations load Node's types themselves (ESM and CommonJS)", (entry) => {
     const sub = entry === 'passport-kudos' ? '' : `${entry.slice('passport-kudos/'.length)}/`;
     for (const flavour of ['esm', 'cjs']) {

@@ -73,6 +73,7 @@ export async function runListen(
 
   return new Promise<number>((resolve) => {
     let stopping = false;
+    let hinted = false;
     const renew = setInterval(() => {
       call(v, 'POST', '/_emulator/agents', forward).catch((error: unknown) =>
         print(`could not renew the forwarding: ${error instanceof Error ? error.message : 'error'}`),
@@ -86,9 +87,10 @@ export async function runListen(
             seen = d.id;
             print(
               `${d.at}  delivery ${d.id}  ${d.txHash}  ${d.status}  -> ${d.answer}  (attempt ${d.attempt})${
-                d.answer === 401 ? `\n  ${UNAUTHORIZED_HINT}` : ''
+                d.answer === 401 && !hinted ? `\n  ${UNAUTHORIZED_HINT}` : ''
               }`,
             );
+            if (d.answer === 401) hinted = true; // said once: every retry would say it again
             if (v['print-body']) print(JSON.stringify(d.body, null, 2));
           }
         },

@@ -91,7 +91,11 @@ export class AdminSessions {
       this.sessions.delete(id);
       return false;
     }
-    return session.host === host && (origin === undefined || origin === `http://${host}`);
+    // (https too: an emulator behind a TLS proxy that passes its Host on, with --host-allow)
+    return (
+      session.host === host &&
+      (origin === undefined || origin === `http://${host}` || origin === `https://${host}`)
+    );
   }
 }
 

@@ -114,6 +114,9 @@ describe('admin sessions', () => {
     const sessions = new AdminSessions(() => now);
     const id = sessions.open('127.0.0.1:4000');
     expect(sessions.has(id, '127.0.0.1:4000', undefined)).toBe(true);
+    expect(sessions.has(id, '127.0.0.1:4000', 'https://127.0.0.1:4000')).toBe(true); // behind a TLS proxy
+    expect(sessions.has(id, '127.0.0.1:4000', 'https://127.0.0.1:4001')).toBe(false);
+    expect(sessions.has(id, 'emulator.example:4000', undefined)).toBe(false);
     now += ADMIN_SESSION_MS - 1;
     expect(sessions.has(id, '127.0.0.1:4000', undefined)).toBe(true);
     now += 1;
