@@ -169,6 +169,13 @@ export function createExampleApp({
   });
   // Kudos payment notifications: mounted before the session and the form parser, which it does not need.
   app.post('/webhooks/kudos', payments.webhook);
+  // The operator's health answer (docs/payments.md#health): 503 when the store does not answer or a
+  // payment has waited unprocessed (or an exception unacknowledged) for 10 minutes.
+  app.get('/healthz', async (_req, res) => {
+    const status = await payments.status();
+    const healthy = status.storeOk && (status.oldestUnprocessedMs ?? 0) < 10 * 60_000;
+    res.status(healthy ? 200 : 503).json(status);
+  });
 
   app.use(
     session({

@@ -69,4 +69,5 @@ export type {
   KudosReconcileTransaction,
 } from './reconcile.js';
 export type { KudosRedriveResult } from './recovery.js';
+export type { KudosWebhookStatus } from './status.js';
 export type * from './types.js';

@@ -17,6 +17,7 @@ import {
 } from './reconcile.js';
 import { type KudosRedriveResult, listUnprocessed, redrive } from './recovery.js';
 import { checkSecret } from './secret.js';
+import { type KudosWebhookStatus, readStatus } from './status.js';
 
 /** Default largest notification body: 64 kB. */
 const DEFAULT_WEBHOOK_LIMIT = 64 * 1024;
@@ -96,6 +97,11 @@ export interface KudosWebhookHandler {
    * processes each like a delivery, under the same keys: for what never arrived.
    */
   reconcile(args: KudosReconcileTransaction | KudosReconcileHistory): Promise<KudosReconcileResult>;
+  /**
+   * The receiver's health, for a `/healthz` route: how many notifications wait unprocessed and the
+   * age of the oldest, when one last arrived, and whether the store answers. Never rejects.
+   */
+  status(): Promise<KudosWebhookStatus>;
 }
 
 /** Whether the production warning about the default store was given (once per process). */
@@ -225,12 +231,16 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
     report: onError,
   };
 
+  /** When a notification that passed the secret check last arrived (forged traffic does not count). */
+  let lastNotificationAt: number | null = null;
+
   async function receive(req: WebhookRequest, res: ServerResponse): Promise<void> {
     try {
       // The secret is checked and redacted first, before anything else sees the URL.
       const secretOk = secrets ? checkSecret(req, secrets) : true;
       if (req.method !== 'POST') throw new KudosWebhookError('method_not_allowed', 'use POST');
       if (!secretOk) throw new KudosWebhookError('invalid_secret', 'webhook secret is missing or wrong');
+      lastNotificationAt = Date.now();
       const body = await readNotificationBody(req, limit);
       const { notification, outcome } = await runNotification(settings, {
         body,
@@ -260,5 +270,12 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
     unprocessed: () => listUnprocessed(store, settings.report),
     redrive: () => redrive(settings),
     reconcile: (args: KudosReconcileTransaction | KudosReconcileHistory) => reconcile(settings, args),
+    // A record the store cannot read is told by unprocessed() and redrive(), not at every health poll.
+    status: () =>
+      readStatus(
+        async () => (await listUnprocessed(store, () => undefined)).map((n) => ({ since: n.receivedAt })),
+        lastNotificationAt,
+        Date.now(),
+      ),
   });
 }

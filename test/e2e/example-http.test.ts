@@ -122,6 +122,18 @@ describe('example app: what a security reviewer expects (real HTTP)', () => {
     }
   });
 
+  it('answers /healthz: 200 with what waits unprocessed, when a notification last came, and the store answering', async () => {
+    const res = await fetch(`${example.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      unprocessed: 0,
+      oldestUnprocessedMs: null,
+      lastNotificationAt: null,
+      storeOk: true,
+      storeError: null,
+    });
+  });
+
   it('refuses a webhook delivery without the secret', async () => {
     const res = await fetch(`${example.url}/webhooks/kudos`, {
       method: 'POST',

@@ -87,6 +87,47 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     });
   }
 
+  it('status(): what waits and since when, the last notification (forged ones do not count), and a store that does not answer', async () => {
+    class Broken extends MemoryDedupeStore {
+      down = false;
+      override async kept(limit: number) {
+        if (this.down) throw new Error('the store is down');
+        return super.kept(limit);
+      }
+    }
+    const store = new Broken();
+    await setUp({ store });
+    expect(await shop.hook.status()).toEqual({
+      unprocessed: 0,
+      oldestUnprocessedMs: null,
+      lastNotificationAt: null,
+      storeOk: true,
+      storeError: null,
+    });
+    const forged = await fetch(shop.server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(forged.status).toBe(401);
+    expect((await shop.hook.status()).lastNotificationAt).toBeNull(); // no secret: not a notification
+    shop.mode = 'fail';
+    const before = Date.now();
+    kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+    await kudos.idle();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const waiting = await shop.hook.status();
+    expect(waiting).toMatchObject({ unprocessed: 1, storeOk: true, storeError: null });
+    expect(waiting.oldestUnprocessedMs).toBeGreaterThanOrEqual(50);
+    expect(waiting.lastNotificationAt).toBeGreaterThanOrEqual(before);
+    store.down = true;
+    expect(await shop.hook.status()).toMatchObject({
+      storeOk: false,
+      storeError: 'the store is down',
+      lastNotificationAt: waiting.lastNotificationAt,
+    });
+  });
+
   it('a handler that fails after the sender stopped retrying: kept, listed, and processed by redrive()', async () => {
     await setUp();
     shop.mode = 'fail';

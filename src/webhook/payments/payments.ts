@@ -16,6 +16,7 @@ import {
   type KudosReconcileTransaction,
 } from '../reconcile.js';
 import type { KudosRedriveResult } from '../recovery.js';
+import { type KudosWebhookStatus, readStatus } from '../status.js';
 import type { KudosNotification, KudosNotificationSource } from '../types.js';
 import { judge, namedOrder, type PaymentFacts } from './decide.js';
 import { Ledger, MAX_TRIES, storeError, type Versioned } from './ledger.js';
@@ -191,6 +192,11 @@ export interface KudosPayments {
   acknowledge(txHash: string): Promise<boolean>;
   /** Runs the kept notifications again (on a schedule): see `kudosWebhook().redrive()`. */
   redrive(): Promise<KudosRedriveResult>;
+  /**
+   * Health, for a `/healthz` route: as `kudosWebhook().status()`, where `unprocessed` and its oldest
+   * count the exceptions not acknowledged too, and the store must answer for the orders as well.
+   */
+  status(): Promise<KudosWebhookStatus>;
   /** Fetches what never arrived from the service (by hash, or a user's history) and decides it. */
   reconcile(args: KudosPaymentsReconcile): Promise<KudosReconcileResult>;
 }
@@ -452,7 +458,8 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     return known ?? { status: 'pending', order: before.value };
   }
 
-  async function unprocessed(): Promise<KudosPaymentsUnprocessed[]> {
+  /** What waits: notifications not processed and exceptions not acknowledged, each with its time. */
+  async function waiting(): Promise<Array<KudosPaymentsUnprocessed & { at: number }>> {
     const [notifications, exceptions] = await Promise.all([
       webhook.unprocessed(),
       ledger.exceptions(MAX_LISTED),
@@ -464,9 +471,11 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
           ? [] // never listed: only exceptions are
           : [{ kind: 'exception' as const, ...exceptionOf(e, e.outcome), at: e.decidedAt }],
       ),
-    ]
-      .sort((a, b) => a.at - b.at)
-      .map(({ at: _at, ...line }) => line);
+    ].sort((a, b) => a.at - b.at);
+  }
+
+  async function unprocessed(): Promise<KudosPaymentsUnprocessed[]> {
+    return (await waiting()).map(({ at: _at, ...line }) => line);
   }
 
   async function acknowledge(txHash: string): Promise<boolean> {
@@ -490,5 +499,13 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     acknowledge,
     redrive: () => webhook.redrive(),
     reconcile: (args) => webhook.reconcile({ baseURL, timeoutMs, ...args }),
+    status: async () => {
+      const { lastNotificationAt } = await webhook.status();
+      return readStatus(
+        async () => (await waiting()).map((w) => ({ since: w.at })),
+        lastNotificationAt,
+        Date.now(),
+      );
+    },
   };
 }

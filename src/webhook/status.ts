@@ -1,0 +1,47 @@
+import { KudosError } from '../base/errors.js';
+
+/**
+ * What a receiver says of its health, for a `/healthz` route and an alert: what waits unprocessed and
+ * since when, when a notification last arrived, and whether its store answers. Never a secret.
+ */
+export interface KudosWebhookStatus {
+  /** Notifications kept and not processed yet (failed, timed out, cut off by a crash); with the payments API, exceptions not acknowledged too. */
+  unprocessed: number;
+  /** How long the oldest of them has waited, in milliseconds; null when none waits. */
+  oldestUnprocessedMs: number | null;
+  /** When this process last received a notification that passed the secret check (epoch ms); null since it started. */
+  lastNotificationAt: number | null;
+  /** Whether the store answered the reading of what is kept. */
+  storeOk: boolean;
+  /** Why it did not (the error's code and message), null when it did. */
+  storeError: string | null;
+}
+
+/** The status of what `list()` answers (each with the time it started to wait), read at `now`. */
+export async function readStatus(
+  list: () => Promise<ReadonlyArray<{ since: number }>>,
+  lastNotificationAt: number | null,
+  now: number,
+): Promise<KudosWebhookStatus> {
+  try {
+    const waiting = await list();
+    const oldest = waiting.reduce((min, w) => Math.min(min, w.since), Number.POSITIVE_INFINITY);
+    return {
+      unprocessed: waiting.length,
+      oldestUnprocessedMs: waiting.length === 0 ? null : Math.max(0, now - oldest),
+      lastNotificationAt,
+      storeOk: true,
+      storeError: null,
+    };
+  } catch (error) {
+    // A health answer never throws: a store that does not answer is what it reports.
+    const code = error instanceof KudosError ? `${error.code}: ` : '';
+    return {
+      unprocessed: 0,
+      oldestUnprocessedMs: null,
+      lastNotificationAt,
+      storeOk: false,
+      storeError: `${code}${error instanceof Error ? error.message : 'failed'}`,
+    };
+  }
+}
