@@ -35,6 +35,14 @@ export class KudosError extends Error {
 }
 
 /**
+ * A store that cannot be used at all (a file it cannot write, a corrupt one, a Redis that may evict its
+ * keys): `store_unusable`, thrown at its start; `message` names the file or server and the cause.
+ */
+export function storeUnusable(message: string, cause?: unknown): KudosError {
+  return new KudosError(message, { code: 'store_unusable', status: 500, cause });
+}
+
+/**
  * What an error code from outside (the browser, the service's JSON) must look like to be used as a
  * `code`: short, and nothing that needs escaping.
  */

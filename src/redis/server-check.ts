@@ -1,4 +1,4 @@
-import { KudosError } from '../base/errors.js';
+import { KudosError, storeUnusable } from '../base/errors.js';
 import type { KudosRedisAdapter } from './adapter.js';
 
 // What every Redis store checks at its first call: that the server will not evict its keys, and
@@ -56,11 +56,6 @@ async function policies(check: ServerCheck): Promise<Array<{ node: string; polic
   }
 }
 
-/** The store cannot use this Redis at all, and will not until it is changed. */
-function unusable(message: string, cause?: unknown): KudosError {
-  return new KudosError(message, { code: 'store_unusable', status: 500, cause });
-}
-
 /**
  * Checks, on every master, that the eviction policy is `noeviction` (else refuses, unless the app
  * accepts eviction; a policy it cannot read is warned of), then writes one key: a read-only replica
@@ -73,7 +68,7 @@ export async function checkServer(check: ServerCheck): Promise<void> {
         `${check.who}: could not read the eviction policy of Redis ${node} (INFO memory); make sure its maxmemory-policy is ${SAFE_POLICY}, or an evicted key can run a payment twice (see docs/scaling.md)`,
       );
     } else if (policy !== SAFE_POLICY && !check.acceptEviction) {
-      throw unusable(
+      throw storeUnusable(
         `${check.who}: Redis ${node} has maxmemory-policy ${policy}, which may evict this store's keys when memory runs short (a processed payment would then run again, a kept one be lost). Set maxmemory-policy ${SAFE_POLICY} (CONFIG SET maxmemory-policy ${SAFE_POLICY}, or your provider's parameter group), or pass acceptEviction: true if this Redis holds nothing else and an alert watches its used_memory (docs/scaling.md)`,
       );
     }
@@ -84,7 +79,7 @@ export async function checkServer(check: ServerCheck): Promise<void> {
     const refused = replyError(error);
     if (refused !== undefined && /^(READONLY|NOPERM|NOAUTH|WRONGPASS)\b/.test(refused)) {
       const server = check.server ? `Redis ${check.server}` : 'this Redis';
-      throw unusable(`${check.who} cannot write to ${server}: ${refused}`, error);
+      throw storeUnusable(`${check.who} cannot write to ${server}: ${refused}`, error);
     }
     throw error;
   }

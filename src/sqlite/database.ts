@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { KudosError } from '../base/errors.js';
+import { type KudosError, storeUnusable } from '../base/errors.js';
 import { checkPositive } from '../base/numbers.js';
 
 /** Options of the SQLite stores (`SqliteDedupeStore`, `SqliteOrderStore`): one file may hold both. */
@@ -68,12 +68,10 @@ const CHECK_SCHEMA = 'CREATE TABLE IF NOT EXISTS kudos_store (name TEXT PRIMARY 
 
 /** The store cannot use the file at all: thrown at start, naming the file and the cause. */
 function unusable(who: string, path: string, cause: unknown): KudosError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
-  return new KudosError(`${who} cannot use ${path}: ${reason}`, {
-    code: 'store_unusable',
-    status: 500,
+  return storeUnusable(
+    `${who} cannot use ${path}: ${cause instanceof Error ? cause.message : String(cause)}`,
     cause,
-  });
+  );
 }
 
 /** What `PRAGMA quick_check` found wrong, or undefined when it answered "ok". */
