@@ -34,6 +34,8 @@ export class RedisKeys {
   private readonly acceptEviction: boolean;
   /** The start-up check, once it passed (or while it runs); undefined until then, or after it failed. */
   private checked: Promise<void> | undefined;
+  /** Whether the check passed: every later command goes straight to Redis. */
+  private passed = false;
   private warned = false;
 
   constructor(client: unknown, options: KudosRedisOptions, defaultPrefix: string, who: string) {
@@ -75,16 +77,21 @@ export class RedisKeys {
         this.warned = true;
         process.emitWarning(message, { type: 'KudosRedisWarning' });
       },
-    }).catch((error: unknown) => {
-      this.checked = undefined;
-      throw error;
-    });
+    }).then(
+      () => {
+        this.passed = true;
+      },
+      (error: unknown) => {
+        this.checked = undefined;
+        throw error;
+      },
+    );
     return this.checked;
   }
 
-  /** {@link send}, after the start-up check. */
+  /** {@link send}, after the start-up check (awaited until it passed; then no longer on the way). */
   async run(args: string[], key: string | undefined): Promise<unknown> {
-    await this.ready();
+    if (!this.passed) await this.ready();
     return this.send(args, key);
   }
 
