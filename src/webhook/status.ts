@@ -45,3 +45,29 @@ export async function readStatus(
     };
   }
 }
+
+/**
+ * Two statuses read side by side (the receiver's, and what the payments API keeps beside it) as one:
+ * what waits in either, the oldest wait, and a store that did not answer for either makes the whole
+ * answer a failed one.
+ */
+export function combinedStatus(first: KudosWebhookStatus, second: KudosWebhookStatus): KudosWebhookStatus {
+  const lastNotificationAt = first.lastNotificationAt ?? second.lastNotificationAt;
+  if (!first.storeOk || !second.storeOk) {
+    return {
+      unprocessed: 0,
+      oldestUnprocessedMs: null,
+      lastNotificationAt,
+      storeOk: false,
+      storeError: first.storeError ?? second.storeError,
+    };
+  }
+  const ages = [first.oldestUnprocessedMs, second.oldestUnprocessedMs].filter((age) => age !== null);
+  return {
+    unprocessed: first.unprocessed + second.unprocessed,
+    oldestUnprocessedMs: ages.length === 0 ? null : Math.max(...ages),
+    lastNotificationAt,
+    storeOk: true,
+    storeError: null,
+  };
+}

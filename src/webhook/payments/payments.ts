@@ -16,7 +16,7 @@ import {
   type KudosReconcileTransaction,
 } from '../reconcile.js';
 import type { KudosRedriveResult } from '../recovery.js';
-import { type KudosWebhookStatus, readStatus } from '../status.js';
+import { combinedStatus, type KudosWebhookStatus, readStatus } from '../status.js';
 import type { KudosNotification, KudosNotificationSource } from '../types.js';
 import { judge, namedOrder, type PaymentFacts } from './decide.js';
 import { Ledger, MAX_TRIES, storeError, type Versioned } from './ledger.js';
@@ -458,24 +458,21 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     return known ?? { status: 'pending', order: before.value };
   }
 
-  /** What waits: notifications not processed and exceptions not acknowledged, each with its time. */
-  async function waiting(): Promise<Array<KudosPaymentsUnprocessed & { at: number }>> {
-    const [notifications, exceptions] = await Promise.all([
-      webhook.unprocessed(),
-      ledger.exceptions(MAX_LISTED),
-    ]);
-    return [
-      ...notifications.map((n) => ({ kind: 'notification' as const, ...n, at: n.receivedAt })),
-      ...exceptions.flatMap((e) =>
-        e.outcome === 'credited'
-          ? [] // never listed: only exceptions are
-          : [{ kind: 'exception' as const, ...exceptionOf(e, e.outcome), at: e.decidedAt }],
-      ),
-    ].sort((a, b) => a.at - b.at);
+  /** The exceptions not acknowledged, each with when it was decided (a credited payment is never one). */
+  async function exceptionsWaiting(): Promise<Array<KudosPaymentException & { at: number }>> {
+    return (await ledger.exceptions(MAX_LISTED)).flatMap((e) =>
+      e.outcome === 'credited' ? [] : [{ ...exceptionOf(e, e.outcome), at: e.decidedAt }],
+    );
   }
 
   async function unprocessed(): Promise<KudosPaymentsUnprocessed[]> {
-    return (await waiting()).map(({ at: _at, ...line }) => line);
+    const [notifications, exceptions] = await Promise.all([webhook.unprocessed(), exceptionsWaiting()]);
+    return [
+      ...notifications.map((n) => ({ kind: 'notification' as const, ...n, at: n.receivedAt })),
+      ...exceptions.map((e) => ({ kind: 'exception' as const, ...e })),
+    ]
+      .sort((a, b) => a.at - b.at)
+      .map(({ at: _at, ...line }) => line);
   }
 
   async function acknowledge(txHash: string): Promise<boolean> {
@@ -499,13 +496,13 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     acknowledge,
     redrive: () => webhook.redrive(),
     reconcile: (args) => webhook.reconcile({ baseURL, timeoutMs, ...args }),
-    status: async () => {
-      const { lastNotificationAt } = await webhook.status();
-      return readStatus(
-        async () => (await waiting()).map((w) => ({ since: w.at })),
-        lastNotificationAt,
-        Date.now(),
-      );
-    },
+    // Each store read once: the receiver's status, and the exceptions beside it.
+    status: async () =>
+      combinedStatus(
+        ...(await Promise.all([
+          webhook.status(),
+          readStatus(async () => (await exceptionsWaiting()).map((e) => ({ since: e.at })), null, Date.now()),
+        ])),
+      ),
   };
 }
