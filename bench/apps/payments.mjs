@@ -2,9 +2,9 @@
 // kudosPayments() crediting one order per notification (the decision, the order's compare-and-set,
 // onPaid), on the same dedupe store (memory, or SQLite in STORE_DIR) and the same chain: a chain
 // REST answer served by this process, which pays the shop and names notification i's order in its memo.
-import http from 'node:http';
 import express from 'express';
 import { cosmosConfirmer, kudosPayments, kudosWebhook } from 'passport-kudos/webhook';
+import { chainServer, msgSend } from '../../test/helpers/chain-answer.mjs';
 
 const SECRET = 'bench-payments-secret-0123456789';
 const SHOP = 'cosmos1shopbenchwallet0000000000000000000000';
@@ -13,29 +13,11 @@ const ORDERS = Number(process.env.ORDERS ?? 1000);
 
 /** Order i's reference, filled once kudosPayments made the orders (the baseline names none). */
 const references = [];
-const chain = http.createServer((req, res) => {
-  const hash = (req.url ?? '').split('/').at(-1) ?? '';
-  const memo = `order ${references[Number.parseInt(hash, 16) - 1] ?? ''}`;
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(
-    JSON.stringify({
-      tx: {
-        body: {
-          memo,
-          messages: [
-            {
-              '@type': '/cosmos.bank.v1beta1.MsgSend',
-              from_address: PAYER,
-              to_address: SHOP,
-              amount: [{ denom: 'nanokudos', amount: '1000000000' }],
-            },
-          ],
-        },
-      },
-      tx_response: { code: 0, height: '42', txhash: hash },
-    }),
-  );
-});
+const chain = chainServer((hash) => ({
+  memo: `order ${references[Number.parseInt(hash, 16) - 1] ?? ''}`,
+  messages: [msgSend(PAYER, SHOP, { denom: 'nanokudos', amount: '1000000000' })],
+  height: '42',
+}));
 chain.keepAliveTimeout = 60_000;
 await new Promise((resolve) => chain.listen(0, '127.0.0.1', resolve));
 const baseURL = `http://127.0.0.1:${chain.address().port}`;

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { cosmosConfirmer, type KudosNotification } from '../../src/webhook/index.js';
+import { chainServer } from '../helpers/chain-answer.mjs';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { startWebhookApp, type WebhookApp } from '../helpers/webhook-app.js';
 
@@ -207,26 +208,17 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     const shop = kudos.walletOf('bobby');
     let coins: Array<{ denom: string; amount: string }> = [];
     // A chain whose transfer to the shop carries the coins the test sets.
-    const chain = http.createServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          tx: {
-            body: {
-              memo: 'order 7',
-              messages: [
-                {
-                  '@type': '/cosmos.bank.v1beta1.MsgMultiSend',
-                  inputs: [{ address: sample.tx.from, coins }],
-                  outputs: [{ address: shop, coins }],
-                },
-              ],
-            },
-          },
-          tx_response: { code: 0, height: '3', txhash: (req.url ?? '').split('/').at(-1) },
-        }),
-      );
-    });
+    const chain = chainServer(() => ({
+      memo: 'order 7',
+      messages: [
+        {
+          '@type': '/cosmos.bank.v1beta1.MsgMultiSend',
+          inputs: [{ address: sample.tx.from, coins }],
+          outputs: [{ address: shop, coins }],
+        },
+      ],
+      height: '3',
+    }));
     await new Promise<void>((resolve) => chain.listen(0, '127.0.0.1', resolve));
     const restURL = `http://127.0.0.1:${(chain.address() as AddressInfo).port}`;
     const withDenom = (denom: string, value: bigint): KudosNotification => ({

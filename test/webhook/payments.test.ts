@@ -12,6 +12,7 @@ import {
   type KudosPaymentsOptions,
   kudosPayments,
 } from '../../src/webhook/index.js';
+import { chainServer, msgSend } from '../helpers/chain-answer.mjs';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../helpers/listen.js';
 import { payLink } from '../helpers/pay-link.js';
@@ -432,28 +433,11 @@ describe('kudosPayments(): orders paid through the widget, credited by every pat
     let memo = '';
     let denom = '';
     const chain = await listenLocal(
-      http.createServer((req, res) => {
-        const hash = (req.url ?? '').split('/').at(-1) ?? '';
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            tx: {
-              body: {
-                memo,
-                messages: [
-                  {
-                    '@type': '/cosmos.bank.v1beta1.MsgSend',
-                    from_address: payer,
-                    to_address: wallet,
-                    amount: [{ denom, amount: '2000000000' }],
-                  },
-                ],
-              },
-            },
-            tx_response: { code: 0, height: '7', txhash: hash },
-          }),
-        );
-      }),
+      chainServer(() => ({
+        memo,
+        messages: [msgSend(payer, wallet, { denom, amount: '2000000000' })],
+        height: '7',
+      })),
     );
     try {
       shop = await new Shop(kudos).start({ restURL: chain.url });
