@@ -9,13 +9,14 @@ import { launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { freePort } from '../helpers/free-port.js';
 import { payLink } from '../helpers/pay-link.js';
-import { compile, runSnippet } from '../helpers/snippets.js';
+import { compile, runSnippet, SNIPPET_SECRET } from '../helpers/snippets.js';
 import { describeSqlite } from '../helpers/sqlite.js';
 
 // The README's payment snippet (docs/snippets/payments.ts) and the low-level one of docs/payments.md
 // (docs/snippets/webhook.ts), compiled and run as they are against the emulator, with its real
 // sender, a real browser, and the attacks of a payer or a passer-by.
-const SECRET = 'readme-webhook-secret-0123456789';
+/** The secret the snippets' receivers are started with. */
+const SECRET = SNIPPET_SECRET;
 const USERS = [
   ...PAYMENT_USERS,
   { id: 'mallory', password: 'evil-pass' },

@@ -7,8 +7,8 @@ import { freePort } from './free-port.js';
 
 const OUT = 'test-results/snippets';
 
-/** The default secret the snippets' receivers are started with. */
-const SECRET = 'readme-webhook-secret-0123456789';
+/** The webhook secret a snippet's receiver is started with (its `KUDOS_WEBHOOK_SECRET`). */
+export const SNIPPET_SECRET = 'readme-webhook-secret-0123456789';
 
 /** Compiles a snippet of docs/snippets into OUT (inside the repository: `passport-kudos` is this build). */
 export function compile(name: string): string {
@@ -32,7 +32,7 @@ export async function runSnippet(file: string, env: Record<string, string>, port
   port ??= await freePort();
   const url = env.SHOP_URL ?? `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(process.execPath, [file], {
-    env: { ...process.env, PORT: String(port), KUDOS_WEBHOOK_SECRET: SECRET, ...env, SHOP_URL: url },
+    env: { ...process.env, PORT: String(port), KUDOS_WEBHOOK_SECRET: SNIPPET_SECRET, ...env, SHOP_URL: url },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const shop = { url, child, output: '' };
