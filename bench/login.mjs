@@ -10,6 +10,17 @@ const APPS = [
   { name: 'KudosStrategy', script: 'login-passport', env: { STRATEGY: 'kudos' } },
   { name: 'passport-oauth2 subclass (anchor)', script: 'login-passport', env: { STRATEGY: 'anchor' } },
   { name: 'node:http keep-alive handler (limit)', script: 'login-raw', env: {} },
+  // The same KudosStrategy with its tracing channels subscribed to (section 1 compares them with it).
+  {
+    name: 'KudosStrategy, every tracing channel subscribed',
+    script: 'login-passport',
+    env: { STRATEGY: 'kudos', SUBSCRIBE: 'channels' },
+  },
+  {
+    name: 'KudosStrategy, passport-kudos/otel (SDK spans and metrics)',
+    script: 'login-passport',
+    env: { STRATEGY: 'kudos', SUBSCRIBE: 'otel' },
+  },
 ];
 
 /** Starts `count` logins and returns their session cookie and state, ready for one callback each. */

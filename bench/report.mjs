@@ -9,6 +9,21 @@ const fmt = (n, digits = 0) =>
 const cell = (s, digits) => `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`;
 const kb = (bytes) => `${fmt(bytes / 1024, 1)} kB`;
 
+/**
+ * The rows of a section measured with a subscriber of the tracing channels (their names start with
+ * `prefix` and say which), as paired ratios to `unwatched`, the same app without one, in the same run.
+ */
+function watched(rows, unwatched, prefix) {
+  const with_ = rows.filter((r) => r !== unwatched && r.name.startsWith(prefix));
+  if (with_.length === 0) return [];
+  return [
+    '',
+    `With a subscriber, against the same app without one in the same runs (median of the runs’ ratios): ${with_
+      .map((r) => `${r.name.slice(prefix.length)}: ${pairedRatio(r.rps.runs, unwatched.rps.runs)}x`)
+      .join('; ')}.`,
+  ];
+}
+
 /** Adds the goals and their outcome, computed from the medians of the same run. */
 export function withGoals(results) {
   const goals = [];
@@ -158,6 +173,7 @@ export function markdown(results) {
         (a) =>
           `| ${a.name} | ${cell(a.rps)} | ${ratio(a.rps.median, anchor.rps.median)}x | ${cell(a.p50)} | ${cell(a.p99)} |`,
       ),
+      ...watched(results.login, results.login[0], 'KudosStrategy, '),
     );
   }
   if (results.coldStart) {
@@ -189,6 +205,7 @@ export function markdown(results) {
       ...results.webhook.map(
         (w) => `| ${w.name} | ${cell(w.rps)} | ${ratio(w.rps.median, base.rps.median)}x | ${cell(w.p99)} |`,
       ),
+      ...watched(results.webhook, results.webhook[1], 'kudosWebhook, in-memory dedupe, '),
     );
   }
   if (results.refreshStorm) {

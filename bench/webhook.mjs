@@ -31,10 +31,19 @@ export async function benchWebhook({ runs, amount, warmup, redisURL }) {
     { name: 'kudosWebhook, SQLite dedupe (synchronous normal)', mode: 'kudos-sqlite-normal', sqlite: true },
   ];
   if (redisURL) variants.push({ name: 'kudosWebhook, Redis dedupe', mode: 'kudos-redis' });
+  // The in-memory receiver again, its tracing channels subscribed to (compared with it in section 3).
+  variants.push(
+    {
+      name: 'kudosWebhook, in-memory dedupe, every tracing channel subscribed',
+      mode: 'kudos',
+      subscribe: 'channels',
+    },
+    { name: 'kudosWebhook, in-memory dedupe, passport-kudos/otel', mode: 'kudos', subscribe: 'otel' },
+  );
   const measured = await measureVariants(runnable(variants), runs, (v, storeDir) =>
     measureReceiver({
       app: 'webhook',
-      env: { MODE: v.mode, REDIS_URL: redisURL ?? '', STORE_DIR: storeDir },
+      env: { MODE: v.mode, REDIS_URL: redisURL ?? '', STORE_DIR: storeDir, SUBSCRIBE: v.subscribe ?? '' },
       path: '/hook',
       body,
       amount,

@@ -7,6 +7,7 @@ import session from 'express-session';
 import passport from 'passport';
 import { createKudosClient, DENIED_MESSAGE, KudosError, KudosStrategy } from 'passport-kudos';
 import { kudosPayments } from 'passport-kudos/webhook';
+import { createMetrics } from './metrics.js';
 import { ANONYMOUS_SESSION_MS } from './session-store.js';
 import { errorPage, FAVICON_SVG, homePage, paymentsPage, profilePage, tipDonePage } from './views.js';
 
@@ -176,6 +177,10 @@ export function createExampleApp({
     const healthy = status.storeOk && (status.oldestUnprocessedMs ?? 0) < 10 * 60_000;
     res.status(healthy ? 200 : 503).json(status);
   });
+  // Prometheus metrics (docs/observability.md#metrics): sign-ins, payments, durations, what waits.
+  // They carry no secret; behind a proxy, expose them to the scraper only.
+  const metrics = createMetrics({ payments });
+  app.get('/metrics', metrics.handler);
 
   app.use(
     session({
@@ -427,5 +432,5 @@ export function createExampleApp({
       );
   });
 
-  return { app, strategy, kudos };
+  return { app, strategy, kudos, metrics };
 }

@@ -62,7 +62,7 @@ export async function startExample(env = process.env, { log = () => undefined } 
   }
   const receiverWallet = config.receiverWallet ?? (await walletOf(baseURL, config.tipReceiver));
   const stores = await createStores(config, log);
-  const { app } = createExampleApp({ config, authURL, baseURL, stores, receiverWallet, log });
+  const { app, metrics } = createExampleApp({ config, authURL, baseURL, stores, receiverWallet, log });
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
@@ -89,6 +89,7 @@ export async function startExample(env = process.env, { log = () => undefined } 
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await metrics.close();
       await stores.close();
       await emulator?.close();
     },

@@ -23,6 +23,7 @@ const input = {
   'redis/index': 'src/redis/index.ts',
   'sqlite/index': 'src/sqlite/index.ts',
   'testing/index': 'src/testing/index.ts',
+  'otel/index': 'src/otel/index.ts',
   'emulator/cli': 'src/emulator/cli.ts',
 };
 

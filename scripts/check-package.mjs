@@ -30,7 +30,11 @@ try {
   // No --offline: `npm ci` stores tarballs but not the metadata an offline install needs, so an
   // offline install works only where an earlier online install warmed the cache. --prefer-offline
   // uses the cache when it can and the registry otherwise, so it works with an empty cache too.
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, 'passport'], app);
+  run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, 'passport', '@opentelemetry/api'],
+    app,
+  );
   for (const entry of Object.keys(pkg.exports).filter((e) => e !== './package.json')) {
     const spec = entry === '.' ? pkg.name : `${pkg.name}/${entry.slice(2)}`;
     const cjs = run(
@@ -47,17 +51,17 @@ try {
       throw new Error(`${spec}: require gave ${cjs} exports, import ${esm}`);
     console.log(`${spec}: ${cjs} exports through require and import`);
   }
-  // The root entry point must never load optional parts (the emulator, Redis support).
+  // The root entry point must never load optional parts (the emulator, Redis support, OpenTelemetry).
   const loaded = run(
     process.execPath,
     [
       '-e',
-      `require('${pkg.name}'); console.log(Object.keys(require.cache).filter((f) => /[\\/](emulator|redis)[\\/]/.test(f)).length)`,
+      `require('${pkg.name}'); console.log(Object.keys(require.cache).filter((f) => /[\\/](emulator|redis|otel|@opentelemetry)[\\/]/.test(f)).length)`,
     ],
     app,
   ).trim();
-  if (loaded !== '0') throw new Error(`${pkg.name} loaded ${loaded} files of emulator/ or redis/`);
-  console.log(`${pkg.name}: loads no emulator/ or redis/ code`);
+  if (loaded !== '0') throw new Error(`${pkg.name} loaded ${loaded} files of emulator/, redis/ or otel/`);
+  console.log(`${pkg.name}: loads no emulator/, redis/ or otel/ code`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -25,6 +25,8 @@ export {
   KudosTokenError,
   type KudosTokenErrorOptions,
 } from './base/errors.js';
+// The channels' names and messages (each message type is also exported by passport-kudos/otel).
+export { KUDOS_TRACE_CHANNELS, type KudosTraceMessages, type KudosTraceOperation } from './base/trace.js';
 export { type KudosProfile, type KudosProfileJson, parseProfile } from './protocol/profile.js';
 export {
   hasScope,

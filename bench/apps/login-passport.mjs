@@ -1,10 +1,12 @@
 // The login callback under Express 5 + express-session + passport, with either KudosStrategy or
-// the plain passport-oauth2 subclass that the existing peer package is (the anchor).
+// the plain passport-oauth2 subclass that the existing peer package is (the anchor); SUBSCRIBE adds
+// a subscriber of passport-kudos's tracing channels (./subscribe.mjs).
 import express from 'express';
 import session from 'express-session';
 import passport from 'passport';
 import { KudosStrategy } from 'passport-kudos';
 import OAuth2Strategy from 'passport-oauth2';
+import './subscribe.mjs';
 
 const tokenURL = `http://127.0.0.1:${process.env.TOKEN_PORT}/oauth/access_token`;
 const common = { clientID: 'bench', clientSecret: 'bench-secret', callbackURL: '/callback' };

@@ -1,8 +1,9 @@
 // Webhook receiver apps: kudosWebhook (parse, validate, dedupe, handler) with the in-memory, the
 // SQLite (a fresh file in STORE_DIR) or the Redis dedupe store, and a bare express.json() route that
-// only answers 200 (the baseline).
+// only answers 200 (the baseline); SUBSCRIBE adds a subscriber of the tracing channels (./subscribe.mjs).
 import express from 'express';
 import { kudosWebhook } from 'passport-kudos/webhook';
+import './subscribe.mjs';
 
 const app = express();
 let handled = 0;

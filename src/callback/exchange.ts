@@ -5,7 +5,7 @@ import type { KudosScope } from '../protocol/scopes.js';
 import type { KudosTokenResponse } from '../protocol/token-response.js';
 import type { TokenEndpointRequest } from '../tokens/post-form.js';
 import { toTokenParams } from '../tokens/token-params.js';
-import { requestTokens } from '../tokens/token-request.js';
+import { requestTokens, tracedTokenRequest } from '../tokens/token-request.js';
 import { toTokenSet } from '../tokens/token-set.js';
 import { resolveCallbackURL } from './callback-url.js';
 import { invokeVerify, type VerifiedCallback } from './invoke-verify.js';
@@ -176,10 +176,17 @@ export function finishCallback(
         if (err) return strategy.error(err as Error);
         verifyResponse(strategy, req, response, profile, stateInfo, options.scope);
       });
-    requestTokens(config.tokenURL, form, {
-      ...config.request,
-      parseErrorResponse: (body, status) => strategy.parseErrorResponse(body, status),
-    }).then(
+    tracedTokenRequest('token', config.tokenURL, (message) =>
+      requestTokens(
+        config.tokenURL,
+        form,
+        {
+          ...config.request,
+          parseErrorResponse: (body, status) => strategy.parseErrorResponse(body, status),
+        },
+        message,
+      ),
+    ).then(
       (response) => process.nextTick(profiled, response),
       (error: unknown) => process.nextTick(() => strategy.error(error as Error)),
     );

@@ -19,7 +19,7 @@ type CallbackParamName = (typeof CALLBACK_PARAMS)[number];
 const MAX_PARAM_LENGTH = 4096;
 
 /** What a request to the strategy's route carries. */
-type CallbackParams =
+export type CallbackParams =
   | { kind: 'start' }
   | { kind: 'error'; error: string; description: string | undefined }
   | { kind: 'invalid'; message: string }

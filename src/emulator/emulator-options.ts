@@ -83,8 +83,11 @@ export function isHttpURL(value: unknown): boolean {
 /** Name of the code parameter on the redirect back to the app (docs/kudos-service.md#authorization-page item 3). */
 export type CodeParam = 'code' | 'auth_code' | 'authorization_code';
 
-/** How much a line of the emulator's log matters (the CLI prints `warn` and `error` even with `--quiet`). */
-export type KudosEmulatorLogLevel = 'info' | 'warn' | 'error';
+/**
+ * How much a line of the emulator's log matters (the CLI prints `warn` and `error` even with
+ * `--quiet`); `debug` lines come only with the `verbose` option.
+ */
+export type KudosEmulatorLogLevel = 'info' | 'warn' | 'error' | 'debug';
 
 /** Options of `startKudosEmulator()`. */
 export interface KudosEmulatorOptions {
@@ -141,6 +144,12 @@ export interface KudosEmulatorOptions {
    */
   log?: (line: string, level: KudosEmulatorLogLevel) => void;
   /**
+   * Also log one `debug` line per operation the emulator serves, named as passport-kudos's tracing
+   * channels (`passport-kudos:token outcome=success status=200 ms=3 ...`): authorize, token,
+   * refresh, revoke, api, confirm (the chain lookup), and each notification delivery. Default false.
+   */
+  verbose?: boolean;
+  /**
    * A state file: loaded at start, saved after every change (atomically: a temporary file, then a
    * rename), so a restart keeps users, clients, agents, grants, refresh tokens, transactions and the
    * clock. A file that cannot be read or parsed stops the start with an error naming it.
@@ -196,6 +205,7 @@ export interface ResolvedEmulatorOptions {
   webhook: { attempts: number; retryDelayMs: number; timeoutMs: number };
   jwtSecret: string | undefined;
   log: (line: string, level: KudosEmulatorLogLevel) => void;
+  verbose: boolean;
   state: string | undefined;
   autoLogin: string | undefined;
   adminToken: string | undefined;
@@ -335,6 +345,7 @@ export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): Reso
     },
     jwtSecret: options.jwtSecret,
     log: options.log ?? (() => undefined),
+    verbose: options.verbose === true,
     state: optionalText(options.state, 'state'),
     autoLogin: optionalText(options.autoLogin, 'autoLogin'),
     adminToken: optionalText(options.adminToken, 'adminToken'),

@@ -25,6 +25,7 @@ import { homeRoutes } from './routes/home.js';
 import { loginRoutes } from './routes/login.js';
 import { tokenRoutes } from './routes/token.js';
 import { widgetRoutes } from './routes/widget.js';
+import { operationLine } from './server/operation-line.js';
 import { Router } from './server/router.js';
 import { type EmulatorCounters, EmulatorState, grantKey } from './state.js';
 import {
@@ -216,7 +217,10 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
       ? undefined
       : saveOnChange(state, webhooks, resolved.state, snapshot !== undefined);
 
-  const router = new Router();
+  const router = new Router((route, ctx, ms) => {
+    const operation = ctx.operation ?? route.operation;
+    if (resolved.verbose && operation) state.log(operationLine(operation, ctx, ms), 'debug');
+  });
   homeRoutes(router, state, webhooks);
   authorizeRoutes(router, state);
   loginRoutes(router, state);

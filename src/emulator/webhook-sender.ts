@@ -4,6 +4,7 @@ import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from '../base/redact.js';
 import { deliveryURL } from './emulator-options.js';
 import type { EmulatorTransaction, TxStatus } from './model/transaction.js';
 import { notificationBody } from './model/tx-record.js';
+import { deliveryLine } from './server/operation-line.js';
 import type { EmulatorState } from './state.js';
 
 /** One attempt to deliver one notification. */
@@ -216,7 +217,21 @@ export class WebhookSender {
     };
     this.outbox.set(notificationId, entry);
     this.state.changed();
+    const started = performance.now();
     const result = await this.post(url, body);
+    if (this.state.options.verbose) {
+      this.state.log(
+        deliveryLine({
+          agentId,
+          txHash: hash,
+          txStatus,
+          attempt,
+          ...result,
+          ms: performance.now() - started,
+        }),
+        'debug',
+      );
+    }
     const ok =
       result.responseStatus !== undefined && result.responseStatus >= 200 && result.responseStatus < 300;
     const { attempts, retryDelayMs } = this.state.options.webhook;

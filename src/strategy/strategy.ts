@@ -4,7 +4,7 @@ import { KudosAuthorizationError, KudosError } from '../base/errors.js';
 import { resolveCallbackURL } from '../callback/callback-url.js';
 import { finishCallback, type KudosStrategyConfig } from '../callback/exchange.js';
 import { defaultUserProfile, type ProfileCallback } from '../callback/load-profile.js';
-import { readCallbackParams } from '../callback/params.js';
+import { type CallbackParams, readCallbackParams } from '../callback/params.js';
 import type { KudosScope } from '../protocol/scopes.js';
 import { refreshTokenSet, revokeAtEndpoint } from '../tokens/refresh.js';
 import type { KudosTokenSet } from '../tokens/token-set.js';
@@ -18,6 +18,7 @@ import {
   type KudosVerifyWithRequest,
   resolveOptions,
 } from './options.js';
+import { type LoginStep, traceLogin } from './trace-login.js';
 
 /** Message of the Passport failure when the user declines on the Kudos consent page. */
 export const DENIED_MESSAGE = 'You declined to sign in with Kudos.';
@@ -45,6 +46,22 @@ function asKudosError(error: unknown): KudosError {
     status: 500,
     cause: error,
   });
+}
+
+/** The login step a request is, as its trace names it. */
+function loginStep(
+  params: CallbackParams,
+  options: KudosAuthenticateOptions,
+  config: KudosStrategyConfig,
+): LoginStep {
+  if (params.kind !== 'start')
+    return { kind: 'callback', declined: params.kind === 'error' && REFUSALS.has(params.error) };
+  const scope = options.scope ?? config.scope;
+  return {
+    kind: 'authorize',
+    authorizationURL: config.authorizationURL,
+    scope: typeof scope === 'string' ? scope : scope.join(' '),
+  };
 }
 
 /**
@@ -183,15 +200,27 @@ export class KudosStrategy extends OAuth2Strategy {
   override authenticate(req: Request, options: KudosAuthenticateOptions = {}): void {
     // Never throw into the framework: whatever goes wrong here becomes this.error(KudosError).
     try {
-      this._authenticate(req, options);
+      const params = readCallbackParams(req);
+      const operation = params.kind === 'start' ? 'authorize' : 'callback';
+      traceLogin(
+        this,
+        operation,
+        () => loginStep(params, options, this._kudos),
+        (target) => {
+          try {
+            target._authenticate(req, options, params);
+          } catch (error) {
+            target.error(asKudosError(error));
+          }
+        },
+      );
     } catch (error) {
       this.error(asKudosError(error));
     }
   }
 
   /** @internal */
-  _authenticate(req: Request, options: KudosAuthenticateOptions): void {
-    const params = readCallbackParams(req);
+  _authenticate(req: Request, options: KudosAuthenticateOptions, params: CallbackParams): void {
     if (params.kind === 'start') {
       // Resolve a relative callback URL here, the same way the callback does: passport-oauth2's own
       // resolution reads req.connection, which requests of other frameworks (Fastify) do not have.

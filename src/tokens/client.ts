@@ -1,5 +1,6 @@
 import { KudosApiError, KudosTokenError } from '../base/errors.js';
 import { checkPositive } from '../base/numbers.js';
+import { type KudosApiCallMessage, traced, traceURL } from '../base/trace.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
 import {
   apiErrorCode,
@@ -157,10 +158,33 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
 
   async function authorizedFetch(userId: string, path: string, init: RequestInit = {}): Promise<Response> {
     if (URL.canParse(path)) throw new TypeError('client.fetch() takes a path relative to baseURL, not a URL');
-    const what = `${init.method ?? 'GET'} ${path.split('?')[0]}`;
+    const method = init.method ?? 'GET';
     const url = `${base}${path.startsWith('/') ? path : `/${path}`}`;
-    const call = (set: KudosTokenSet) =>
-      apiRequest({ url, timeout, accessToken: set.accessToken, init, what });
+    const route = path.split('?')[0] ?? '';
+    return traced(
+      'api',
+      () => ({ operation: 'api', method, path: route, url: traceURL(url) }),
+      async (message) => {
+        const res = await callApi(userId, url, `${method} ${route}`, init, message);
+        if (message) message.outcome = 'success';
+        return res;
+      },
+    );
+  }
+
+  /** One API call: the request, and once more after a refresh when the token expired. */
+  async function callApi(
+    userId: string,
+    url: string,
+    what: string,
+    init: RequestInit,
+    message: KudosApiCallMessage | undefined,
+  ): Promise<Response> {
+    const call = async (set: KudosTokenSet) => {
+      const res = await apiRequest({ url, timeout, accessToken: set.accessToken, init, what });
+      if (message) message.statusCode = res.status;
+      return res;
+    };
     let set = await tokenSet(userId);
     let res = await call(set);
     if (res.ok) return capResponse(res, what, maxResponseBytes);

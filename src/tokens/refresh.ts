@@ -2,7 +2,7 @@ import { KudosError, KudosTokenError } from '../base/errors.js';
 import { CLIENT_ERROR_WORDS } from '../protocol/service-errors.js';
 import { validateRefreshResponse } from '../protocol/token-response.js';
 import { postForm, type TokenEndpointRequest } from './post-form.js';
-import { errorAnswer, requestTokens, secretsOf } from './token-request.js';
+import { errorAnswer, requestTokens, secretsOf, tracedTokenRequest } from './token-request.js';
 import { type KudosTokenSet, readJwtClaims, toTokenSet } from './token-set.js';
 
 /** What refresh and revocation need of a strategy's configuration. */
@@ -55,12 +55,16 @@ export async function refreshTokenSet(
     client_id: config.clientID,
     client_secret: config.clientSecret,
   };
-  const response = await requestTokens(config.refreshURL, form, {
-    ...config.request,
-    validate: validateRefreshResponse,
-  }).catch((error: unknown) => {
-    throw asReauth(error);
-  });
+  const response = await tracedTokenRequest('refresh', config.refreshURL, (message) =>
+    requestTokens(
+      config.refreshURL,
+      form,
+      { ...config.request, validate: validateRefreshResponse },
+      message,
+    ).catch((error: unknown) => {
+      throw asReauth(error);
+    }),
+  );
   const user = response.user ?? readJwtClaims(response.access_token).user ?? previous?.user;
   if (user === undefined) {
     throw new KudosTokenError('refresh answer names no user, and no earlier token set was given', {
@@ -95,6 +99,10 @@ export async function revokeAtEndpoint(
     client_secret: config.clientSecret,
   };
   if (hint) form.token_type_hint = hint;
-  const response = await postForm(config.revokeURL, form, config.request);
-  if (response.status < 200 || response.status >= 300) throw errorAnswer(response, secretsOf(form));
+  const revokeURL = config.revokeURL;
+  await tracedTokenRequest('revoke', revokeURL, async (message) => {
+    const response = await postForm(revokeURL, form, config.request);
+    if (message) message.statusCode = response.status;
+    if (response.status < 200 || response.status >= 300) throw errorAnswer(response, secretsOf(form));
+  });
 }

@@ -1,6 +1,7 @@
 import { KudosTokenError } from '../base/errors.js';
 import { isObjectLike } from '../base/guards.js';
 import { redactSecrets } from '../base/redact.js';
+import { type KudosTokenRequestMessage, traced, traceURL } from '../base/trace.js';
 import { readServiceError, type ServiceError } from '../protocol/service-errors.js';
 import { type KudosTokenResponse, validateTokenResponse } from '../protocol/token-response.js';
 import { type FormFields, type FormResponse, postForm, type TokenEndpointRequest } from './post-form.js';
@@ -107,7 +108,8 @@ function interpretTokenAnswer<T = KudosTokenResponse>(
 }
 
 /**
- * POSTs a token request (authorization code or refresh) and returns the validated answer.
+ * POSTs a token request (authorization code or refresh) and returns the validated answer; the HTTP
+ * status goes into the trace's `message` when there is one.
  * Rejects with `KudosTokenError`: the service's code, `timeout`, `network_error` or
  * `invalid_token_response` (or with the error `parseErrorResponse` returns for an error answer).
  */
@@ -115,7 +117,29 @@ export async function requestTokens<T = KudosTokenResponse>(
   endpoint: string,
   form: FormFields,
   options: TokenRequestOptions<T>,
+  message?: KudosTokenRequestMessage,
 ): Promise<T> {
   const response = await postForm(endpoint, form, options);
+  if (message) message.statusCode = response.status;
   return interpretTokenAnswer(response, secretsOf(form), options);
+}
+
+/**
+ * One request to the token or revocation endpoint, traced on its channel (`passport-kudos:token`,
+ * `:refresh`, `:revoke`): `success` when `run` resolves, else the code it rejects with.
+ */
+export function tracedTokenRequest<T>(
+  operation: KudosTokenRequestMessage['operation'],
+  endpoint: string,
+  run: (message: KudosTokenRequestMessage | undefined) => Promise<T>,
+): Promise<T> {
+  return traced(
+    operation,
+    () => ({ operation, method: 'POST', url: traceURL(endpoint) }),
+    async (message) => {
+      const value = await run(message);
+      if (message) message.outcome = 'success';
+      return value;
+    },
+  );
 }

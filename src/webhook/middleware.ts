@@ -2,11 +2,13 @@ import type { ServerResponse } from 'node:http';
 import { isObjectLike } from '../base/guards.js';
 import { checkPositive } from '../base/numbers.js';
 import { MIN_WEBHOOK_SECRET_LENGTH } from '../base/redact.js';
+import type { KudosNotificationMessage } from '../base/trace.js';
 import { readNotificationBody, type WebhookRequest } from './body.js';
 import type { KudosConfirmer } from './confirm.js';
 import type { KudosDedupeStore, KudosUnprocessedNotification } from './dedupe.js';
 import { KudosWebhookError } from './errors.js';
 import { MemoryDedupeStore } from './memory-store/memory-dedupe-store.js';
+import { observeNotification, recordFailure } from './observe.js';
 import { type KudosNotificationHandler, type PipelineSettings, runNotification } from './pipeline.js';
 import { asHandlerError } from './process-once.js';
 import {
@@ -234,7 +236,11 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
   /** When a notification that passed the secret check last arrived (forged traffic does not count). */
   let lastNotificationAt: number | null = null;
 
-  async function receive(req: WebhookRequest, res: ServerResponse): Promise<void> {
+  async function receive(
+    req: WebhookRequest,
+    res: ServerResponse,
+    message: KudosNotificationMessage | undefined,
+  ): Promise<void> {
     try {
       // The secret is checked and redacted first, before anything else sees the URL.
       const secretOk = secrets ? checkSecret(req, secrets) : true;
@@ -247,23 +253,34 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
         source: 'webhook',
         trusted: secrets !== undefined,
         req,
+        message,
       });
+      if (message) message.statusCode = 200;
       if (outcome === 'duplicate') answer(res, 200, { ok: true, duplicate: true, key: notification.key });
       else answer(res, 200, { ok: true, key: notification.key });
     } catch (caught) {
-      refuse(req, res, asHandlerError(caught));
+      const error = asHandlerError(caught);
+      recordFailure(message, error, false); // a failure of the pipeline was recorded by it already
+      if (message) message.statusCode = error.status;
+      refuse(req, res, error);
     }
   }
 
   const handler = (req: WebhookRequest, res: ServerResponse): void => {
-    receive(req, res).catch(() => undefined); // receive() answers every error itself
+    // receive() answers every error itself
+    observeNotification('notification', (message) => receive(req, res, message)).catch(() => undefined);
   };
   const errorHandler: KudosWebhookErrorHandler = (err, req, res, next) => {
     const type = isObjectLike(err) && 'type' in err ? String(err.type) : '';
     const make = BODY_PARSER_ERRORS[type];
     if (!make) return next(err);
     if (secrets) checkSecret(req, secrets); // redact before onError sees the URL
-    refuse(req, res, make());
+    const error = make();
+    void observeNotification('notification', async (message) => {
+      recordFailure(message, error, false);
+      if (message) message.statusCode = error.status;
+      refuse(req, res, error);
+    });
   };
   return Object.assign(handler, {
     errorHandler,

@@ -1,9 +1,11 @@
+import { type KudosNotificationMessage, traced } from '../base/trace.js';
 import type { WebhookRequest } from './body.js';
 import type { KudosConfirmer } from './confirm.js';
 import type { KudosDedupeStore } from './dedupe.js';
 import { KudosWebhookError } from './errors.js';
+import { recordFailure } from './observe.js';
 import { parseSanitized, sanitize } from './parse.js';
-import { type ProcessOutcome, processOnce } from './process-once.js';
+import { asHandlerError, type ProcessOutcome, processOnce } from './process-once.js';
 import type { KudosNotification, KudosNotificationSource } from './types.js';
 
 /** The app's handler: a delivery's request, or undefined for `redrive()` and `reconcile()`. */
@@ -33,9 +35,26 @@ interface PipelineInput {
   req: WebhookRequest | undefined;
   /** When it first arrived (a redrive keeps the first delivery's time). */
   receivedAt?: number;
+  /** The trace of this notification, when someone subscribes (filled in here). */
+  message?: KudosNotificationMessage | undefined;
 }
 
-async function confirmNotification(notification: KudosNotification, confirm: KudosConfirmer): Promise<void> {
+/** Confirms a notification as a traced operation (`passport-kudos:confirm`). */
+function confirmNotification(notification: KudosNotification, confirm: KudosConfirmer): Promise<void> {
+  return traced(
+    'confirm',
+    () => ({ operation: 'confirm', txHash: notification.tx.txHash }),
+    async (message) => {
+      await applyConfirmation(notification, confirm);
+      if (!message) return;
+      message.outcome = notification.confirmed ? 'confirmed' : 'unconfirmed';
+      if (notification.confirmed) message.received = notification.received.toString();
+      if (notification.confirmationReason) message.reason = notification.confirmationReason;
+    },
+  );
+}
+
+async function applyConfirmation(notification: KudosNotification, confirm: KudosConfirmer): Promise<void> {
   // Called inside an async function, so a confirmer that throws synchronously is caught too.
   const result = await (async () => confirm(notification))().catch((cause: unknown) => {
     throw cause instanceof KudosWebhookError
@@ -67,8 +86,38 @@ export async function runNotification(
   settings: PipelineSettings,
   input: PipelineInput,
 ): Promise<{ notification: KudosNotification; outcome: ProcessOutcome }> {
+  const { message } = input;
+  let notification: KudosNotification | undefined;
+  try {
+    const parsed = parse(settings, input);
+    notification = parsed.notification;
+    const outcome = await processNotification(settings, input, notification, parsed.body);
+    if (message) {
+      message.outcome = outcome;
+      message.paid = notification.paid;
+      message.received = notification.received.toString();
+    }
+    return { notification, outcome };
+  } catch (error) {
+    // Kept for redrive() when its handler or confirmation failed after it was trusted (processOnce's rule).
+    const keeps = settings.store.keep !== undefined && (input.trusted || notification?.confirmed === true);
+    recordFailure(message, asHandlerError(error), keeps);
+    throw error;
+  }
+}
+
+/** The notification of a body (validated, normalized, in the receiver's denomination), and the sanitized body kept with it. */
+function parse(
+  settings: PipelineSettings,
+  input: PipelineInput,
+): { notification: KudosNotification; body: unknown } {
   const body = sanitize(input.body); // once: the copy is both parsed and kept
   const notification = parseSanitized(body, input.source);
+  if (input.message) {
+    input.message.key = notification.key;
+    input.message.txHash = notification.tx.txHash;
+    input.message.txStatus = notification.tx.status;
+  }
   if (settings.denom !== undefined && notification.tx.amount.denom !== settings.denom) {
     throw new KudosWebhookError(
       'unexpected_denom',
@@ -76,7 +125,17 @@ export async function runNotification(
       'tx.amount.denom',
     );
   }
-  const outcome = await processOnce(
+  return { notification, body };
+}
+
+/** Once per key: confirm, keep, call the handler (processOnce). */
+function processNotification(
+  settings: PipelineSettings,
+  input: PipelineInput,
+  notification: KudosNotification,
+  body: unknown,
+): Promise<ProcessOutcome> {
+  return processOnce(
     settings.store,
     notification.key,
     {
@@ -102,5 +161,4 @@ export async function runNotification(
       await settings.onNotification(notification, input.req);
     },
   );
-  return { notification, outcome };
 }

@@ -8,6 +8,7 @@ import {
   type KudosKeptNotification,
 } from './dedupe.js';
 import { KudosWebhookError, keptUnreadable } from './errors.js';
+import { storeCall } from './observe.js';
 
 /** Timing of {@link processOnce}. */
 interface ProcessOnceOptions {
@@ -81,7 +82,7 @@ function keepLease(
   if (!extend) return () => undefined;
   const timer = setInterval(
     () => {
-      call(() => extend(key, leaseMs, claim)).catch((cause: unknown) =>
+      storeCall(store, 'extend', key, () => extend(key, leaseMs, claim)).catch((cause: unknown) =>
         report(storeError('could not renew the processing lease', cause)),
       );
     },
@@ -121,7 +122,7 @@ export async function processOnce(
     trusted: options.trusted,
   };
   /** Releases the claim, and again for a while if the store does not answer (a failover). */
-  const release = () => call(() => store.release(key, holder));
+  const release = () => storeCall(store, 'release', key, () => store.release(key, holder));
   const releaseHolder = () => release().catch(() => retryLater(release, () => undefined));
   // A store that keeps on claim keeps a trusted notification in the same step (one round trip less).
   const kept =
@@ -137,7 +138,7 @@ export async function processOnce(
       : holder;
   let claimed: KudosClaimResult;
   try {
-    claimed = readClaim(await call(() => store.claim(key, options.leaseMs, claim)));
+    claimed = readClaim(await storeCall(store, 'claim', key, () => store.claim(key, options.leaseMs, claim)));
   } catch (cause) {
     // The claim may have been made all the same (its answer lost, or Redis slow): released with its
     // token, so that the key is not held for the whole lease and the redelivery can claim it.
@@ -170,8 +171,10 @@ export async function processOnce(
     const lastError = error === undefined ? null : describeError(error);
     const trusted = trustedNow();
     keptYet = true;
-    await call(() => method({ ...base, trusted, attempts, lastError }, options.ttlMs, unreadable)).catch(
-      (cause: unknown) => options.report(storeError('could not keep the notification for redrive', cause)),
+    await storeCall(store, 'keep', key, () =>
+      method({ ...base, trusted, attempts, lastError }, options.ttlMs, unreadable),
+    ).catch((cause: unknown) =>
+      options.report(storeError('could not keep the notification for redrive', cause)),
     );
   };
   /** Keeps a failed attempt: a trusted or verified notification only (forged bodies are not kept). */
@@ -191,7 +194,8 @@ export async function processOnce(
     async () => {
       stopLease();
       const trusted = trustedNow();
-      const complete = () => call(() => store.complete(key, options.ttlMs, { ...holder, trusted }));
+      const complete = () =>
+        storeCall(store, 'complete', key, () => store.complete(key, options.ttlMs, { ...holder, trusted }));
       // Processed already: the answer does not wait for a store that fails now (a Redis failing
       // over), but the key must still be marked done, or redrive() would run the work again. While
       // the mark is retried the lease is held (renewed), so a redelivery or a redrive() meanwhile is

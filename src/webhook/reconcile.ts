@@ -5,6 +5,7 @@ import { type ApiCall, apiErrorCode, apiRequest, readApiJson } from '../protocol
 import { apiPath, KUDOS_API } from '../protocol/endpoints.js';
 import { DEFAULT_TIMEOUT_MS } from '../protocol/limits.js';
 import { KudosWebhookError } from './errors.js';
+import { observeNotification } from './observe.js';
 import { type PipelineSettings, runNotification } from './pipeline.js';
 import { asHandlerError } from './process-once.js';
 
@@ -107,12 +108,15 @@ async function feed(
     // A record is a notification's `tx`; the service sends no metadata with it. Untrusted until
     // confirmed: whoever picked the hash (a return page's `tx_hash`) must not make it evict, or
     // be kept beside, what the service really delivered.
-    const { outcome } = await runNotification(settings, {
-      body: { tx: record },
-      source: 'reconcile',
-      trusted: false,
-      req: undefined,
-    });
+    const { outcome } = await observeNotification('reconcile', (message) =>
+      runNotification(settings, {
+        body: { tx: record },
+        source: 'reconcile',
+        trusted: false,
+        req: undefined,
+        message,
+      }),
+    );
     if (outcome === 'duplicate') result.duplicates++;
     else result.processed++;
   } catch (error) {

@@ -1,5 +1,6 @@
 import type { KudosDedupeStore, KudosKeptNotification, KudosUnprocessedNotification } from './dedupe.js';
 import { keptUnreadable } from './errors.js';
+import { observeNotification, storeCall } from './observe.js';
 import { type PipelineSettings, runNotification } from './pipeline.js';
 import { asHandlerError } from './process-once.js';
 
@@ -32,7 +33,7 @@ function keptOf(
   }
   const unreadable = (key: string, reason: string) =>
     report(keptUnreadable(key, reason, 'skipped'), undefined);
-  return (limit) => kept(limit, unreadable);
+  return (limit) => storeCall(store, 'kept', undefined, () => kept(limit, unreadable));
 }
 
 /** The notifications that passed verification and were not processed (failed, timed out, or cut off by a crash). */
@@ -62,13 +63,16 @@ export async function redrive(settings: PipelineSettings): Promise<KudosRedriveR
   let failed = 0;
   for (const record of await kept(MAX_KEPT_READ)) {
     try {
-      await runNotification(settings, {
-        body: record.body,
-        source: record.source,
-        trusted: record.trusted,
-        req: undefined,
-        receivedAt: record.receivedAt,
-      });
+      await observeNotification('redrive', (message) =>
+        runNotification(settings, {
+          body: record.body,
+          source: record.source,
+          trusted: record.trusted,
+          req: undefined,
+          receivedAt: record.receivedAt,
+          message,
+        }),
+      );
       processed++;
     } catch (error) {
       if ((error as { code?: unknown }).code !== 'in_progress') failed++;

@@ -16,10 +16,27 @@ describe('npm run bench (smoke: tiny amounts)', () => {
       'KudosStrategy',
       'passport-oauth2 subclass (anchor)',
       'node:http keep-alive handler (limit)',
+      'KudosStrategy, every tracing channel subscribed',
+      'KudosStrategy, passport-kudos/otel (SDK spans and metrics)',
     ]);
     for (const app of results.login) expect(app.rps.median).toBeGreaterThan(0);
     expect(results.coldStart).toHaveLength(7);
-    expect(results.webhook.length).toBeGreaterThanOrEqual(2);
+    expect(results.webhook.length).toBeGreaterThanOrEqual(4);
+    expect(results.webhook.slice(-2).map((w: { name: string }) => w.name)).toEqual([
+      'kudosWebhook, in-memory dedupe, every tracing channel subscribed',
+      'kudosWebhook, in-memory dedupe, passport-kudos/otel',
+    ]);
+    // Sections 1 and 3 compare each with the same strategy and receiver without a subscriber.
+    const watched = readFileSync('test-results/bench-smoke/BENCHMARKS.md', 'utf8').match(
+      /^With a subscriber, against the same app without one in the same runs .*$/gm,
+    );
+    expect(watched).toHaveLength(2);
+    expect(watched?.[0]).toMatch(
+      /every tracing channel subscribed: [\d.]+x; passport-kudos\/otel \(SDK spans and metrics\): [\d.]+x\.$/,
+    );
+    expect(watched?.[1]).toMatch(
+      /every tracing channel subscribed: [\d.]+x; passport-kudos\/otel: [\d.]+x\.$/,
+    );
     expect(results.refreshStorm.createKudosClient.refreshRequests).toBe(1);
     expect(results.refreshStorm.naivePassportOauth2Refresh.refreshRequests).toBe(100);
     expect(results.footprint.passportKudos.packedBytes).toBeGreaterThan(0);

@@ -3,6 +3,7 @@ import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorTableMarkdown } from '../../scripts/doc-tables.js';
 import * as main from '../../src/index.js';
+import * as otel from '../../src/otel/index.js';
 import * as redis from '../../src/redis/index.js';
 import * as sqlite from '../../src/sqlite/index.js';
 import * as testing from '../../src/testing/index.js';
@@ -128,7 +129,7 @@ describe('README.md', () => {
 describe('the guide: README.md, CONTRIBUTING.md and docs/', () => {
   // A value an entry point exports is public: the guide says what it is for.
   it.each(
-    Object.entries({ main, webhook, redis, sqlite, testing }).flatMap(([entry, values]) =>
+    Object.entries({ main, webhook, redis, sqlite, testing, otel }).flatMap(([entry, values]) =>
       Object.keys(values).map((name) => [entry, name]),
     ),
   )("documents the %s entry point's %s", (_, name) => {
@@ -145,14 +146,14 @@ describe('the guide: README.md, CONTRIBUTING.md and docs/', () => {
   });
 
   it.each(GUIDE)(
-    '%s has no code block outside the generated ones but shell, HTML, JSON and fragments',
+    '%s has no code block outside the generated ones but shell, HTML, JSON, YAML, text and fragments',
     (file) => {
       const outside = text(file).replace(
         /<!-- generated:([a-z0-9./-]+) -->[\s\S]*?<!-- \/generated:\1 -->/g,
         '',
       );
       for (const [, language, body] of outside.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)) {
-        if (['sh', 'html', 'json', 'text'].includes(language as string)) continue;
+        if (['sh', 'html', 'json', 'text', 'yaml'].includes(language as string)) continue;
         expect(body, `a ${language} block of ${file}`).toMatch(/^\/\/ Fragment: .+/);
       }
     },
@@ -188,6 +189,7 @@ describe('the guide: README.md, CONTRIBUTING.md and docs/', () => {
     'webhook.ts': 'test/e2e/readme-webhook.test.ts',
     'payments.ts': 'test/e2e/readme-webhook.test.ts',
     'other-providers.ts': 'test/e2e/other-providers.test.ts',
+    'observability.ts': 'test/e2e/observability-snippet.test.ts',
   };
   it.each(snippets)('docs/snippets/%s is run by a test, or marked as a fragment', (file) => {
     const code = readFileSync(join('docs/snippets', file), 'utf8');

@@ -13,6 +13,7 @@ const ENTRY_POINTS = [
   'passport-kudos/redis',
   'passport-kudos/sqlite',
   'passport-kudos/testing',
+  'passport-kudos/otel',
 ];
 const COMPILERS = [
   ['TypeScript 7', 'typescript'],
@@ -32,6 +33,7 @@ describe('the published types compile on their own (TypeScript 7 and 5.6, no "ty
       '@types/node',
       '@types/express',
       '@types/passport-oauth2',
+      '@opentelemetry/api',
     ]);
     app = packed.dir;
   }, 300_000);

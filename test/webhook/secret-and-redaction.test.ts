@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type KudosWebhookError, kudosWebhook } from '../../src/webhook/index.js';
 import { sampleNotification } from '../helpers/notifications.js';
+import { TraceRecorder } from '../helpers/trace-recorder.js';
 import { deliver, startWebhookApp, type WebhookApp } from '../helpers/webhook-app.js';
 
 const SECRET = 'shop-agent-secret-0123456789';
@@ -35,6 +36,8 @@ describe('kudosWebhook secret option (regression: an unset variable accepted any
 describe('what onError and the handler see of the URL', () => {
   let app: WebhookApp;
   const seen: string[] = [];
+  // Every tracing channel is watched while the secrets below pass through the receiver.
+  const recorder = new TraceRecorder();
   beforeAll(async () => {
     app = await startWebhookApp('express5', {
       secret: SECRET,
@@ -44,7 +47,10 @@ describe('what onError and the handler see of the URL', () => {
   afterEach(() => {
     seen.length = 0;
   });
-  afterAll(() => app.close());
+  afterAll(() => {
+    recorder.close();
+    return app.close();
+  });
 
   it('redacts a token parameter in any letter case and the last path segment, matched or not', async () => {
     await deliver(`${app.url}?Token=wrong-secret-0000000000&x=1`, sampleNotification());
@@ -98,5 +104,15 @@ describe('what onError and the handler see of the URL', () => {
     expect((await post(basic(SECRET, ''))).status).toBe(401); // the user name is not the secret
     expect((await post(`Bearer ${SECRET}`)).status).toBe(401);
     expect(app.calls).toHaveLength(1);
+  });
+
+  it('none of these secrets, right or wrong, is in any message of the tracing channels', () => {
+    const notifications = recorder.of('notification');
+    expect(notifications.length).toBeGreaterThanOrEqual(10);
+    expect(notifications.filter((m) => m.code === 'invalid_secret').length).toBeGreaterThanOrEqual(6);
+    const text = recorder.seen.join('\n');
+    for (const secret of [SECRET, encodeURIComponent(SECRET), 'wrong-secret', 'not-the-secret']) {
+      expect(text).not.toContain(secret);
+    }
   });
 });

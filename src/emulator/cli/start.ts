@@ -37,6 +37,9 @@ export const USAGE = `Usage: kudos-emulator [options]          start an emulator
   --auto-login USER     sign USER in and accept at once on every authorization page (e2e tests)
   --admin-token TOKEN   the admin API (/_emulator/) then needs this token; without it, loopback only
   --quiet               do not log requests (warnings and errors are still printed)
+  --verbose             also print one line per operation served (authorize, token, refresh, revoke,
+                        api, confirm) and per notification delivery, named as passport-kudos's
+                        tracing channels: passport-kudos:token outcome=success status=200 ms=3 ...
   --help, -h            this text; kudos-emulator help SUBCOMMAND (or SUBCOMMAND --help) for one
   --version             the version
 
@@ -102,6 +105,7 @@ export function parseStartOptions(argv: string[]): KudosEmulatorOptions | undefi
       'auto-login': { type: 'string' },
       'admin-token': { type: 'string' },
       quiet: { type: 'boolean' },
+      verbose: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -142,11 +146,12 @@ export function parseStartOptions(argv: string[]): KudosEmulatorOptions | undefi
   if (values['auto-login'] !== undefined) options.autoLogin = values['auto-login'];
   if (values['admin-token'] !== undefined) options.adminToken = values['admin-token'];
   // --quiet stops the request log only: warnings and errors (a failed delivery, a state file that
-  // could not be saved) always go to stderr.
+  // could not be saved) always go to stderr. --verbose adds the operation lines (level debug), on stdout.
   const quiet = values.quiet === true;
+  if (values.verbose === true) options.verbose = true;
   options.log = (line, level) => {
-    if (level !== 'info') console.error(line);
-    else if (!quiet) console.log(line);
+    if (level === 'warn' || level === 'error') console.error(line);
+    else if (level === 'debug' || !quiet) console.log(line);
   };
   return options;
 }

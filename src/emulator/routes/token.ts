@@ -67,7 +67,10 @@ async function tokenEndpoint(state: EmulatorState, ctx: Ctx): Promise<void> {
   const { form, clientID } = request;
   const grantType = field(form, 'grant_type');
   if (grantType === 'authorization_code') return exchangeCode(state, ctx, form, clientID);
-  if (grantType === 'refresh_token') return refresh(state, ctx, form, clientID);
+  if (grantType === 'refresh_token') {
+    ctx.operation = 'refresh';
+    return refresh(state, ctx, form, clientID);
+  }
   sendServiceError(ctx.res, 'UNSUPPORTED_GRANT_TYPE');
 }
 

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRecord } from '../../base/guards.js';
 import { BodyTooLargeError, readCapped } from '../../base/read-capped.js';
 import { SERVICE_ERRORS, type ServiceErrorWord } from '../../protocol/service-errors.js';
+import type { EmulatorOperation } from './route-table.js';
 
 /** One request as the emulator's handlers see it. */
 export interface Ctx {
@@ -12,6 +13,8 @@ export interface Ctx {
   cookies: Map<string, string>;
   /** Path parameters captured by the route pattern. */
   params: string[];
+  /** The operation served, when the handler knows better than its route (a refresh at the token endpoint). */
+  operation?: EmulatorOperation;
 }
 
 /** Largest request body the emulator reads (forms and JSON are small). */

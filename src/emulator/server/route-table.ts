@@ -19,7 +19,12 @@ export interface EmulatorRoute {
   readonly pattern?: RegExp;
   /** What it is, for people. */
   readonly what: string;
+  /** The operation it serves, as passport-kudos's tracing channels name it (the `verbose` log). */
+  readonly operation?: EmulatorOperation;
 }
+
+/** The operations of the `verbose` log: passport-kudos's channel names without `passport-kudos:`. */
+export type EmulatorOperation = 'authorize' | 'token' | 'refresh' | 'revoke' | 'api' | 'confirm';
 
 import { KUDOS_API, KUDOS_CHAIN, KUDOS_PAGES } from '../../protocol/endpoints.js';
 
@@ -39,6 +44,7 @@ export const ROUTES = {
     base: 'authURL',
     pattern: /^\/in\/oauth\/?$/,
     what: 'authorization page (sign in, consent)',
+    operation: 'authorize',
   },
   authorizeDecision: {
     method: 'POST',
@@ -46,6 +52,7 @@ export const ROUTES = {
     base: 'authURL',
     pattern: /^\/in\/oauth\/?$/,
     what: 'consent form: accept or decline',
+    operation: 'authorize',
   },
   loginPage: { method: 'GET', path: '/in/login', base: 'authURL', what: 'sign-in page' },
   login: { method: 'POST', path: '/in/login', base: 'authURL', what: 'sign-in form' },
@@ -94,66 +101,77 @@ export const ROUTES = {
     path: `${API_PREFIX}${KUDOS_API.token}`,
     base: 'baseURL',
     what: 'token endpoint: grant_type authorization_code or refresh_token',
+    operation: 'token',
   },
   revoke: {
     method: 'POST',
     path: `${API_PREFIX}${KUDOS_API.revoke}`,
     base: 'baseURL',
     what: 'client revocation (RFC 7009 form: token, client_id, client_secret)',
+    operation: 'revoke',
   },
   profile: {
     method: 'GET',
     path: `${API_PREFIX}${KUDOS_API.profile}`,
     base: 'baseURL',
     what: 'profile operation, scope profile: user, displayName, avatar, wallet, cosmosWallet; email with scope email',
+    operation: 'api',
   },
   userMin: {
     method: 'GET',
     path: `${API_PREFIX}${KUDOS_API.user}`,
     base: 'baseURL',
     what: 'public short profile (no token, `public, max-age=30`); `?type=payment` adds paymentRedirectWhiteList; unknown: 404 `Not Found`',
+    operation: 'api',
   },
   userByAddress: {
     method: 'GET',
     path: `${API_PREFIX}${KUDOS_API.userByAddress}`,
     base: 'baseURL',
     what: 'the same public short profile, found by wallet address; unknown: 404 `Not Found`',
+    operation: 'api',
   },
   txById: {
     method: 'GET',
     path: `${API_PREFIX}${KUDOS_API.transaction}`,
     base: 'baseURL',
     what: "transaction record (a notification's `tx` fields), no token; the hash as recorded (upper case), else 404 `Not Found`",
+    operation: 'api',
   },
   txHistory: {
     method: 'GET',
     path: `${API_PREFIX}${KUDOS_API.history}`,
     base: 'baseURL',
     what: "a user's transactions, newest first, at most 10 from `ts` (`?ts=&count=`); that user's token with `read`",
+    operation: 'api',
   },
   me: {
     method: 'GET',
     path: '/api/v1/me',
     base: 'baseURL',
     what: 'demo operation, scope profile (email with email)',
+    operation: 'api',
   },
   kudosInfo: {
     method: 'GET',
     path: '/api/v1/kudos/info',
     base: 'baseURL',
     what: 'demo operation, scope read:kudos.info',
+    operation: 'api',
   },
   chainTx: {
     method: 'GET',
     path: `${API_PREFIX}${KUDOS_CHAIN.lcd}${KUDOS_CHAIN.tx}`,
     base: 'baseURL',
     what: 'transaction lookup on the chain (Cosmos LCD): a GetTxResponse with transfer events',
+    operation: 'confirm',
   },
   chainTxLegacy: {
     method: 'GET',
     path: `${API_PREFIX}${KUDOS_CHAIN.lcd}${KUDOS_CHAIN.legacyTx}`,
     base: 'baseURL',
     what: 'legacy transaction lookup (the old Cosmos REST shape)',
+    operation: 'confirm',
   },
   chainBalances: {
     method: 'GET',

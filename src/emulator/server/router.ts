@@ -12,9 +12,15 @@ interface Route {
   route: EmulatorRoute;
 }
 
+/** Told of each request that reached a route: the route, the request, and how long it took. */
+export type RoutedListener = (route: EmulatorRoute, ctx: Ctx, ms: number) => void;
+
 /** A minimal method + path router. Unknown paths answer 404 `NOT_FOUND`, known paths with another method 405. */
 export class Router {
   private readonly routes: Route[] = [];
+
+  /** `routed` is told of each routed request once it was answered (the `verbose` log). */
+  constructor(private readonly routed: RoutedListener = () => undefined) {}
 
   /**
    * Adds a route of the route table: its exact path, or its pattern whose groups become
@@ -48,6 +54,7 @@ export class Router {
     }
     const params = (route.pattern.exec(url.pathname) ?? []).slice(1);
     const ctx: Ctx = { req, res, url, method, cookies: parseCookies(req.headers.cookie), params };
+    const started = performance.now();
     try {
       await route.handler(ctx);
     } catch (error) {
@@ -55,6 +62,7 @@ export class Router {
       if (!res.headersSent) sendCode(res, 500, 'INTERNAL_ERROR');
       else res.destroy();
     }
+    this.routed(route.route, ctx, performance.now() - started);
   }
 }
 
