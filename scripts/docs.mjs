@@ -53,6 +53,8 @@ const parts = {
       'test/frameworks/nestjs/kudos-auth.ts',
       'test/frameworks/nestjs/main.ts',
       'test/frameworks/fastify/kudos-auth.ts',
+      'test/frameworks/fastify/kudos-webhook.ts',
+      'test/frameworks/hono/kudos-webhook.ts',
     ].map((file) => [file, `\`\`\`ts\n${readFileSync(file, 'utf8').trimEnd()}\n\`\`\``]),
   ),
 };

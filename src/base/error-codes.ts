@@ -55,7 +55,7 @@ export const KUDOS_ERROR_CODES = [
     code: 'timeout',
     status: 504,
     error: 'KudosTokenError',
-    meaning: 'the token endpoint (or, as KudosApiError, the API) did not answer within `timeout`',
+    meaning: 'the token endpoint (or, as KudosApiError, the API) did not answer within `timeoutMs`',
   },
   {
     code: 'network_error',
@@ -195,7 +195,7 @@ export const KUDOS_ERROR_CODES = [
     code: 'payload_too_large',
     status: 413,
     error: 'KudosWebhookError',
-    meaning: 'the body is larger than `limit`',
+    meaning: 'the body is larger than `maxBodyBytes`',
   },
   {
     code: 'invalid_json',

@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import type OAuth2Strategy from 'passport-oauth2';
 import { isObjectLike } from '../base/guards.js';
 import { checkPositive } from '../base/numbers.js';
+import { renamedOption } from '../base/renamed.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
 import type { ResolvedEndpoints } from '../callback/exchange.js';
 import type { KudosSkipUserProfile } from '../callback/load-profile.js';
@@ -48,6 +49,8 @@ export interface KudosStrategyOptionsBase {
   /** Trust `X-Forwarded-Proto`/`X-Forwarded-Host` when resolving a relative `callbackURL`. */
   proxy?: boolean;
   /** Time limit of each token request (and profile request) in milliseconds. Default 10000. */
+  timeoutMs?: number;
+  /** @deprecated The old name of `timeoutMs`, still read (with a warning) until the next minor version. */
   timeout?: number;
   /** Headers sent with every token request, as passport-oauth2's `customHeaders`. */
   customHeaders?: Readonly<Record<string, string | number | readonly string[]>>;
@@ -222,9 +225,11 @@ export function resolveOptions(input: unknown): ResolvedEndpoints {
     profileURL,
     scope: joinScope(options.scope ?? DEFAULT_SCOPE),
     request: {
-      timeout: checkPositive(options.timeout ?? DEFAULT_TIMEOUT_MS, 'KudosStrategy option "timeout"', {
-        unit: 'milliseconds',
-      }),
+      timeout: checkPositive(
+        renamedOption(options, 'timeout', 'timeoutMs', 'KudosStrategy') ?? DEFAULT_TIMEOUT_MS,
+        `KudosStrategy option "${options.timeoutMs === undefined && options.timeout !== undefined ? 'timeout' : 'timeoutMs'}"`,
+        { unit: 'milliseconds' },
+      ),
       ...(headers === undefined ? {} : { headers }),
     },
     skipUserProfile: checkSkip(options.skipUserProfile),

@@ -1,5 +1,6 @@
 import { KudosApiError, KudosTokenError } from '../base/errors.js';
 import { checkPositive } from '../base/numbers.js';
+import { renamedOption } from '../base/renamed.js';
 import { type KudosApiCallMessage, traced, traceURL } from '../base/trace.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
 import {
@@ -35,6 +36,8 @@ export interface KudosClientOptions {
    * Time limit of each call in milliseconds, from the request until its body is read (default 10000).
    * Then the call rejects with `KudosApiError` `timeout` (504); a body still being read is cut off.
    */
+  timeoutMs?: number;
+  /** @deprecated The old name of `timeoutMs`, still read (with a warning) until the next minor version. */
   timeout?: number;
   /**
    * Largest 2xx answer body read, in bytes (default 4 MiB): `client.json()` rejects past it, and the
@@ -104,9 +107,11 @@ function checkClientOptions(options: KudosClientOptions): {
       'createKudosClient requires "baseURL", an absolute URL (or a strategy created with the "baseURL" option)',
     );
   }
-  const timeout = checkPositive(options.timeout ?? DEFAULT_TIMEOUT_MS, 'createKudosClient option "timeout"', {
-    unit: 'milliseconds',
-  });
+  const timeout = checkPositive(
+    renamedOption(options, 'timeout', 'timeoutMs', 'createKudosClient') ?? DEFAULT_TIMEOUT_MS,
+    `createKudosClient option "${options.timeoutMs === undefined && options.timeout !== undefined ? 'timeout' : 'timeoutMs'}"`,
+    { unit: 'milliseconds' },
+  );
   const maxResponseBytes = checkPositive(
     options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     'createKudosClient option "maxResponseBytes"',

@@ -11,9 +11,9 @@ export interface WebhookRequest extends IncomingMessage {
   _body?: boolean;
 }
 
-/** Throws `unsupported_media_type` unless the request declares JSON in UTF-8. */
-function checkMediaType(req: IncomingMessage): void {
-  const header = String(req.headers['content-type'] ?? '');
+/** Throws `unsupported_media_type` unless the `Content-Type` declares JSON in UTF-8. */
+export function checkMediaType(contentType: string | null | undefined): void {
+  const header = String(contentType ?? '');
   const [type = '', ...params] = header.split(';').map((p) => p.trim().toLowerCase());
   const json = type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type);
   const charset = params
@@ -62,29 +62,51 @@ function parseJsonText(bytes: Buffer | string): unknown {
   }
 }
 
-/**
- * Gets the notification body as parsed JSON, whether or not a body parser ran before:
- * an object from `express.json()` is used as is, a Buffer or string from `express.raw()` or
- * `express.text()` is parsed, and an unread stream is read here, up to `limit` bytes.
- */
-export async function readNotificationBody(req: WebhookRequest, limit: number): Promise<unknown> {
-  checkMediaType(req);
-  // The declared length holds whether or not a body parser read the body before us.
-  const declared = Number(req.headers['content-length']);
+/** Throws unless the declared `Content-Length` (when there is one) fits `limit` and is not 0. */
+export function checkDeclaredLength(contentLength: string | null | undefined, limit: number): void {
+  if (contentLength === null || contentLength === undefined || contentLength === '') return;
+  const declared = Number(contentLength);
   if (declared > limit) throw tooLarge(limit);
   if (declared === 0) throw new KudosWebhookError('invalid_json', 'notification body is empty');
-  const parsedByOthers = req._body === true || req.readableEnded;
-  if (parsedByOthers) {
-    const { body } = req;
-    if (Buffer.isBuffer(body) || typeof body === 'string') {
-      if (Buffer.byteLength(body) > limit) throw tooLarge(limit);
-      return parseJsonText(body);
-    }
-    if (isObjectLike(body)) return body;
-    throw new KudosWebhookError(
-      'body_already_consumed',
-      'the request body was read by another middleware that kept nothing: mount kudosWebhook() before it, or after express.json()',
+}
+
+/**
+ * The notification body as JSON: bytes or text are checked against `limit` and parsed; JSON a
+ * framework parsed already (an object) is used as it is.
+ */
+export function parseNotificationBody(body: unknown, limit: number): unknown {
+  if (body instanceof Uint8Array || typeof body === 'string') {
+    if ((typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength) > limit) throw tooLarge(limit);
+    return parseJsonText(
+      typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
     );
   }
-  return parseJsonText(await readStream(req, limit));
+  if (isObjectLike(body)) return body;
+  throw new KudosWebhookError('invalid_json', 'notification body is empty');
+}
+
+/**
+ * A Node request's body, whether or not a body parser ran before: an object from `express.json()`
+ * as it is, a Buffer or string from `express.raw()` or `express.text()` as they are, and an unread
+ * stream read here, up to `limit` bytes.
+ */
+export async function nodeRequestBody(req: WebhookRequest, limit: number): Promise<unknown> {
+  const parsedByOthers = req._body === true || req.readableEnded;
+  if (!parsedByOthers) return readStream(req, limit);
+  const { body } = req;
+  if (Buffer.isBuffer(body) || typeof body === 'string' || isObjectLike(body)) return body;
+  throw new KudosWebhookError(
+    'body_already_consumed',
+    'the request body was read by another middleware that kept nothing: mount kudosWebhook() before it, or after express.json()',
+  );
+}
+
+/**
+ * Gets a Node request's notification body as parsed JSON: its media type and declared length are
+ * checked, then {@link nodeRequestBody} is parsed.
+ */
+export async function readNotificationBody(req: WebhookRequest, limit: number): Promise<unknown> {
+  checkMediaType(req.headers['content-type']);
+  checkDeclaredLength(req.headers['content-length'], limit);
+  return parseNotificationBody(await nodeRequestBody(req, limit), limit);
 }

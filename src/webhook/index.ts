@@ -28,13 +28,14 @@ export type {
   KudosUnreadableKept,
 } from './dedupe.js';
 export { KudosWebhookError, type KudosWebhookErrorCode } from './errors.js';
+export { type KudosWebhookFetchHandler, kudosWebhookFetch } from './fetch.js';
 export { MemoryDedupeStore, type MemoryDedupeStoreOptions } from './memory-store/memory-dedupe-store.js';
 export {
   type KudosWebhookErrorHandler,
   type KudosWebhookHandler,
-  type KudosWebhookOptions,
   kudosWebhook,
 } from './middleware.js';
+export type { KudosWebhookOptions } from './options.js';
 export { parseKudosNotification } from './parse.js';
 export { MemoryOrderStore, type MemoryOrderStoreOptions } from './payments/memory-order-store.js';
 export type {
@@ -63,6 +64,14 @@ export type {
 } from './payments/records.js';
 export type { KudosNotificationHandler } from './pipeline.js';
 export { classifyStatusChange, type KudosStatusChange } from './progression.js';
+export {
+  type KudosDelivery,
+  type KudosHeaders,
+  type KudosReceiver,
+  type KudosWebhookAnswer,
+  type KudosWebhookAnswerBody,
+  kudosReceiver,
+} from './receiver.js';
 export type {
   KudosReconcileHistory,
   KudosReconcileResult,

@@ -21,26 +21,34 @@ function lastSegment(pathname: string): string {
 }
 
 /**
- * Checks the webhook secret carried in the URL, in the `token` query parameter or else as the
- * last non-empty path segment, and redacts both places (`redactWebhookURL()`) from `req.url`
- * and `req.originalUrl` before anything else sees them, matched or not. Returns whether it
- * matched one of `secrets`.
+ * Whether the webhook secret carried in a URL (a request target or an absolute URL) matches one of
+ * `secrets`: the `token` query parameter, or else the last non-empty path segment. Pure: the URL is
+ * neither changed nor kept.
  */
-function checkUrlSecret(req: WebhookRequest, secrets: readonly string[]): boolean {
-  const { path, search } = splitTarget(req.originalUrl ?? req.url ?? '/');
-  const query = new URLSearchParams(search);
-  const tokens = query.getAll('token');
-  const fromQuery = tokens.length > 0;
-  const candidate = fromQuery ? (tokens.length === 1 ? tokens[0] : undefined) : lastSegment(path);
-  const ok = candidate !== undefined && candidate !== '' && matches(candidate, secrets);
-  // The usual places by shape, then the configured secrets themselves wherever they are (another
-  // path segment, `token[]=`, any parameter): onError and later middleware see neither.
-  const hide = (url: string) => redactSecrets(redactWebhookURL(url), secrets, REDACTED_IN_URL);
-  req.url = hide(req.url ?? '/');
-  if (req.originalUrl !== undefined) req.originalUrl = hide(req.originalUrl);
+function urlSecretMatches(url: string, secrets: readonly string[]): boolean {
+  const target = URL.canParse(url) && /^https?:/i.test(url) ? url.slice(new URL(url).origin.length) : url;
+  const { path, search } = splitTarget(target);
+  const tokens = new URLSearchParams(search).getAll('token');
+  const candidate = tokens.length > 0 ? (tokens.length === 1 ? tokens[0] : undefined) : lastSegment(path);
+  return candidate !== undefined && candidate !== '' && matches(candidate, secrets);
+}
+
+/** A request target with the secrets hidden: the usual places by shape, then the secrets themselves wherever they are. */
+function hideSecrets(url: string, secrets: readonly string[]): string {
+  return redactSecrets(redactWebhookURL(url), secrets, REDACTED_IN_URL);
+}
+
+/**
+ * Redacts the webhook secrets from a Node request before anything else sees it (`onError`, later
+ * middleware): its `url` and `originalUrl` ({@link redactWebhookURL}'s places, and the configured
+ * secrets wherever they are: another path segment, `token[]=`, any parameter), and what a framework
+ * parsed out of them.
+ */
+export function redactRequest(req: WebhookRequest, secrets: readonly string[]): void {
+  req.url = hideSecrets(req.url ?? '/', secrets);
+  if (req.originalUrl !== undefined) req.originalUrl = hideSecrets(req.originalUrl, secrets);
   redactParsed(req, 'query', secrets);
   redactParsed(req, 'params', secrets);
-  return ok;
 }
 
 /**
@@ -76,13 +84,25 @@ function basicPassword(header: string | undefined): string | undefined {
 }
 
 /**
- * Checks the webhook secret, wherever the sender put it: in the URL ({@link checkUrlSecret}, which
- * also redacts the URL) or as the password of `Authorization: Basic` credentials, as a real
- * agent's receiver was configured (the user name is not checked). Constant-time comparisons.
+ * Whether a delivery carries the webhook secret, wherever the sender put it: in the URL (the `token`
+ * parameter, or the last path segment) or as the password of `Authorization: Basic` credentials, as a
+ * real agent's receiver was configured (the user name is not checked). Constant-time comparisons;
+ * pure (redacting is {@link redactRequest}'s job).
  */
-export function checkSecret(req: WebhookRequest, secrets: readonly string[]): boolean {
-  const inUrl = checkUrlSecret(req, secrets);
-  const password = basicPassword(req.headers.authorization);
+export function secretMatches(
+  url: string,
+  authorization: string | undefined,
+  secrets: readonly string[],
+): boolean {
+  const inUrl = urlSecretMatches(url, secrets);
+  const password = basicPassword(authorization);
   const inHeader = password !== undefined && password !== '' && matches(password, secrets);
   return inUrl || inHeader;
+}
+
+/** A Node request's secret check ({@link secretMatches}), then its redaction ({@link redactRequest}). */
+export function checkSecret(req: WebhookRequest, secrets: readonly string[]): boolean {
+  const ok = secretMatches(req.originalUrl ?? req.url ?? '/', req.headers.authorization, secrets);
+  redactRequest(req, secrets);
+  return ok;
 }

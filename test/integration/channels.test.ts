@@ -176,7 +176,7 @@ describe('sign-in channels: authorize, callback, token (Express 5, the emulator)
           clientSecret: CLIENT.clientSecret,
           authURL: kudos.authURL,
           tokenURL: `${stalled.baseURL}/token`,
-          timeout: 200,
+          timeoutMs: 200,
         },
       });
       const browser = new CookieClient();

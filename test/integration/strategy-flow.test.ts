@@ -272,7 +272,7 @@ describe.each(EXPRESS_FLAVORS)('KudosStrategy login flow under %s', (flavor) => 
   });
 
   it('8. answers 504 with code "timeout" when the token endpoint stalls, and destroys the socket', async () => {
-    await start({ timeout: 300 });
+    await start({ timeoutMs: 300 });
     tokens.answer = { kind: 'stall' };
     const state = await begin();
     const started = process.hrtime.bigint();

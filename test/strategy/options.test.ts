@@ -50,7 +50,7 @@ describe('KudosStrategy options', () => {
     expect(() => build({ ...valid, baseURL: 'api.kudos' })).toThrow(
       'option "baseURL" must be an absolute URL',
     );
-    expect(() => build({ ...valid, timeout: 0 })).toThrow('option "timeout" must be a positive number');
+    expect(() => build({ ...valid, timeoutMs: 0 })).toThrow('option "timeoutMs" must be a positive number');
     expect(() => build({ ...valid, scope: [1] })).toThrow('option "scope" must be a string or an array');
     expect(() => build(undefined as unknown as object)).toThrow('requires an options object');
     expect(() => new KudosStrategy(valid, undefined as unknown as typeof verify)).toThrow('verify function');

@@ -88,7 +88,7 @@ describe('createKudosClient limits (hardening)', () => {
     const client = createKudosClient({
       strategy: strategyFor(api.baseURL),
       tokens: await storeWithFreshTokens(),
-      timeout: 200,
+      timeoutMs: 200,
     });
     const error = await rejectionOf(client.fetch('alice', '/v1/me'), KudosApiError);
     expect(error).toMatchObject({ code: 'timeout', status: 504, httpStatus: undefined });
@@ -105,7 +105,7 @@ describe('createKudosClient limits (hardening)', () => {
     const client = createKudosClient({
       strategy: strategyFor(api.baseURL),
       tokens: await storeWithFreshTokens(),
-      timeout: 200,
+      timeoutMs: 200,
     });
     expect(await rejectionOf(client.json('alice', '/v1/me'), KudosApiError)).toMatchObject({
       code: 'timeout',

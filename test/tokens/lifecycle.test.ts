@@ -219,7 +219,7 @@ describe.each(['reuse', 'rotate'] as const)(
               authURL: 'https://a.test',
               baseURL: 'https://b.test',
               refreshURL: 'https://refresh.kudos.test/token',
-              timeout: 100,
+              timeoutMs: 100,
             },
             (_a, _r, _p, done) => done(null, {}),
           );

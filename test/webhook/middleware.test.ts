@@ -226,8 +226,8 @@ describe('kudosWebhook setup and misuse', () => {
       '"onNotification"',
     );
     await expect(startWebhookApp('node:http', { secret: 'short' })).rejects.toThrow('at least 16 characters');
-    await expect(startWebhookApp('node:http', { limit: -1 })).rejects.toThrow(
-      '"limit" must be a positive number',
+    await expect(startWebhookApp('node:http', { maxBodyBytes: -1 })).rejects.toThrow(
+      '"maxBodyBytes" must be a positive number',
     );
   });
 

@@ -1,5 +1,6 @@
 import { isRecord } from '../../base/guards.js';
 import { checkPositive } from '../../base/numbers.js';
+import { renamedOption } from '../../base/renamed.js';
 import { withoutTrailingSlashes } from '../../base/url-path.js';
 import { KUDOS_PAGES } from '../../protocol/endpoints.js';
 import { DEFAULT_TIMEOUT_MS } from '../../protocol/limits.js';
@@ -7,7 +8,9 @@ import { TOKEN_AMOUNT, tokensToUnits } from '../../protocol/widget.js';
 import { cosmosConfirmer } from '../confirm.js';
 import type { KudosDedupeStore, KudosUnprocessedNotification } from '../dedupe.js';
 import { KudosWebhookError } from '../errors.js';
-import { type KudosWebhookHandler, type KudosWebhookOptions, kudosWebhook } from '../middleware.js';
+import { kudosWebhookFetch } from '../fetch.js';
+import { type KudosWebhookHandler, kudosWebhook } from '../middleware.js';
+import type { KudosWebhookOptions } from '../options.js';
 import { parseKudosNotification } from '../parse.js';
 import {
   fetchTransactionRecord,
@@ -90,6 +93,8 @@ export interface KudosPaymentsOptions {
   /** Longest wait for the decision and `onPaid` before answering 503, as `kudosWebhook()`; default 25 s. */
   handlerTimeoutMs?: number;
   /** Largest notification body in bytes, as `kudosWebhook()`; default 64 kB. */
+  maxBodyBytes?: number;
+  /** @deprecated The old name of `maxBodyBytes`, still read (with a warning) until the next minor version. */
   limit?: number;
   /** Time limit of each request to the service and the chain, in milliseconds; default 10000. */
   timeoutMs?: number;
@@ -171,6 +176,12 @@ export type KudosPaymentsReconcile =
   | Omit<KudosReconcileTransaction, 'baseURL'>
   | Omit<KudosReconcileHistory, 'baseURL'>;
 
+/** `maxBodyBytes` (or its old name `limit`, warned of) as the receiver takes it. */
+function maxBodyBytes(options: KudosPaymentsOptions): { maxBodyBytes?: number } {
+  const value = renamedOption(options, 'limit', 'maxBodyBytes', 'kudosPayments');
+  return value === undefined ? {} : { maxBodyBytes: value as number };
+}
+
 /** The payments API: orders, their links, the webhook that credits them, the return page's answer. */
 export interface KudosPayments {
   /** Makes an order and its widget link (receiver, amount, agent, fee, the reference as state and in the memo). */
@@ -179,6 +190,8 @@ export interface KudosPayments {
   order(reference: string): Promise<KudosOrder | undefined>;
   /** The webhook receiver: `app.post('/webhooks/kudos', payments.webhook)`. */
   readonly webhook: KudosWebhookHandler;
+  /** The same receiver as a Fetch handler (`Request` in, `Response` out): `export const POST = payments.fetch`. */
+  readonly fetch: (request: Request) => Promise<Response>;
   /**
    * The return page's answer for an order and the hash the widget gave back. Never credits the
    * transaction to the order named here: a transaction pays the order it names itself. Looks the
@@ -367,7 +380,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     dedupeTtlMs: retentionMs,
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     ...(options.handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs: options.handlerTimeoutMs }),
-    ...(options.limit === undefined ? {} : { limit: options.limit }),
+    ...maxBodyBytes(options),
   });
 
   async function createOrder(input: KudosOrderInput): Promise<KudosOrderLink> {
@@ -491,6 +504,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
       return (await ledger.order(reference))?.value;
     },
     webhook,
+    fetch: kudosWebhookFetch(webhook.receiver),
     check,
     unprocessed,
     acknowledge,

@@ -1,0 +1,119 @@
+import { checkPositive } from '../base/numbers.js';
+import { MIN_WEBHOOK_SECRET_LENGTH } from '../base/redact.js';
+import { renamedOption } from '../base/renamed.js';
+import type { WebhookRequest } from './body.js';
+import type { KudosConfirmer } from './confirm.js';
+import type { KudosDedupeStore } from './dedupe.js';
+import type { KudosWebhookError } from './errors.js';
+import { MemoryDedupeStore } from './memory-store/memory-dedupe-store.js';
+import type { KudosNotificationHandler } from './pipeline.js';
+
+// The receiver's options, their checks and their defaults: one place for every adapter of it
+// (kudosWebhook(), kudosWebhookFetch(), kudosReceiver()).
+
+/** Default largest notification body: 64 kB. */
+const DEFAULT_WEBHOOK_LIMIT = 64 * 1024;
+/** Default time a processed notification key is remembered: 7 days. */
+const DEFAULT_DEDUPE_TTL_MS = 7 * 24 * 3600 * 1000;
+/** Default processing lease: renewed while the handler runs; a crashed process's claim expires after it. */
+const DEFAULT_LEASE_MS = 60 * 1000;
+/** Default longest wait for the handler before answering 503 `handler_timeout`. */
+const DEFAULT_HANDLER_TIMEOUT_MS = 25 * 1000;
+/** Options of `kudosWebhook()`, `kudosWebhookFetch()` and `kudosReceiver()`. */
+export interface KudosWebhookOptions {
+  /**
+   * The application's handler; may be async. Throwing or rejecting answers 500 and releases the key
+   * (the notification stays kept for `redrive()`). `req` is the delivery's request, undefined when
+   * `redrive()` or `reconcile()` runs it. Make it idempotent by `txHash`: processing is at least once.
+   */
+  onNotification: KudosNotificationHandler;
+  /**
+   * Secret(s) carried in the webhook URL (`?token=` or last path segment) or as the password of
+   * `Authorization: Basic`; several allow rotation. Required: a missing or empty value throws
+   * `TypeError` (an unset environment variable must not open the receiver to anyone). Only
+   * `false` runs without one, which lets anyone who knows the URL post notifications.
+   */
+  secret: string | readonly string[] | false;
+  /** Decides whether a notification is real before it is presented as paid (see `cosmosConfirmer`). */
+  confirm?: KudosConfirmer;
+  /**
+   * Dedupe store; default a `MemoryDedupeStore` (one process, lost on a restart: warned once when
+   * `NODE_ENV=production`). One instance: `SqliteDedupeStore`; several: `RedisDedupeStore`.
+   */
+  store?: KudosDedupeStore;
+  /** How long a processed key is remembered; default 7 days. */
+  dedupeTtlMs?: number;
+  /** Processing lease of a claim, renewed while the handler runs; default 60 s. */
+  leaseMs?: number;
+  /** Longest wait for confirmation + handler before answering 503 `handler_timeout`; default 25 s. */
+  handlerTimeoutMs?: number;
+  /** Largest body in bytes; default 64 kB. */
+  maxBodyBytes?: number;
+  /** @deprecated The old name of `maxBodyBytes`, still read (with a warning) until the next minor version. */
+  limit?: number;
+  /** Accept only this `tx.amount.denom` (422 `unexpected_denom` otherwise). */
+  denom?: string;
+  /** Told of every refused or failed delivery, redrive or reconcile (for logging). Never given secrets. */
+  onError?: (error: KudosWebhookError, req: WebhookRequest | undefined) => void;
+}
+
+/** Whether the production warning about the default store was given (once per process). */
+let warnedMemoryStore = false;
+
+/** The code of that warning (a process warning, not an error: it refuses nothing). */
+const MEMORY_STORE_WARNING = 'KUDOS_MEMORY_DEDUPE_STORE';
+
+/**
+ * In production, a receiver on the default memory store is told once that what it keeps does not
+ * survive a restart: a crash then loses the payments the handler had not processed.
+ */
+function warnMemoryStore(): void {
+  if (warnedMemoryStore || process.env.NODE_ENV !== 'production') return;
+  warnedMemoryStore = true;
+  process.emitWarning(
+    'kudosWebhook() runs on the default MemoryDedupeStore: the notifications it keeps for redrive() do not survive a restart. Pass a durable "store": SqliteDedupeStore (passport-kudos/sqlite) for one instance, RedisDedupeStore for several.',
+    { type: 'KudosWarning', code: MEMORY_STORE_WARNING },
+  );
+}
+
+function checkSecrets(secret: unknown): readonly string[] | undefined {
+  if (secret === false) return undefined;
+  const secrets: unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : [];
+  if (
+    secrets.length === 0 ||
+    !secrets.every((s) => typeof s === 'string' && s.length >= MIN_WEBHOOK_SECRET_LENGTH)
+  ) {
+    throw new TypeError(
+      'kudosWebhook option "secret" must be a string (or strings) of at least 16 characters; it is missing or too short (pass secret: false to run without one)',
+    );
+  }
+  return secrets as string[];
+}
+
+function checkOptions(options: KudosWebhookOptions): readonly string[] | undefined {
+  if (typeof options?.onNotification !== 'function') {
+    throw new TypeError('kudosWebhook requires an "onNotification" function');
+  }
+  const secrets = checkSecrets(options.secret);
+  for (const name of ['limit', 'maxBodyBytes', 'dedupeTtlMs', 'leaseMs', 'handlerTimeoutMs'] as const) {
+    const value = options[name];
+    if (value !== undefined) checkPositive(value, `kudosWebhook option "${name}"`);
+  }
+  return secrets;
+}
+
+/** The options checked, with their defaults. */
+export function resolveReceiverOptions(options: KudosWebhookOptions) {
+  const secrets = checkOptions(options);
+  if (!options.store) warnMemoryStore();
+  return {
+    secrets,
+    store: options.store ?? new MemoryDedupeStore(),
+    limit:
+      (renamedOption(options, 'limit', 'maxBodyBytes', 'kudosWebhook') as number | undefined) ??
+      DEFAULT_WEBHOOK_LIMIT,
+    ttlMs: options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS,
+    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+    handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
+  };
+}

@@ -1,0 +1,229 @@
+import type { KudosNotificationMessage } from '../base/trace.js';
+import { checkDeclaredLength, checkMediaType, parseNotificationBody, type WebhookRequest } from './body.js';
+import type { KudosDedupeStore, KudosUnprocessedNotification } from './dedupe.js';
+import { KudosWebhookError } from './errors.js';
+import { observeNotification, recordFailure } from './observe.js';
+import { type KudosWebhookOptions, resolveReceiverOptions } from './options.js';
+import { type PipelineSettings, runNotification } from './pipeline.js';
+import { asHandlerError } from './process-once.js';
+import {
+  type KudosReconcileHistory,
+  type KudosReconcileResult,
+  type KudosReconcileTransaction,
+  reconcile,
+} from './reconcile.js';
+import { type KudosRedriveResult, listUnprocessed, redrive } from './recovery.js';
+import { secretMatches } from './secret.js';
+import { type KudosWebhookStatus, readStatus } from './status.js';
+import type { KudosNotification } from './types.js';
+
+// The receiver without a framework: one delivery in (its method, URL, headers and body), one answer
+// out (a status, headers and a JSON body), whatever brought it. kudosWebhook() (Node, Express,
+// NestJS, Fastify) and kudosWebhookFetch() (a Fetch `Request`) are thin layers over it.
+
+/** Headers as a framework gives them: a Fetch `Headers`, or Node's record (lower-case names). */
+export type KudosHeaders =
+  | { get(name: string): string | null }
+  | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/** One delivery of a notification, as any framework hands it over. */
+export interface KudosDelivery {
+  /** The HTTP method; anything but POST is refused (405). */
+  method: string;
+  /** The request target (`/webhooks/kudos?token=...`) or the absolute URL, secret included: read, never kept. */
+  url: string;
+  headers: KudosHeaders;
+  /**
+   * The body: its bytes or text (checked against `limit` and parsed), the JSON a framework parsed
+   * already, or a function that reads it (called only once the secret matched).
+   */
+  body: unknown;
+}
+
+/** The JSON the receiver answers: `{ ok, key, duplicate? }`, or a refusal's `{ error, code, path? }`. */
+export type KudosWebhookAnswerBody =
+  | { ok: true; key: string; duplicate?: true }
+  | { error: string; code: string; path?: string };
+
+/** What to answer a delivery. */
+export interface KudosWebhookAnswer {
+  status: number;
+  /** `content-type` and `cache-control`, with `allow`, `retry-after` or `connection` when they apply. */
+  headers: Record<string, string>;
+  body: KudosWebhookAnswerBody;
+  /** The notification processed (or found a duplicate), for a 200. */
+  notification?: KudosNotification;
+  /** Why it was refused, otherwise (already told to `onError`). */
+  error?: KudosWebhookError;
+}
+
+/** The receiver, and what every adapter of it offers beside the delivery: recovery and health. */
+export interface KudosReceiver {
+  /**
+   * Answers one delivery: checks the secret, the method, the media type and the size, parses and
+   * validates the body, and processes its key once. Never rejects: every problem is an answer.
+   * `req` is handed to `onNotification` and `onError` as it is (Node's request; undefined otherwise).
+   */
+  receive(delivery: KudosDelivery, req?: WebhookRequest): Promise<KudosWebhookAnswer>;
+  /** The answer to a problem found outside `receive()` (a body parser's error), told to `onError`. */
+  refuse(error: KudosWebhookError, req?: WebhookRequest): KudosWebhookAnswer;
+  /**
+   * The notifications that passed verification and were not processed: failed, timed out, or still
+   * pending when their lease ended (a crash). Kept in the dedupe store until processed or its TTL ends.
+   */
+  unprocessed(): Promise<KudosUnprocessedNotification[]>;
+  /**
+   * Runs each unprocessed notification again through the same once-only processing. Run it on a
+   * schedule: the service stops retrying after a while, and a handler may fail after it did.
+   */
+  redrive(): Promise<KudosRedriveResult>;
+  /**
+   * Fetches transaction records from the service (one by hash, or a user's since a time) and
+   * processes each like a delivery, under the same keys: for what never arrived.
+   */
+  reconcile(args: KudosReconcileTransaction | KudosReconcileHistory): Promise<KudosReconcileResult>;
+  /**
+   * The receiver's health, for a `/healthz` route: how many notifications wait unprocessed and the
+   * age of the oldest, when one last arrived, and whether the store answers. Never rejects.
+   */
+  status(): Promise<KudosWebhookStatus>;
+}
+
+/** What adapters need of a receiver beyond its public face. @internal */
+export interface ReceiverInternals extends KudosReceiver {
+  /** The secrets, to redact a request with; undefined with `secret: false`. */
+  readonly secrets: readonly string[] | undefined;
+  /** The largest body, for an adapter that reads the stream itself. */
+  readonly limit: number;
+  readonly store: KudosDedupeStore;
+}
+
+/** Seconds a sender is asked to wait (`Retry-After`) before retrying a 409 or 503. */
+const RETRY_AFTER_S = '5';
+
+/** One header of either kind of headers. */
+function header(headers: KudosHeaders, name: string): string | undefined {
+  if (typeof headers.get === 'function')
+    return (headers as { get(n: string): string | null }).get(name) ?? undefined;
+  const value = (headers as Record<string, string | readonly string[] | undefined>)[name];
+  return Array.isArray(value) ? value.join(', ') : (value as string | undefined);
+}
+
+function json(status: number, body: KudosWebhookAnswerBody, extra: Record<string, string> = {}) {
+  return {
+    status,
+    body,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...extra },
+  };
+}
+
+/**
+ * The receiver of Kudos payment notifications, for any framework: `receive()` takes a delivery's
+ * method, URL, headers and body and answers a status, headers and JSON (see `kudosWebhook()` for
+ * Node and Express, `kudosWebhookFetch()` for a Fetch `Request`). The options are `kudosWebhook()`'s.
+ *
+ * @see docs/payments.md, docs/frameworks.md
+ */
+export function kudosReceiver(options: KudosWebhookOptions): KudosReceiver {
+  return createReceiver(options);
+}
+
+/** @internal {@link kudosReceiver}, with what the adapters need. */
+export function createReceiver(options: KudosWebhookOptions): ReceiverInternals {
+  const resolved = resolveReceiverOptions(options);
+  const { secrets, limit, store } = resolved;
+  const onError = (error: KudosWebhookError, req: WebhookRequest | undefined): void => {
+    try {
+      options.onError?.(error, req);
+    } catch {
+      // A logger that throws must not change the answer.
+    }
+  };
+  const settings: PipelineSettings = {
+    store,
+    ttlMs: resolved.ttlMs,
+    leaseMs: resolved.leaseMs,
+    timeoutMs: resolved.handlerTimeoutMs,
+    denom: options.denom,
+    confirm: options.confirm,
+    onNotification: options.onNotification,
+    report: onError,
+  };
+  /** When a notification that passed the secret check last arrived (forged traffic does not count). */
+  let lastNotificationAt: number | null = null;
+
+  function refuse(error: KudosWebhookError, req?: WebhookRequest): KudosWebhookAnswer {
+    onError(error, req);
+    const headers: Record<string, string> = {};
+    if (error.code === 'method_not_allowed') headers.allow = 'POST';
+    if (error.code === 'payload_too_large') headers.connection = 'close';
+    if (error.status === 503 || error.status === 409) headers['retry-after'] = RETRY_AFTER_S;
+    const body = { error: error.message, code: error.code, ...(error.path ? { path: error.path } : {}) };
+    return { ...json(error.status, body, headers), error };
+  }
+
+  async function accept(
+    delivery: KudosDelivery,
+    req: WebhookRequest | undefined,
+    message: KudosNotificationMessage | undefined,
+  ): Promise<KudosWebhookAnswer> {
+    const secretOk = secrets
+      ? secretMatches(delivery.url, header(delivery.headers, 'authorization'), secrets)
+      : true;
+    if (delivery.method.toUpperCase() !== 'POST')
+      throw new KudosWebhookError('method_not_allowed', 'use POST');
+    if (!secretOk) throw new KudosWebhookError('invalid_secret', 'webhook secret is missing or wrong');
+    lastNotificationAt = Date.now();
+    checkMediaType(header(delivery.headers, 'content-type'));
+    checkDeclaredLength(header(delivery.headers, 'content-length'), limit);
+    const raw = typeof delivery.body === 'function' ? await delivery.body() : delivery.body;
+    const { notification, outcome } = await runNotification(settings, {
+      body: parseNotificationBody(raw, limit),
+      source: 'webhook',
+      trusted: secrets !== undefined,
+      req,
+      message,
+    });
+    const body: KudosWebhookAnswerBody =
+      outcome === 'duplicate'
+        ? { ok: true, duplicate: true, key: notification.key }
+        : { ok: true, key: notification.key };
+    return { ...json(200, body), notification };
+  }
+
+  const receiver: ReceiverInternals = {
+    secrets,
+    limit,
+    store,
+    receive: (delivery, req) =>
+      observeNotification('notification', async (message) => {
+        const answer = await accept(delivery, req, message).catch((caught: unknown) => {
+          const error = asHandlerError(caught);
+          recordFailure(message, error, false); // a failure of the pipeline was recorded by it already
+          return refuse(error, req);
+        });
+        if (message) message.statusCode = answer.status;
+        return answer;
+      }),
+    refuse: (error, req) => {
+      const answer = refuse(error, req);
+      // Traced as a refused notification too, as receive() would have.
+      void observeNotification('notification', async (message) => {
+        recordFailure(message, error, false);
+        if (message) message.statusCode = answer.status;
+      });
+      return answer;
+    },
+    unprocessed: () => listUnprocessed(store, settings.report),
+    redrive: () => redrive(settings),
+    reconcile: (args) => reconcile(settings, args),
+    // A record the store cannot read is told by unprocessed() and redrive(), not at every health poll.
+    status: () =>
+      readStatus(
+        async () => (await listUnprocessed(store, () => undefined)).map((n) => ({ since: n.receivedAt })),
+        lastNotificationAt,
+        Date.now(),
+      ),
+  };
+  return receiver;
+}
