@@ -215,6 +215,34 @@ function fail(message: string): never {
   throw new TypeError(`startKudosEmulator: ${message}`);
 }
 
+/**
+ * One user, checked the same way whichever door it comes by (the options, the handle's `addUser()`,
+ * the admin API, the CLI): `at` names where it was given (`users[0].`), `failWith` throws.
+ */
+export function checkEmulatorUser(
+  u: EmulatorUser | undefined,
+  at: string,
+  failWith: (message: string) => never,
+): EmulatorUser {
+  if (!u || typeof u.id !== 'string' || !USER_ID_PATTERN.test(u.id)) {
+    failWith(
+      `${at}id ${JSON.stringify(u?.id)} must be 5 to 20 characters of a-z, 0-9, "-" and "_", as the service's user IDs`,
+    );
+  }
+  if (typeof u.password !== 'string' || !u.password) failWith(`${at}password must be a non-empty string`);
+  checkURIs(u.paymentRedirectURIs, `${at}paymentRedirectURIs`);
+  if (
+    u.civicLiker !== undefined &&
+    u.civicLiker !== true &&
+    u.civicLiker !== false &&
+    u.civicLiker !== 'trial'
+  )
+    failWith(`${at}civicLiker must be true, false or "trial"`);
+  if (u.civicLikerSince !== undefined && !(Number.isSafeInteger(u.civicLikerSince) && u.civicLikerSince >= 0))
+    failWith(`${at}civicLikerSince must be epoch milliseconds`);
+  return u.civicLiker && u.civicLikerSince === undefined ? { ...u, civicLikerSince: Date.now() } : { ...u };
+}
+
 function positive(value: unknown, name: string, fallback: number, zero = false): number {
   return value === undefined ? fallback : checkPositive(value, `startKudosEmulator: "${name}"`, { zero });
 }
@@ -284,29 +312,7 @@ export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): Reso
       ...c,
     } as Required<EmulatorClient>;
   });
-  const users = (options.users ?? DEMO_USERS).map((u, i) => {
-    if (!u || typeof u.id !== 'string' || !USER_ID_PATTERN.test(u.id)) {
-      fail(
-        `users[${i}].id ${JSON.stringify(u?.id)} must be 5 to 20 characters of a-z, 0-9, "-" and "_", as the service's user IDs`,
-      );
-    }
-    if (typeof u.password !== 'string' || !u.password)
-      fail(`users[${i}].password must be a non-empty string`);
-    checkURIs(u.paymentRedirectURIs, `users[${i}].paymentRedirectURIs`);
-    if (
-      u.civicLiker !== undefined &&
-      u.civicLiker !== true &&
-      u.civicLiker !== false &&
-      u.civicLiker !== 'trial'
-    )
-      fail(`users[${i}].civicLiker must be true, false or "trial"`);
-    if (
-      u.civicLikerSince !== undefined &&
-      !(Number.isSafeInteger(u.civicLikerSince) && u.civicLikerSince >= 0)
-    )
-      fail(`users[${i}].civicLikerSince must be epoch milliseconds`);
-    return u.civicLiker && u.civicLikerSince === undefined ? { ...u, civicLikerSince: Date.now() } : { ...u };
-  });
+  const users = (options.users ?? DEMO_USERS).map((u, i) => checkEmulatorUser(u, `users[${i}].`, fail));
   const agents = (options.agents ?? []).map((a, i) => {
     if (!a || typeof a.id !== 'string' || !a.id) fail(`agents[${i}].id must be a non-empty string`);
     if (a.webhookURL !== undefined && !isHttpURL(a.webhookURL))

@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
 import { isRecord } from '../base/guards.js';
-import { TX_STATUSES } from '../protocol/transaction.js';
 import type {
   KudosClaimContext,
   KudosClaimResult,
@@ -8,6 +6,8 @@ import type {
   KudosKeptNotification,
   KudosUnreadableKept,
 } from '../webhook/dedupe.js';
+import { checkClaimContext } from '../webhook/dedupe.js';
+import { keptRecordProblem } from '../webhook/kept-record.js';
 import type { KudosRedisClient } from './adapter.js';
 import { DELETE_IF_OWNER, type KudosRedisOptions, RedisStore } from './command.js';
 import { checkPrefix, dedupeKeys, KEPT_SHARDS, shardKeys } from './dedupe-keys.js';
@@ -99,32 +99,25 @@ function readStored(value: string): KudosKeptNotification | string {
   } catch {
     return 'not JSON';
   }
-  if (!isRecord(stored)) return 'not a kept notification of RedisDedupeStore';
-  const shaped =
-    typeof stored.key === 'string' &&
-    typeof stored.txHash === 'string' &&
-    typeof stored.body === 'string' &&
-    typeof stored.receivedAt === 'number' &&
-    TX_STATUSES.includes(stored.status as never) &&
-    typeof stored.attempts === 'number';
-  if (!shaped) return 'not a kept notification of RedisDedupeStore';
-  let body: unknown;
-  try {
-    body = JSON.parse(stored.body as string);
-  } catch {
-    return 'its body is not JSON';
-  }
-  return {
-    ...(stored as unknown as StoredKept),
+  if (!isRecord(stored) || typeof stored.body !== 'string')
+    return 'not a kept notification of RedisDedupeStore';
+  const kept = {
+    ...stored,
     lastError: typeof stored.lastError === 'string' ? stored.lastError : null,
     trusted: stored.trusted === true,
     source: stored.source === 'reconcile' ? 'reconcile' : 'webhook',
-    body,
   };
+  // The one check of every store (webhook/kept-record.ts).
+  const problem = keptRecordProblem(kept);
+  if (problem) return `not a kept notification of RedisDedupeStore: ${problem}`;
+  let body: unknown;
+  try {
+    body = JSON.parse(stored.body);
+  } catch {
+    return 'its body is not JSON';
+  }
+  return { ...(kept as unknown as StoredKept), body };
 }
-
-/** A claim made through the first version of the interface (no context): its token is remembered here. */
-type LegacyTokens = Map<string, string>;
 
 /**
  * A webhook dedupe store in Redis, shared by every instance: an atomic claim with expiry (one
@@ -137,7 +130,6 @@ type LegacyTokens = Map<string, string>;
  * which the receiver answers with 503.
  */
 export class RedisDedupeStore extends RedisStore implements KudosDedupeStore {
-  private readonly legacy: LegacyTokens = new Map();
   private skipped = 0;
 
   /** Kept records read so far that were not this store's, left out of `kept()` (a count to watch). */
@@ -156,41 +148,34 @@ export class RedisDedupeStore extends RedisStore implements KudosDedupeStore {
     return this.redis.script(script, [claim, kept, index], args.map(String));
   }
 
-  private tokenOf(key: string, claim: KudosClaimContext | undefined): string {
-    return claim?.token ?? this.legacy.get(key) ?? '';
-  }
-
   readonly keepsOnClaim = true;
 
-  async claim(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<KudosClaimResult> {
-    const token = claim?.token ?? randomBytes(12).toString('base64url');
-    const args: Array<string | number> = [token, Math.ceil(leaseMs)];
-    if (claim?.keep) args.push(this.stored(claim.keep.record), Math.ceil(claim.keep.ttlMs), key);
+  async claim(key: string, leaseMs: number, claim: KudosClaimContext): Promise<KudosClaimResult> {
+    checkClaimContext(claim, 'RedisDedupeStore');
+    const args: Array<string | number> = [claim.token, Math.ceil(leaseMs)];
+    if (claim.keep) args.push(this.stored(claim.keep.record), Math.ceil(claim.keep.ttlMs), key);
     let reply = await this.script(CLAIM, key, args);
     if (reply === CLAIMED_OVER_UNREADABLE) {
-      this.told(key, claim?.unreadable);
+      this.told(key, claim.unreadable);
       reply = 'claimed';
     }
-    if (reply === 'claimed' && !claim) this.legacy.set(key, token);
     if (reply === 'claimed' || reply === 'processing' || reply === 'done') return reply;
     throw new TypeError('RedisDedupeStore: unexpected answer to the claim script');
   }
 
-  async extend(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<void> {
-    const token = this.tokenOf(key, claim);
-    if (token) await this.script(EXTEND_IF_OWNER, key, [token, Math.ceil(leaseMs)]);
+  async extend(key: string, leaseMs: number, claim: KudosClaimContext): Promise<void> {
+    checkClaimContext(claim, 'RedisDedupeStore');
+    await this.script(EXTEND_IF_OWNER, key, [claim.token, Math.ceil(leaseMs)]);
   }
 
-  async complete(key: string, ttlMs: number, claim?: KudosClaimContext): Promise<void> {
-    const token = this.tokenOf(key, claim);
-    this.legacy.delete(key);
-    await this.script(COMPLETE_IF_OWNER, key, [token, Math.ceil(ttlMs), key]);
+  async complete(key: string, ttlMs: number, claim: KudosClaimContext): Promise<void> {
+    checkClaimContext(claim, 'RedisDedupeStore');
+    await this.script(COMPLETE_IF_OWNER, key, [claim.token, Math.ceil(ttlMs), key]);
   }
 
-  async release(key: string, claim?: KudosClaimContext): Promise<void> {
-    const token = this.tokenOf(key, claim);
-    this.legacy.delete(key);
-    if (token) await this.redis.script(DELETE_IF_OWNER, [dedupeKeys(this.redis.prefix, key).claim], [token]);
+  async release(key: string, claim: KudosClaimContext): Promise<void> {
+    checkClaimContext(claim, 'RedisDedupeStore');
+    await this.redis.script(DELETE_IF_OWNER, [dedupeKeys(this.redis.prefix, key).claim], [claim.token]);
   }
 
   async keep(record: KudosKeptNotification, ttlMs: number, unreadable?: KudosUnreadableKept): Promise<void> {
@@ -245,15 +230,18 @@ export class RedisDedupeStore extends RedisStore implements KudosDedupeStore {
     unreadable: KudosUnreadableKept | undefined,
   ): Promise<void> {
     const { index, kept } = shardKeys(this.redis.prefix, shard);
+    const claimOf = (member: string) => dedupeKeys(this.redis.prefix, member).claim;
     const gone: string[] = [];
-    // In slices: one MGET of a million keys would block Redis for everything else meanwhile.
-    for (let at = 0; at < members.length; at += 1000) {
-      const slice = members.slice(at, at + 1000);
-      const values = await this.redis.run(['MGET', ...slice.map(kept)], index);
+    // In slices: one MGET of a million keys would block Redis for everything else meanwhile. The
+    // claims are read beside the records: a record whose key is done is not unprocessed (a key that
+    // is done keeps nothing; only a failover that lost a write can leave one behind).
+    for (let at = 0; at < members.length; at += 500) {
+      const slice = members.slice(at, at + 500);
+      const values = await this.redis.run(['MGET', ...slice.map(kept), ...slice.map(claimOf)], index);
       const list: unknown[] = Array.isArray(values) ? values : [];
-      for (const [i, value] of list.entries()) {
-        const member = slice[i] as string;
-        if (typeof value !== 'string') {
+      for (const [i, member] of slice.entries()) {
+        const value = list[i];
+        if (typeof value !== 'string' || list[slice.length + i] === 'done') {
           gone.push(member);
           continue;
         }

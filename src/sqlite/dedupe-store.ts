@@ -1,5 +1,4 @@
 import { isRecord } from '../base/guards.js';
-import { TX_STATUSES } from '../protocol/transaction.js';
 import type {
   KudosClaimContext,
   KudosClaimResult,
@@ -7,6 +6,8 @@ import type {
   KudosKeptNotification,
   KudosUnreadableKept,
 } from '../webhook/dedupe.js';
+import { checkClaimContext } from '../webhook/dedupe.js';
+import { keptRecordProblem } from '../webhook/kept-record.js';
 import { SqliteFile, type SqliteStoreOptions, SWEEP_BATCH, SWEEP_EVERY } from './database.js';
 import { SqliteOrderStore } from './order-store.js';
 
@@ -53,21 +54,13 @@ function readKept(row: Row): KudosKeptNotification | string {
   } catch {
     return 'not JSON';
   }
-  if (
-    !isRecord(stored) ||
-    typeof stored.txHash !== 'string' ||
-    !TX_STATUSES.includes(stored.status as never) ||
-    (stored.source !== 'webhook' && stored.source !== 'reconcile') ||
-    !Number.isSafeInteger(Number(row.attempts)) ||
-    !Number.isFinite(Number(row.received_at)) ||
-    !Number.isFinite(Number(row.until ?? 0))
-  ) {
+  if (!isRecord(stored) || !Number.isFinite(Number(row.until ?? 0))) {
     return 'not a kept notification of SqliteDedupeStore';
   }
-  return {
+  const kept = {
     key: String(row.key),
     txHash: stored.txHash,
-    status: stored.status as KudosKeptNotification['status'],
+    status: stored.status,
     source: stored.source,
     body: stored.body,
     attempts: Number(row.attempts),
@@ -75,6 +68,11 @@ function readKept(row: Row): KudosKeptNotification | string {
     receivedAt: Number(row.received_at),
     trusted: row.trusted === 1,
   };
+  // The one check of every store (webhook/kept-record.ts).
+  const problem = keptRecordProblem(kept);
+  return problem
+    ? `not a kept notification of SqliteDedupeStore: ${problem}`
+    : (kept as KudosKeptNotification);
 }
 
 /**
@@ -112,15 +110,16 @@ export class SqliteDedupeStore implements KudosDedupeStore {
     return new SqliteOrderStore({ ...this.options, synchronous: 'normal' });
   }
 
-  async claim(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<KudosClaimResult> {
+  async claim(key: string, leaseMs: number, claim: KudosClaimContext): Promise<KudosClaimResult> {
+    checkClaimContext(claim, 'SqliteDedupeStore');
     const now = this.now();
     const answer = this.file.write((): KudosClaimResult => {
       const row = this.file.sql('SELECT done, until FROM kudos_claims WHERE key = ?').get(key);
       if (row && Number(row.until) > now) return row.done === 1 ? 'done' : 'processing';
       this.file
         .sql('INSERT OR REPLACE INTO kudos_claims (key, token, done, trusted, until) VALUES (?, ?, 0, ?, ?)')
-        .run(key, claim?.token ?? '', claim?.trusted === false ? 0 : 1, now + leaseMs);
-      if (claim?.keep) this.keepRow(claim.keep.record, claim.keep.ttlMs, now, claim.unreadable);
+        .run(key, claim.token, claim.trusted ? 1 : 0, now + leaseMs);
+      if (claim.keep) this.keepRow(claim.keep.record, claim.keep.ttlMs, now, claim.unreadable);
       return 'claimed';
     });
     if (++this.claimsSinceSweep >= SWEEP_EVERY) {
@@ -130,36 +129,35 @@ export class SqliteDedupeStore implements KudosDedupeStore {
     return answer;
   }
 
-  async extend(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<void> {
+  async extend(key: string, leaseMs: number, claim: KudosClaimContext): Promise<void> {
+    checkClaimContext(claim, 'SqliteDedupeStore');
     const now = this.now();
     this.file
-      .sql(
-        'UPDATE kudos_claims SET until = ? WHERE key = ? AND done = 0 AND until > ? AND (token = ? OR ? = 1)',
-      )
-      .run(now + leaseMs, key, now, claim?.token ?? '', claim ? 0 : 1);
+      .sql('UPDATE kudos_claims SET until = ? WHERE key = ? AND done = 0 AND until > ? AND token = ?')
+      .run(now + leaseMs, key, now, claim.token);
   }
 
-  async complete(key: string, ttlMs: number, claim?: KudosClaimContext): Promise<void> {
+  async complete(key: string, ttlMs: number, claim: KudosClaimContext): Promise<void> {
+    checkClaimContext(claim, 'SqliteDedupeStore');
     const now = this.now();
     this.file.write(() => {
       const row = this.file.sql('SELECT token, done, until FROM kudos_claims WHERE key = ?').get(key);
       // Someone else holds the key now (this claim's lease ran out and it was claimed again).
       const heldByOther =
-        row !== undefined && row.done === 0 && Number(row.until) > now && claim && row.token !== claim.token;
+        row !== undefined && row.done === 0 && Number(row.until) > now && row.token !== claim.token;
       if (heldByOther) return;
       this.file
         .sql(
           'INSERT OR REPLACE INTO kudos_claims (key, token, done, trusted, until) VALUES (?, NULL, 1, ?, ?)',
         )
-        .run(key, claim?.trusted === false ? 0 : 1, now + ttlMs);
+        .run(key, claim.trusted ? 1 : 0, now + ttlMs);
       this.file.sql('DELETE FROM kudos_kept WHERE key = ?').run(key);
     });
   }
 
-  async release(key: string, claim?: KudosClaimContext): Promise<void> {
-    this.file
-      .sql('DELETE FROM kudos_claims WHERE key = ? AND done = 0 AND (token = ? OR ? = 1)')
-      .run(key, claim?.token ?? '', claim ? 0 : 1);
+  async release(key: string, claim: KudosClaimContext): Promise<void> {
+    checkClaimContext(claim, 'SqliteDedupeStore');
+    this.file.sql('DELETE FROM kudos_claims WHERE key = ? AND done = 0 AND token = ?').run(key, claim.token);
   }
 
   async keep(record: KudosKeptNotification, ttlMs: number, unreadable?: KudosUnreadableKept): Promise<void> {

@@ -76,19 +76,19 @@ export interface KudosDedupeStore {
    * claimed again; a completed key answers `done` until its TTL ends. Any other answer is a store
    * failure (503).
    */
-  claim(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<KudosClaimResult>;
+  claim(key: string, leaseMs: number, claim: KudosClaimContext): Promise<KudosClaimResult>;
   /**
    * Marks a claimed key processed, remembered for `ttlMs`, and forgets what was kept of it. Not when
    * another token holds the key now (this caller's lease expired and someone else claimed it).
    */
-  complete(key: string, ttlMs: number, claim?: KudosClaimContext): Promise<void>;
+  complete(key: string, ttlMs: number, claim: KudosClaimContext): Promise<void>;
   /** Releases a claim whose processing failed, so that a redelivery is processed; only for its token. */
-  release(key: string, claim?: KudosClaimContext): Promise<void>;
+  release(key: string, claim: KudosClaimContext): Promise<void>;
   /**
    * Optional but recommended: renews the lease of a key this token still holds. The receiver calls
    * it while a handler runs, so a handler slower than the lease is never run twice at once.
    */
-  extend?(key: string, leaseMs: number, claim?: KudosClaimContext): Promise<void>;
+  extend?(key: string, leaseMs: number, claim: KudosClaimContext): Promise<void>;
   /**
    * Keeps what the receiver could not process yet, for `ttlMs` (needed by `unprocessed()`,
    * `redrive()`): creates the record, or updates it: `attempts` is added to the kept count, a
@@ -106,6 +106,19 @@ export interface KudosDedupeStore {
    * step: the receiver then makes no separate `keep()` call for the claim.
    */
   readonly keepsOnClaim?: boolean;
+}
+
+/**
+ * The claim context every claim, completion, release and renewal needs (who holds the key): a store
+ * refuses a call without it, as there is no owner to check.
+ */
+export function checkClaimContext(claim: unknown, store: string): asserts claim is KudosClaimContext {
+  const context = claim as Partial<KudosClaimContext> | undefined;
+  if (typeof context?.token !== 'string' || context.token === '' || typeof context.trusted !== 'boolean') {
+    throw new TypeError(
+      `${store}: claim(), complete(), release() and extend() need the claim context ({ token, trusted }) the receiver passes`,
+    );
+  }
 }
 
 /** The store is full of keys an untrusted claim may not evict. */

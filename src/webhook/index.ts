@@ -13,6 +13,8 @@
 
 export type * from '../protocol/notification.js';
 export type * from '../protocol/transaction.js';
+/** The statuses a transaction (and a notification's `tx.status`) may have, as a value to check against. */
+export { TX_STATUSES } from '../protocol/transaction.js';
 export type { WebhookRequest } from './body.js';
 export {
   type CosmosConfirmerOptions,

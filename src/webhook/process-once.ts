@@ -121,28 +121,42 @@ export async function processOnce(
     token: randomBytes(16).toString('base64url'),
     trusted: options.trusted,
   };
-  /** Releases the claim, and again for a while if the store does not answer (a failover). */
+  const keeper = new Keeper(store, key, options);
+  const claimed = await claimKey(store, key, options, holder, keeper);
+  if (claimed === 'done') return 'duplicate';
+  if (claimed === 'processing') {
+    throw new KudosWebhookError(
+      'in_progress',
+      'this notification is being processed by an earlier delivery; retry later',
+    );
+  }
+  await keeper.keepAtClaim();
+  return answerInTime(options, runClaimed(store, key, options, holder, keeper, work), keeper);
+}
+
+/** Releases a claim, and again for a while if the store does not answer (a failover). */
+function releaseHolder(store: KudosDedupeStore, key: string, holder: KudosClaimContext): Promise<void> {
   const release = () => storeCall(store, 'release', key, () => store.release(key, holder));
-  const releaseHolder = () => release().catch(() => retryLater(release, () => undefined));
-  // A store that keeps on claim keeps a trusted notification in the same step (one round trip less).
-  const kept =
-    options.keep && store.keep && options.trusted
-      ? { ...options.keep, attempts: 1, lastError: null }
-      : undefined;
-  // A kept record the store could not read is replaced, and told once: the payment goes on.
-  const unreadable = (where: string, reason: string) =>
-    options.report(keptUnreadable(where, reason, 'replaced'));
-  const claim: KudosClaimContext =
-    kept && store.keepsOnClaim
-      ? { ...holder, keep: { record: kept, ttlMs: options.ttlMs }, unreadable }
-      : holder;
-  let claimed: KudosClaimResult;
+  return release().catch(() => retryLater(release, () => undefined));
+}
+
+/**
+ * Step 1: claims the key, keeping the notification in the same step when the store can. A claim
+ * that failed may have been made all the same (its answer lost, or Redis slow): it is released with
+ * its token, so that the key is not held for the whole lease and the redelivery can claim it.
+ */
+async function claimKey(
+  store: KudosDedupeStore,
+  key: string,
+  options: ProcessOnceOptions,
+  holder: KudosClaimContext,
+  keeper: Keeper,
+): Promise<KudosClaimResult> {
+  const claim = keeper.claimContext(holder);
   try {
-    claimed = readClaim(await storeCall(store, 'claim', key, () => store.claim(key, options.leaseMs, claim)));
+    return readClaim(await storeCall(store, 'claim', key, () => store.claim(key, options.leaseMs, claim)));
   } catch (cause) {
-    // The claim may have been made all the same (its answer lost, or Redis slow): released with its
-    // token, so that the key is not held for the whole lease and the redelivery can claim it.
-    void releaseHolder();
+    void releaseHolder(store, key, holder);
     if (cause instanceof DedupeStoreFullError) throw storeError(cause.message, cause);
     throw cause instanceof KudosWebhookError
       ? cause
@@ -154,96 +168,165 @@ export async function processOnce(
           cause,
         );
   }
-  if (claimed === 'done') return 'duplicate';
-  if (claimed === 'processing') {
-    throw new KudosWebhookError(
-      'in_progress',
-      'this notification is being processed by an earlier delivery; retry later',
-    );
+}
+
+/**
+ * What is kept of the notification until its work succeeds, and when: a trusted one with its claim
+ * (in the claim's own step when the store keeps on claim), an untrusted one once the work calls
+ * `verified()`, a failed attempt only when trusted or verified (forged bodies are never kept).
+ */
+class Keeper {
+  /** What a claim keeps: a trusted notification, when the store keeps at all. */
+  private readonly atClaim: KudosKeptNotification | undefined;
+  private keptYet: boolean;
+  /** A kept record the store could not read is replaced, and told once: the payment goes on. */
+  private readonly unreadable = (where: string, reason: string) =>
+    this.options.report(keptUnreadable(where, reason, 'replaced'));
+
+  constructor(
+    private readonly store: KudosDedupeStore,
+    private readonly key: string,
+    private readonly options: ProcessOnceOptions,
+  ) {
+    this.atClaim =
+      options.keep && store.keep && options.trusted
+        ? { ...options.keep, attempts: 1, lastError: null }
+        : undefined;
+    this.keptYet = this.atClaim !== undefined && store.keepsOnClaim === true;
   }
+
+  /** The claim's context: with the record to keep, when the store keeps on claim. */
+  claimContext(holder: KudosClaimContext): KudosClaimContext {
+    return this.atClaim && this.store.keepsOnClaim
+      ? { ...holder, keep: { record: this.atClaim, ttlMs: this.options.ttlMs }, unreadable: this.unreadable }
+      : holder;
+  }
+
   /** Whether the notification is trusted now: verified before its claim, or confirmed since. */
-  const trustedNow = () => options.trusted || options.trustedAfter?.() === true;
-  let keptYet = kept !== undefined && store.keepsOnClaim === true;
-  const keep = async (attempts: number, error: unknown): Promise<void> => {
-    const { keep: base } = options;
-    const method = store.keep?.bind(store);
+  trustedNow(): boolean {
+    return this.options.trusted || this.options.trustedAfter?.() === true;
+  }
+
+  /** After the claim: keeps a trusted notification when the claim itself could not. */
+  async keepAtClaim(): Promise<void> {
+    if (this.atClaim && !this.store.keepsOnClaim) await this.keep(1, undefined);
+  }
+
+  /** The work says the notification is verified now: keep it from here on, if not yet. */
+  async verified(): Promise<void> {
+    if (!this.keptYet) await this.keep(1, undefined);
+  }
+
+  /** Keeps a failed attempt: a trusted or verified notification only (forged bodies are not kept). */
+  async failure(error: unknown): Promise<void> {
+    if (this.keptYet) return this.keep(0, error);
+    if (this.trustedNow()) return this.keep(1, error);
+  }
+
+  private async keep(attempts: number, error: unknown): Promise<void> {
+    const { keep: base } = this.options;
+    const method = this.store.keep?.bind(this.store);
     if (!base || !method) return;
     const lastError = error === undefined ? null : describeError(error);
-    const trusted = trustedNow();
-    keptYet = true;
-    await storeCall(store, 'keep', key, () =>
-      method({ ...base, trusted, attempts, lastError }, options.ttlMs, unreadable),
+    const trusted = this.trustedNow();
+    this.keptYet = true;
+    await storeCall(this.store, 'keep', this.key, () =>
+      method({ ...base, trusted, attempts, lastError }, this.options.ttlMs, this.unreadable),
     ).catch((cause: unknown) =>
-      options.report(storeError('could not keep the notification for redrive', cause)),
+      this.options.report(storeError('could not keep the notification for redrive', cause)),
     );
-  };
-  /** Keeps a failed attempt: a trusted or verified notification only (forged bodies are not kept). */
-  const keepFailure = async (error: unknown): Promise<void> => {
-    if (keptYet) return keep(0, error);
-    if (trustedNow()) return keep(1, error);
-  };
-  if (kept && !store.keepsOnClaim) await keep(1, undefined);
-  const progress: WorkProgress = {
-    verified: async () => {
-      if (!keptYet) await keep(1, undefined);
-    },
-  };
+  }
+}
+
+/**
+ * Step 2: runs the work under a renewed lease; then marks the key done (step 3) or releases it and
+ * keeps the failure (step 4). The promise settles as the work did, whenever that is.
+ */
+function runClaimed(
+  store: KudosDedupeStore,
+  key: string,
+  options: ProcessOnceOptions,
+  holder: KudosClaimContext,
+  keeper: Keeper,
+  work: (progress: WorkProgress) => Promise<void>,
+): { finished: Promise<void>; stopLease: () => void; answered: { value: boolean } } {
   const stopLease = keepLease(store, key, options.leaseMs, holder, options.report);
-  let answered = false;
-  const finished = call(() => work(progress)).then(
-    async () => {
+  const answered = { value: false };
+  const finished = call(() => work({ verified: () => keeper.verified() })).then(
+    () => {
       stopLease();
-      const trusted = trustedNow();
-      const complete = () =>
-        storeCall(store, 'complete', key, () => store.complete(key, options.ttlMs, { ...holder, trusted }));
-      // Processed already: the answer does not wait for a store that fails now (a Redis failing
-      // over), but the key must still be marked done, or redrive() would run the work again. While
-      // the mark is retried the lease is held (renewed), so a redelivery or a redrive() meanwhile is
-      // answered in_progress instead of running the work a second time.
-      await complete().catch((cause: unknown) => {
-        const stopHolding = keepLease(store, key, options.leaseMs, holder, () => undefined);
-        retryLater(
-          complete,
-          () => {
-            stopHolding();
-            options.report(storeError('could not mark the notification processed', cause));
-          },
-          0,
-          stopHolding,
-        );
-      });
+      return markDone(store, key, options, { ...holder, trusted: keeper.trustedNow() });
     },
     async (error: unknown) => {
       stopLease();
-      await releaseHolder(); // else the lease expires
-      await keepFailure(error);
-      if (answered) options.report(asHandlerError(error));
+      await releaseHolder(store, key, holder); // else the lease expires
+      await keeper.failure(error);
+      if (answered.value) options.report(asHandlerError(error));
       throw error;
     },
   );
+  return { finished, stopLease, answered };
+}
+
+/**
+ * Step 3: marks the key done. Processed already: the answer does not wait for a store that fails now
+ * (a Redis failing over), but the key must still be marked done, or redrive() would run the work
+ * again. While the mark is retried the lease is held (renewed), so a redelivery or a redrive()
+ * meanwhile is answered in_progress instead of running the work a second time.
+ */
+async function markDone(
+  store: KudosDedupeStore,
+  key: string,
+  options: ProcessOnceOptions,
+  holder: KudosClaimContext,
+): Promise<void> {
+  const complete = () => storeCall(store, 'complete', key, () => store.complete(key, options.ttlMs, holder));
+  await complete().catch((cause: unknown) => {
+    const stopHolding = keepLease(store, key, options.leaseMs, holder, () => undefined);
+    retryLater(
+      complete,
+      () => {
+        stopHolding();
+        options.report(storeError('could not mark the notification processed', cause));
+      },
+      0,
+      stopHolding,
+    );
+  });
+}
+
+/**
+ * Step 5: the answer, within `timeoutMs`: the work's outcome, or `handler_timeout`. Renewal ends at
+ * the timeout: the lease stays until it runs out, so a late success still counts and a redelivery
+ * within it gets 409, but a handler that never settles cannot hold the key forever.
+ */
+function answerInTime(
+  options: ProcessOnceOptions,
+  run: ReturnType<typeof runClaimed>,
+  keeper: Keeper,
+): Promise<ProcessOutcome> {
+  const { finished, stopLease, answered } = run;
   return new Promise<ProcessOutcome>((resolve, reject) => {
     const timer = setTimeout(() => {
-      answered = true;
-      // Renewal ends here: the lease stays until it runs out, so a late success still counts and a
-      // redelivery within it gets 409, but a handler that never settles cannot hold the key forever.
+      answered.value = true;
       stopLease();
       const timeout = new KudosWebhookError(
         'handler_timeout',
         `the notification handler did not finish within ${options.timeoutMs} ms; it goes on, and a redelivery will be answered by its outcome`,
       );
-      keepFailure(timeout).finally(() => reject(timeout));
+      keeper.failure(timeout).finally(() => reject(timeout));
     }, options.timeoutMs);
     finished.then(
       () => {
         clearTimeout(timer);
-        if (answered) return;
-        answered = true;
+        if (answered.value) return;
+        answered.value = true;
         resolve('processed');
       },
       (error: unknown) => {
         clearTimeout(timer);
-        if (answered) return;
-        answered = true;
+        if (answered.value) return;
+        answered.value = true;
         reject(error);
       },
     );

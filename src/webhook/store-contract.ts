@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { check, type StoreContractCase, same, sleep } from './contract-check.js';
 import type { KudosClaimContext, KudosDedupeStore, KudosKeptNotification } from './dedupe.js';
+import { KEPT_MERGE_CASES } from './kept-record.js';
 
 /** One case of {@link dedupeStoreContract}: run it in any test runner; it rejects on a failure. */
 export type DedupeStoreContractCase = StoreContractCase;
@@ -147,24 +148,24 @@ export function dedupeStoreContract(
       },
     },
   ];
-  const keeping: DedupeStoreContractCase[] = [
-    {
-      name: 'keeps an unprocessed notification: attempts add up, the last error stays, the first arrival stays',
-      async run() {
-        const store = await makeStore();
-        const { keep, kept } = keeper(store);
-        const key = uniqueKey();
-        await keep(record(key, { receivedAt: 1000 }), long);
-        await keep(record(key, { attempts: 0, lastError: 'handler_failed: boom', receivedAt: 2000 }), long);
-        await keep(record(key, { attempts: 1, receivedAt: 3000 }), long);
-        const mine = (await kept(1_000_000)).find((r) => r.key === key);
-        check(mine !== undefined, 'the kept notification is listed');
-        same(mine?.attempts, 2, 'attempts');
-        same(mine?.lastError, 'handler_failed: boom', 'lastError');
-        same(mine?.receivedAt, 1000, 'receivedAt');
-        same(JSON.stringify(mine?.body), JSON.stringify(record(key).body), 'body');
-      },
+  // The merge rule of kept records, one case per row of the one table every store is held to.
+  const merging: DedupeStoreContractCase[] = KEPT_MERGE_CASES.map((c) => ({
+    name: `keeps unprocessed notifications: ${c.name}`,
+    async run() {
+      const store = await makeStore();
+      const { keep, kept } = keeper(store);
+      const key = uniqueKey();
+      for (const step of c.keeps) await keep(record(key, { receivedAt: 1000, ...step }), long);
+      const mine = (await kept(1_000_000)).find((r) => r.key === key);
+      check(mine !== undefined, 'the kept notification is listed');
+      for (const field of ['attempts', 'lastError', 'receivedAt', 'trusted'] as const) {
+        same(mine?.[field], c.expected[field], field);
+      }
+      same(JSON.stringify(mine?.body), JSON.stringify(record(key).body), 'body');
     },
+  }));
+  const keeping: DedupeStoreContractCase[] = [
+    ...merging,
     {
       name: 'forgets a kept notification when its key completes, and keeps nothing for a done key',
       async run() {

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseDuration } from '../../src/emulator/cli/duration.js';
+import { parseDuration } from '../../src/emulator/model/duration.js';
 import { AdminError, AdminSessions, checkAccess } from '../../src/emulator/server/admin-access.js';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';

@@ -7,6 +7,9 @@ import { RedisDedupeStore, RedisRefreshLock, RedisTokenStore } from '../../src/r
 import { kudosWebhook } from '../../src/webhook/index.js';
 import { sharedRedis } from '../helpers/redis-server.js';
 
+/** The claim context of a claimer named `token` (each claimer holds its own). */
+const by = (token: string) => ({ token, trusted: true });
+
 type Client = ReturnType<typeof createClient>;
 
 describe('passport-kudos/redis stores against a real redis-server', () => {
@@ -31,7 +34,7 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
       const p = prefix();
       const stores = [new RedisDedupeStore(a, { prefix: p }), new RedisDedupeStore(b, { prefix: p })];
       const results = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => stores[i % 2]?.claim('tx:success', 10_000)),
+        Array.from({ length: 50 }, (_, i) => stores[i % 2]?.claim('tx:success', 10_000, by(`c${i}`))),
       );
       expect(results.filter((r) => r === 'claimed')).toHaveLength(1);
       expect(results.filter((r) => r === 'processing')).toHaveLength(49);
@@ -41,12 +44,12 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
       const p = prefix();
       const one = new RedisDedupeStore(a, { prefix: p });
       const two = new RedisDedupeStore(b, { prefix: p });
-      expect(await one.claim('k', 10_000)).toBe('claimed');
-      expect(await two.claim('k', 10_000)).toBe('processing');
-      await one.release('k');
-      expect(await two.claim('k', 10_000)).toBe('claimed');
-      await two.complete('k', 60_000);
-      expect(await one.claim('k', 10_000)).toBe('done');
+      expect(await one.claim('k', 10_000, by('one'))).toBe('claimed');
+      expect(await two.claim('k', 10_000, by('two'))).toBe('processing');
+      await one.release('k', by('one'));
+      expect(await two.claim('k', 10_000, by('two'))).toBe('claimed');
+      await two.complete('k', 60_000, by('two'));
+      expect(await one.claim('k', 10_000, by('one'))).toBe('done');
       expect(await a.get(dedupeKeys(p, 'k').claim)).toBe('done');
       expect(await a.pTTL(dedupeKeys(p, 'k').claim)).toBeGreaterThan(50_000);
     });
@@ -55,23 +58,23 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
       const p = prefix();
       const slow = new RedisDedupeStore(a, { prefix: p });
       const other = new RedisDedupeStore(b, { prefix: p });
-      expect(await slow.claim('k', 50)).toBe('claimed');
+      expect(await slow.claim('k', 50, by('slow'))).toBe('claimed');
       await new Promise((resolve) => setTimeout(resolve, 80));
-      expect(await other.claim('k', 10_000)).toBe('claimed');
-      await slow.release('k');
-      await slow.extend('k', 60_000); // no longer its lease: changes nothing
-      expect(await slow.claim('k', 10_000)).toBe('processing');
+      expect(await other.claim('k', 10_000, by('other'))).toBe('claimed');
+      await slow.release('k', by('slow'));
+      await slow.extend('k', 60_000, by('slow')); // no longer its lease: changes nothing
+      expect(await slow.claim('k', 10_000, by('slow'))).toBe('processing');
       expect(await a.pTTL(dedupeKeys(p, 'k').claim)).toBeLessThanOrEqual(10_000);
     });
 
     it('renews the lease of its own claim only', async () => {
       const p = prefix();
       const holder = new RedisDedupeStore(a, { prefix: p });
-      expect(await holder.claim('k', 1000)).toBe('claimed');
-      await holder.extend('k', 60_000);
+      expect(await holder.claim('k', 1000, by('holder'))).toBe('claimed');
+      await holder.extend('k', 60_000, by('holder'));
       expect(await a.pTTL(dedupeKeys(p, 'k').claim)).toBeGreaterThan(50_000);
       await new Promise((resolve) => setTimeout(resolve, 1200)); // past the first lease
-      expect(await new RedisDedupeStore(b, { prefix: p }).claim('k', 1000)).toBe('processing');
+      expect(await new RedisDedupeStore(b, { prefix: p }).claim('k', 1000, by('another'))).toBe('processing');
     });
     it('leaves out a kept record that is not its own, and lists the others (a corrupt value is not fatal)', async () => {
       const p = prefix();
@@ -116,6 +119,32 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
       ]);
     });
 
+    it('does not list a kept record whose key is done (a write a failover lost), and tidies its index entry', async () => {
+      const p = prefix();
+      const store = new RedisDedupeStore(a, { prefix: p });
+      const records = ['A', 'B'].map((c) => {
+        const hash = c.repeat(64);
+        return {
+          key: `${hash}:success`,
+          txHash: hash,
+          status: 'success' as const,
+          attempts: 1,
+          lastError: null,
+          receivedAt: 5,
+          body: { tx: { txHash: hash } },
+          source: 'webhook' as const,
+          trusted: true,
+        };
+      });
+      for (const record of records) await store.keep(record, 60_000);
+      // As a new master after a failover may hold it: the completion's 'done' without its DEL.
+      const [doneOne, waiting] = records as [(typeof records)[0], (typeof records)[0]];
+      await a.set(dedupeKeys(p, doneOne.key).claim, 'done');
+      expect((await store.kept(10)).map((k) => k.key)).toEqual([waiting.key]);
+      expect(await a.zScore(dedupeKeys(p, doneOne.key).index, doneOne.key)).toBeNull();
+      expect(await a.zScore(dedupeKeys(p, waiting.key).index, waiting.key)).toBe(5);
+    });
+
     it('tidies the index entry of a kept record that expired', async () => {
       const p = prefix();
       const store = new RedisDedupeStore(a, { prefix: p });
@@ -143,13 +172,13 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
         },
         { prefix: p },
       );
-      expect(await store.claim('k', 10_000)).toBe('claimed');
+      expect(await store.claim('k', 10_000, by('first'))).toBe('claimed');
       await a.sendCommand(['SCRIPT', 'FLUSH']);
       sent.length = 0;
-      expect(await store.claim('k', 10_000)).toBe('processing');
+      expect(await store.claim('k', 10_000, by('second'))).toBe('processing');
       expect(sent).toEqual(['EVALSHA', 'EVAL']);
       sent.length = 0;
-      expect(await store.claim('k', 10_000)).toBe('processing');
+      expect(await store.claim('k', 10_000, by('third'))).toBe('processing');
       expect(sent).toEqual(['EVALSHA']);
       expect(shardKeys(p, 0).index).toBe(`${p}{0}:index`);
     });
@@ -227,7 +256,7 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
   it('answers redis_unavailable (503) when the client cannot reach Redis, without hanging', async () => {
     const closed = createClient({ url: redis.url, disableOfflineQueue: true });
     const store = new RedisDedupeStore(closed, { commandTimeoutMs: 500 });
-    const error = await store.claim('k', 1000).catch((e: unknown) => e);
+    const error = await store.claim('k', 1000, by('k')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KudosError);
     expect(error).toMatchObject({ code: 'redis_unavailable', status: 503 });
     const slow = new RedisTokenStore(

@@ -161,12 +161,12 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     let lostAnswers = 1;
     let failedReleases = 2;
     class Failing extends MemoryDedupeStore {
-      override async claim(key: string, leaseMs: number, claim?: KudosClaimContext) {
+      override async claim(key: string, leaseMs: number, claim: KudosClaimContext) {
         const answer = await super.claim(key, leaseMs, claim);
         if (lostAnswers-- > 0) throw new Error('Connection is closed');
         return answer;
       }
-      override async release(key: string, claim?: KudosClaimContext): Promise<void> {
+      override async release(key: string, claim: KudosClaimContext): Promise<void> {
         if (failedReleases-- > 0) throw new Error('Connection is closed');
         return super.release(key, claim);
       }
@@ -189,7 +189,7 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     // The store's complete() fails twice (Redis failing over), then works again.
     let failures = 2;
     class Failing extends MemoryDedupeStore {
-      override async complete(key: string, ttlMs: number, claim?: KudosClaimContext): Promise<void> {
+      override async complete(key: string, ttlMs: number, claim: KudosClaimContext): Promise<void> {
         if (failures-- > 0) throw new Error('READONLY the master is gone');
         return super.complete(key, ttlMs, claim);
       }
@@ -215,7 +215,7 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     // complete() fails three times (about 1.75 s of retries), far past the 300 ms lease.
     let failures = 3;
     class Failing extends MemoryDedupeStore {
-      override async complete(key: string, ttlMs: number, claim?: KudosClaimContext): Promise<void> {
+      override async complete(key: string, ttlMs: number, claim: KudosClaimContext): Promise<void> {
         if (failures-- > 0) throw new Error('OOM command not allowed when used memory > maxmemory');
         return super.complete(key, ttlMs, claim);
       }
@@ -468,7 +468,7 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
   it('redrive() leaves a kept notification another delivery holds: not failed, still remaining, told in_progress', async () => {
     let holding = false;
     class Held extends MemoryDedupeStore {
-      override async claim(key: string, leaseMs: number, claim?: KudosClaimContext) {
+      override async claim(key: string, leaseMs: number, claim: KudosClaimContext) {
         return holding ? 'processing' : super.claim(key, leaseMs, claim);
       }
     }

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { withoutTrailingSlashes } from '../../base/url-path.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../model/duration.js';
 import { subcommandOf } from './help.js';
 
 /** What a subcommand prints, and its exit code. */

@@ -1,5 +1,5 @@
 import type { EmulatorClient, EmulatorUser } from '../emulator-options.js';
-import { resolveEmulatorOptions } from '../emulator-options.js';
+import { checkEmulatorUser, resolveEmulatorOptions } from '../emulator-options.js';
 import type { EmulatorState } from '../state.js';
 import type { WebhookSender } from '../webhook-sender.js';
 import { checkPayment, createTransaction, selfPayment, settleLater } from './payments.js';
@@ -87,9 +87,10 @@ export class EmulatorOperations {
   }
 
   /** Registers (or replaces) a user; throws `TypeError` naming a bad field. */
-  addUser(user: EmulatorUser): EmulatorUser {
-    const [checked] = resolveEmulatorOptions({ users: [user] }).users;
-    if (!checked) throw new TypeError('addUser(): no user');
+  addUser(user: EmulatorUser, at = 'addUser(): '): EmulatorUser {
+    const checked = checkEmulatorUser(user, at, (message) => {
+      throw new TypeError(message);
+    });
     this.state.users.set(checked.id, checked);
     this.state.changed();
     return checked;

@@ -1,9 +1,9 @@
 import { isRecord } from '../../base/guards.js';
 import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from '../../base/redact.js';
 import { sameSecret } from '../../base/same-secret.js';
-import { parseDuration } from '../cli/duration.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
-import type { EmulatorAgent } from '../emulator-options.js';
+import { type EmulatorAgent, isHttpURL } from '../emulator-options.js';
+import { parseDuration } from '../model/duration.js';
 import { walletAddress } from '../model/ids.js';
 import type { EmulatorOperations, PayArguments } from '../model/operations.js';
 import type { EmulatorTransaction, PaymentOutcome } from '../model/transaction.js';
@@ -13,6 +13,7 @@ import { type Ctx, mediaType, readBody, readForm, sendJson } from '../server/htt
 import { ROUTES } from '../server/route-table.js';
 import type { Router } from '../server/router.js';
 import type { EmulatorState } from '../state.js';
+import type { HomeState } from '../views/home-page.js';
 import type { WebhookDelivery, WebhookSender } from '../webhook-sender.js';
 
 const bad = (field: string, message: string) =>
@@ -115,7 +116,10 @@ function deliveryJson(d: WebhookDelivery): Record<string, unknown> {
 }
 
 /** Everything the home page and `GET /_emulator/state` show. */
-export function stateJson(state: EmulatorState, webhooks: WebhookSender): Record<string, unknown> {
+export function stateJson(
+  state: EmulatorState,
+  webhooks: WebhookSender,
+): HomeState & { clockOffsetMs: number } {
   return {
     authURL: state.authURL,
     baseURL: state.baseURL,
@@ -247,8 +251,7 @@ async function setAgent({ state }: Admin, ctx: Ctx): Promise<AdminAnswer> {
   if (body.webhookURL === null) delete agent.webhookURL;
   else if (body.webhookURL !== undefined) {
     const url = text(body, 'webhookURL') as string;
-    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
-      throw bad('webhookURL', 'must be an absolute http(s) URL');
+    if (!isHttpURL(url)) throw bad('webhookURL', 'must be an absolute http(s) URL');
     agent.webhookURL = url;
   }
   // `forwardTo` (kudos-emulator listen): deliveries go there for `forwardForMs` (a lease listen
@@ -258,8 +261,7 @@ async function setAgent({ state }: Admin, ctx: Ctx): Promise<AdminAnswer> {
     delete agent.forwardUntil;
   } else if (body.forwardTo !== undefined) {
     const url = text(body, 'forwardTo') as string;
-    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
-      throw bad('forwardTo', 'must be an absolute http(s) URL');
+    if (!isHttpURL(url)) throw bad('forwardTo', 'must be an absolute http(s) URL');
     const lease = body.forwardForMs ?? FORWARD_LEASE_MS;
     if (
       typeof lease !== 'number' ||
@@ -311,18 +313,13 @@ async function addUser({ state, ops }: Admin, ctx: Ctx): Promise<AdminAnswer> {
     );
   }
   try {
-    const added = ops.addUser({ ...existing, ...user, ...(displayName ? { displayName } : {}) });
+    const added = ops.addUser({ ...existing, ...user, ...(displayName ? { displayName } : {}) }, '');
     return {
       status: existing ? 200 : 201,
       body: { id: added.id, displayName: added.displayName ?? added.id, wallet: walletAddress(added.id) },
     };
   } catch (error) {
-    throw new AdminError(
-      400,
-      'invalid_field',
-      (error as Error).message.replace('startKudosEmulator: users[0].', ''),
-      'id',
-    );
+    throw new AdminError(400, 'invalid_field', (error as Error).message, 'id');
   }
 }
 
@@ -336,7 +333,7 @@ async function addClient({ state, ops }: Admin, ctx: Ctx): Promise<AdminAnswer> 
   const clientSecret = text(body, 'clientSecret', true) as string;
   const redirectURI = text(body, 'redirectURI', true) as string;
   // Where the authorization page sends the browser: http(s) only (a `javascript:` URI would run).
-  if (!URL.canParse(redirectURI) || !/^https?:$/.test(new URL(redirectURI).protocol)) {
+  if (!isHttpURL(redirectURI)) {
     throw bad('redirectURI', 'must be an absolute http(s) URL');
   }
   const existing = state.clients.get(clientID);

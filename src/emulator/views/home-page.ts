@@ -2,7 +2,8 @@ import { type EmulatorRoute, ROUTES } from '../server/route-table.js';
 import { escapeHtml, layout } from './layout.js';
 
 /** What the home page shows: `GET /_emulator/state`. */
-interface HomeState {
+/** What the home page shows: the admin API's state (`GET /_emulator/state`). */
+export interface HomeState {
   authURL: string;
   baseURL: string;
   now: string;
@@ -53,8 +54,7 @@ function resendButton(id: unknown, csrf: string): string {
 }
 
 /** The emulator's start page: endpoints, accounts, transactions and deliveries, like a cloud emulator's dashboard. */
-export function homePage(state: Record<string, unknown>, csrf: string): string {
-  const s = state as unknown as HomeState;
+export function homePage(s: HomeState, csrf: string): string {
   const endpoints = Object.values(ROUTES).map((route: EmulatorRoute) => [
     route.what,
     `${route.method} ${s.authURL}${route.path}`,

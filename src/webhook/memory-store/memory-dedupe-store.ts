@@ -5,24 +5,10 @@ import type {
   KudosDedupeStore,
   KudosKeptNotification,
 } from '../dedupe.js';
-import { DedupeStoreFullError } from '../dedupe.js';
+import { checkClaimContext, DedupeStoreFullError } from '../dedupe.js';
+import { mergeKept } from '../kept-record.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { hashKey, randomSeed } from './key-hash.js';
-
-/** Merges a kept record with an update, as {@link KudosDedupeStore.keep} says (RedisDedupeStore does the same in Lua). */
-function mergeKept(
-  existing: KudosKeptNotification | undefined,
-  update: KudosKeptNotification,
-): KudosKeptNotification {
-  if (!existing) return { ...update };
-  return {
-    ...update,
-    attempts: existing.attempts + update.attempts,
-    lastError: update.lastError ?? existing.lastError,
-    receivedAt: Math.min(existing.receivedAt, update.receivedAt),
-    trusted: existing.trusted || update.trusted,
-  };
-}
 
 /** Options of {@link MemoryDedupeStore}. */
 export interface MemoryDedupeStoreOptions {
@@ -40,9 +26,6 @@ export interface MemoryDedupeStoreOptions {
   /** Clock in epoch milliseconds (tests). */
   now?: () => number;
 }
-
-/** A claim without context (a caller of the first version of this interface): trusted, no owner check. */
-const ANYONE: KudosClaimContext = { token: '', trusted: true };
 
 /**
  * The default dedupe store: in memory, for one process, bounded in size and time. Every operation
@@ -85,7 +68,8 @@ export class MemoryDedupeStore implements KudosDedupeStore {
     return this.evicted;
   }
 
-  async claim(key: string, leaseMs: number, claim: KudosClaimContext = ANYONE): Promise<KudosClaimResult> {
+  async claim(key: string, leaseMs: number, claim: KudosClaimContext): Promise<KudosClaimResult> {
+    checkClaimContext(claim, 'MemoryDedupeStore');
     const now = this.now();
     const hash = hashKey(key, this.seed);
     for (const done of [this.trustedDone, this.untrustedDone]) {
@@ -108,14 +92,16 @@ export class MemoryDedupeStore implements KudosDedupeStore {
 
   readonly keepsOnClaim = true;
 
-  async extend(key: string, leaseMs: number, claim: KudosClaimContext = ANYONE): Promise<void> {
+  async extend(key: string, leaseMs: number, claim: KudosClaimContext): Promise<void> {
+    checkClaimContext(claim, 'MemoryDedupeStore');
     const hash = hashKey(key, this.seed);
     if (this.leases.get(key, hash) === undefined || !this.holds(key, claim)) return;
     // Moved to the back: the queue stays in expiry order.
     this.leases.set(key, hash, this.now() + leaseMs);
   }
 
-  async complete(key: string, ttlMs: number, claim: KudosClaimContext = ANYONE): Promise<void> {
+  async complete(key: string, ttlMs: number, claim: KudosClaimContext): Promise<void> {
+    checkClaimContext(claim, 'MemoryDedupeStore');
     const now = this.now();
     const hash = hashKey(key, this.seed);
     const leaseUntil = this.leases.get(key, hash);
@@ -131,7 +117,8 @@ export class MemoryDedupeStore implements KudosDedupeStore {
     (claim.trusted ? this.trustedDone : this.untrustedDone).set(key, hash, now + ttlMs);
   }
 
-  async release(key: string, claim: KudosClaimContext = ANYONE): Promise<void> {
+  async release(key: string, claim: KudosClaimContext): Promise<void> {
+    checkClaimContext(claim, 'MemoryDedupeStore');
     if (!this.holds(key, claim)) return;
     this.leases.delete(key, hashKey(key, this.seed));
     this.owners.delete(key);
@@ -172,7 +159,7 @@ export class MemoryDedupeStore implements KudosDedupeStore {
 
   private holds(key: string, claim: KudosClaimContext): boolean {
     const owner = this.owners.get(key);
-    return owner === undefined || claim === ANYONE || owner === claim.token;
+    return owner === undefined || owner === claim.token;
   }
 
   /** Whether one more kept record fits: an untrusted one may push out only untrusted ones. */

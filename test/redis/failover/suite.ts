@@ -156,10 +156,24 @@ export function failoverSuite(name: string, start: () => Promise<Topology>): voi
           if (missing().length > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
         }
         for (const txHash of hashes) await hook.reconcile({ baseURL: kudos.baseURL, txHash }); // all done: duplicates
-        // The failover was felt: some delivery was answered 503 and delivered again.
-        expect(kudos.deliveries.some((d) => d.responseStatus === 503)).toBe(true);
+        // The failover was felt: some delivery was answered 503 (or 409) and delivered again, or the
+        // receiver was told of the store's failure. (A client that queues its commands through a short
+        // failover, as ioredis's Cluster does, may hide it from the deliveries themselves.)
+        const felt =
+          kudos.deliveries.some((d) => d.responseStatus === 503 || d.responseStatus === 409) ||
+          problems.length > 0;
+        expect(felt, `deliveries answered ${kudos.deliveries.map((d) => d.responseStatus).join(' ')}`).toBe(
+          true,
+        );
         expect(hashes.map((h) => handled.get(h) ?? 0)).toEqual(Array(PAYMENTS).fill(1));
-        expect(await hook.unprocessed()).toEqual([]);
+        // A claim whose answer the dying master never sent (its record kept with it) holds its key
+        // until released or until its lease ends: then redrive() processes what is still kept.
+        const waiting = async () => {
+          await hook.redrive();
+          return (await hook.unprocessed()).length;
+        };
+        await expect.poll(waiting, { timeout: 15_000, interval: 1000 }).toBe(0);
+        expect(hashes.map((h) => handled.get(h) ?? 0)).toEqual(Array(PAYMENTS).fill(1));
       },
       90_000,
     );
