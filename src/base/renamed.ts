@@ -9,14 +9,20 @@ const warned = new Set<string>();
 export const RENAMED_OPTION_WARNING = 'KUDOS_DEP_RENAMED_OPTION';
 
 /**
- * The value of option `current` of `owner`'s options, or of its old name `old` (warned once).
- * Both given with different values is a `TypeError`: which one is meant cannot be known.
+ * The value of option `current` of `owner`'s options, or of its old name `old` (warned once), with
+ * the name it came by (for a message about it). Both given with different values is a `TypeError`:
+ * which one is meant cannot be known.
  */
-export function renamedOption(options: object, old: string, current: string, owner: string): unknown {
+export function renamedOption(
+  options: object,
+  old: string,
+  current: string,
+  owner: string,
+): { value: unknown; name: string } {
   const record = options as Record<string, unknown>;
   const was = record[old];
   const is = record[current];
-  if (was === undefined) return is;
+  if (was === undefined) return { value: is, name: current };
   if (is !== undefined && is !== was) {
     throw new TypeError(
       `${owner} options "${old}" and "${current}" differ: "${old}" is the old name of "${current}"; pass "${current}" only`,
@@ -30,5 +36,5 @@ export function renamedOption(options: object, old: string, current: string, own
       { type: 'DeprecationWarning', code: RENAMED_OPTION_WARNING },
     );
   }
-  return was;
+  return { value: was, name: old };
 }

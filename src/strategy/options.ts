@@ -216,6 +216,7 @@ export function resolveOptions(input: unknown): ResolvedEndpoints {
     throw new TypeError('KudosStrategy option "fetchProfile" needs the "baseURL" option (or "profileURL")');
   }
   const headers = checkHeaders(options.customHeaders);
+  const timeout = renamedOption(options, 'timeout', 'timeoutMs', 'KudosStrategy');
   return {
     baseURL,
     authorizationURL: deriveURL(options, 'authorizationURL', 'authURL', KUDOS_PAGES.authorize),
@@ -225,11 +226,9 @@ export function resolveOptions(input: unknown): ResolvedEndpoints {
     profileURL,
     scope: joinScope(options.scope ?? DEFAULT_SCOPE),
     request: {
-      timeout: checkPositive(
-        renamedOption(options, 'timeout', 'timeoutMs', 'KudosStrategy') ?? DEFAULT_TIMEOUT_MS,
-        `KudosStrategy option "${options.timeoutMs === undefined && options.timeout !== undefined ? 'timeout' : 'timeoutMs'}"`,
-        { unit: 'milliseconds' },
-      ),
+      timeout: checkPositive(timeout.value ?? DEFAULT_TIMEOUT_MS, `KudosStrategy option "${timeout.name}"`, {
+        unit: 'milliseconds',
+      }),
       ...(headers === undefined ? {} : { headers }),
     },
     skipUserProfile: checkSkip(options.skipUserProfile),

@@ -107,9 +107,10 @@ function checkClientOptions(options: KudosClientOptions): {
       'createKudosClient requires "baseURL", an absolute URL (or a strategy created with the "baseURL" option)',
     );
   }
+  const given = renamedOption(options, 'timeout', 'timeoutMs', 'createKudosClient');
   const timeout = checkPositive(
-    renamedOption(options, 'timeout', 'timeoutMs', 'createKudosClient') ?? DEFAULT_TIMEOUT_MS,
-    `createKudosClient option "${options.timeoutMs === undefined && options.timeout !== undefined ? 'timeout' : 'timeoutMs'}"`,
+    given.value ?? DEFAULT_TIMEOUT_MS,
+    `createKudosClient option "${given.name}"`,
     { unit: 'milliseconds' },
   );
   const maxResponseBytes = checkPositive(

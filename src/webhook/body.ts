@@ -12,7 +12,7 @@ export interface WebhookRequest extends IncomingMessage {
 }
 
 /** Throws `unsupported_media_type` unless the `Content-Type` declares JSON in UTF-8. */
-export function checkMediaType(contentType: string | null | undefined): void {
+function checkMediaType(contentType: string | null | undefined): void {
   const header = String(contentType ?? '');
   const [type = '', ...params] = header.split(';').map((p) => p.trim().toLowerCase());
   const json = type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type);
@@ -34,9 +34,13 @@ function tooLarge(limit: number): KudosWebhookError {
   return new KudosWebhookError('payload_too_large', `notification body is larger than ${limit} bytes`);
 }
 
-async function readStream(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** A body stream (a Node request's, or a Fetch `Request`'s), read up to `limit` bytes. */
+export async function readBodyStream(
+  source: IncomingMessage | ReadableStream<Uint8Array>,
+  limit: number,
+): Promise<Buffer> {
   try {
-    return await readCapped(req, limit, 'reject');
+    return await readCapped(source, limit, 'reject');
   } catch (cause) {
     if (cause instanceof BodyTooLargeError) throw tooLarge(limit);
     throw new KudosWebhookError('invalid_json', 'notification body was cut off', undefined, cause);
@@ -63,7 +67,7 @@ function parseJsonText(bytes: Buffer | string): unknown {
 }
 
 /** Throws unless the declared `Content-Length` (when there is one) fits `limit` and is not 0. */
-export function checkDeclaredLength(contentLength: string | null | undefined, limit: number): void {
+function checkDeclaredLength(contentLength: string | null | undefined, limit: number): void {
   if (contentLength === null || contentLength === undefined || contentLength === '') return;
   const declared = Number(contentLength);
   if (declared > limit) throw tooLarge(limit);
@@ -74,7 +78,7 @@ export function checkDeclaredLength(contentLength: string | null | undefined, li
  * The notification body as JSON: bytes or text are checked against `limit` and parsed; JSON a
  * framework parsed already (an object) is used as it is.
  */
-export function parseNotificationBody(body: unknown, limit: number): unknown {
+function parseNotificationBody(body: unknown, limit: number): unknown {
   if (body instanceof Uint8Array || typeof body === 'string') {
     if ((typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength) > limit) throw tooLarge(limit);
     return parseJsonText(
@@ -92,7 +96,7 @@ export function parseNotificationBody(body: unknown, limit: number): unknown {
  */
 export async function nodeRequestBody(req: WebhookRequest, limit: number): Promise<unknown> {
   const parsedByOthers = req._body === true || req.readableEnded;
-  if (!parsedByOthers) return readStream(req, limit);
+  if (!parsedByOthers) return readBodyStream(req, limit);
   const { body } = req;
   if (Buffer.isBuffer(body) || typeof body === 'string' || isObjectLike(body)) return body;
   throw new KudosWebhookError(
@@ -102,11 +106,26 @@ export async function nodeRequestBody(req: WebhookRequest, limit: number): Promi
 }
 
 /**
- * Gets a Node request's notification body as parsed JSON: its media type and declared length are
- * checked, then {@link nodeRequestBody} is parsed.
+ * A delivery's body as parsed JSON: its media type and declared length checked first, then `read`
+ * (its bytes, text, or JSON a framework parsed) parsed, up to `limit` bytes.
  */
-export async function readNotificationBody(req: WebhookRequest, limit: number): Promise<unknown> {
-  checkMediaType(req.headers['content-type']);
-  checkDeclaredLength(req.headers['content-length'], limit);
-  return parseNotificationBody(await nodeRequestBody(req, limit), limit);
+export async function readDeliveryBody(
+  contentType: string | undefined,
+  contentLength: string | undefined,
+  read: () => unknown,
+  limit: number,
+): Promise<unknown> {
+  checkMediaType(contentType);
+  checkDeclaredLength(contentLength, limit);
+  return parseNotificationBody(await read(), limit);
+}
+
+/** Gets a Node request's notification body as parsed JSON ({@link readDeliveryBody} of {@link nodeRequestBody}). */
+export function readNotificationBody(req: WebhookRequest, limit: number): Promise<unknown> {
+  return readDeliveryBody(
+    req.headers['content-type'],
+    req.headers['content-length'],
+    () => nodeRequestBody(req, limit),
+    limit,
+  );
 }

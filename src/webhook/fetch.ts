@@ -1,5 +1,4 @@
-import { BodyTooLargeError, readCapped } from '../base/read-capped.js';
-import { KudosWebhookError } from './errors.js';
+import { readBodyStream } from './body.js';
 import type { KudosWebhookOptions } from './options.js';
 import { createReceiver, type KudosReceiver, type ReceiverInternals } from './receiver.js';
 
@@ -12,19 +11,6 @@ export interface KudosWebhookFetchHandler extends Omit<KudosReceiver, 'receive' 
   (request: Request): Promise<Response>;
   /** The framework-free receiver under this handler. */
   readonly receiver: KudosReceiver;
-}
-
-/** The body of a Fetch request, read up to `limit` bytes; a longer one is `payload_too_large`. */
-async function fetchBody(request: Request, limit: number): Promise<Uint8Array> {
-  if (!request.body) return new Uint8Array();
-  try {
-    return await readCapped(request.body, limit, 'reject');
-  } catch (cause) {
-    if (cause instanceof BodyTooLargeError) {
-      throw new KudosWebhookError('payload_too_large', `notification body is larger than ${limit} bytes`);
-    }
-    throw new KudosWebhookError('invalid_json', 'notification body was cut off', undefined, cause);
-  }
 }
 
 function isReceiver(value: KudosWebhookOptions | KudosReceiver): value is ReceiverInternals {
@@ -48,7 +34,7 @@ export function kudosWebhookFetch(options: KudosWebhookOptions | KudosReceiver):
       method: request.method,
       url: request.url,
       headers: request.headers,
-      body: () => fetchBody(request, receiver.limit),
+      body: () => (request.body ? readBodyStream(request.body, receiver.limit) : ''),
     });
     return new Response(JSON.stringify(answer.body), { status: answer.status, headers: answer.headers });
   };

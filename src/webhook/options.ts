@@ -110,7 +110,7 @@ export function resolveReceiverOptions(options: KudosWebhookOptions) {
     secrets,
     store: options.store ?? new MemoryDedupeStore(),
     limit:
-      (renamedOption(options, 'limit', 'maxBodyBytes', 'kudosWebhook') as number | undefined) ??
+      (renamedOption(options, 'limit', 'maxBodyBytes', 'kudosWebhook').value as number | undefined) ??
       DEFAULT_WEBHOOK_LIMIT,
     ttlMs: options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS,
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,

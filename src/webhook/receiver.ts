@@ -1,5 +1,5 @@
 import type { KudosNotificationMessage } from '../base/trace.js';
-import { checkDeclaredLength, checkMediaType, parseNotificationBody, type WebhookRequest } from './body.js';
+import { readDeliveryBody, type WebhookRequest } from './body.js';
 import type { KudosDedupeStore, KudosUnprocessedNotification } from './dedupe.js';
 import { KudosWebhookError } from './errors.js';
 import { observeNotification, recordFailure } from './observe.js';
@@ -174,11 +174,14 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
       throw new KudosWebhookError('method_not_allowed', 'use POST');
     if (!secretOk) throw new KudosWebhookError('invalid_secret', 'webhook secret is missing or wrong');
     lastNotificationAt = Date.now();
-    checkMediaType(header(delivery.headers, 'content-type'));
-    checkDeclaredLength(header(delivery.headers, 'content-length'), limit);
-    const raw = typeof delivery.body === 'function' ? await delivery.body() : delivery.body;
+    const parsed = await readDeliveryBody(
+      header(delivery.headers, 'content-type'),
+      header(delivery.headers, 'content-length'),
+      () => (typeof delivery.body === 'function' ? delivery.body() : delivery.body),
+      limit,
+    );
     const { notification, outcome } = await runNotification(settings, {
-      body: parseNotificationBody(raw, limit),
+      body: parsed,
       source: 'webhook',
       trusted: secrets !== undefined,
       req,

@@ -26,8 +26,9 @@ function lastSegment(pathname: string): string {
  * neither changed nor kept.
  */
 function urlSecretMatches(url: string, secrets: readonly string[]): boolean {
-  const target = URL.canParse(url) && /^https?:/i.test(url) ? url.slice(new URL(url).origin.length) : url;
-  const { path, search } = splitTarget(target);
+  // An absolute URL (a Fetch request's) by its path and query; a request target as it was sent.
+  const absolute = /^https?:/i.test(url) && URL.canParse(url) ? new URL(url) : undefined;
+  const { path, search } = absolute ? { path: absolute.pathname, search: absolute.search } : splitTarget(url);
   const tokens = new URLSearchParams(search).getAll('token');
   const candidate = tokens.length > 0 ? (tokens.length === 1 ? tokens[0] : undefined) : lastSegment(path);
   return candidate !== undefined && candidate !== '' && matches(candidate, secrets);
@@ -98,11 +99,4 @@ export function secretMatches(
   const password = basicPassword(authorization);
   const inHeader = password !== undefined && password !== '' && matches(password, secrets);
   return inUrl || inHeader;
-}
-
-/** A Node request's secret check ({@link secretMatches}), then its redaction ({@link redactRequest}). */
-export function checkSecret(req: WebhookRequest, secrets: readonly string[]): boolean {
-  const ok = secretMatches(req.originalUrl ?? req.url ?? '/', req.headers.authorization, secrets);
-  redactRequest(req, secrets);
-  return ok;
 }

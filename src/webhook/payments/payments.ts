@@ -178,7 +178,7 @@ export type KudosPaymentsReconcile =
 
 /** `maxBodyBytes` (or its old name `limit`, warned of) as the receiver takes it. */
 function maxBodyBytes(options: KudosPaymentsOptions): { maxBodyBytes?: number } {
-  const value = renamedOption(options, 'limit', 'maxBodyBytes', 'kudosPayments');
+  const { value } = renamedOption(options, 'limit', 'maxBodyBytes', 'kudosPayments');
   return value === undefined ? {} : { maxBodyBytes: value as number };
 }
 
