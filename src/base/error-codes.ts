@@ -19,8 +19,11 @@ export interface KudosErrorCodeInfo {
 
 /**
  * Every error code passport-kudos gives (its `code` property), with the status it carries, the
- * class that carries it, and what it means. The error table of docs/reference.md is checked against it.
- * Codes in upper case are the service's own (docs/kudos-service.md#errors), passed through.
+ * class that carries it, and what it means; a code two classes carry has a row for each. Every
+ * class's constructor takes its codes from here (`KudosErrorCodeOf`), and its status. The error
+ * table of docs/reference.md is made from it. Codes in upper case are the service's own words
+ * (docs/kudos-service.md#errors); a word the service sends that is not here becomes the class's
+ * catch-all code (`token_endpoint_error`, `api_error`), the word kept in `serviceCode`.
  */
 export const KUDOS_ERROR_CODES = [
   // Sign-in (strategy)
@@ -44,24 +47,62 @@ export const KUDOS_ERROR_CODES = [
     error: 'KudosError',
     meaning: 'something unexpected failed inside authenticate(); the cause is in `cause`',
   },
+  // The authorization page's `error` (RFC 6749 section 4.1.2.1). A refusal (`denied`, `access_denied`)
+  // is a Passport fail(), not an error.
+  {
+    code: 'invalid_request',
+    status: 400,
+    error: 'KudosAuthorizationError',
+    meaning: 'the authorization request was malformed (a missing or repeated parameter)',
+  },
+  {
+    code: 'unauthorized_client',
+    status: 400,
+    error: 'KudosAuthorizationError',
+    meaning: 'this client may not ask for an authorization code',
+  },
+  {
+    code: 'unsupported_response_type',
+    status: 400,
+    error: 'KudosAuthorizationError',
+    meaning: 'the service does not give an authorization code this way',
+  },
+  {
+    code: 'invalid_scope',
+    status: 400,
+    error: 'KudosAuthorizationError',
+    meaning: 'the requested scope is unknown or malformed',
+  },
+  {
+    code: 'server_error',
+    status: 502,
+    error: 'KudosAuthorizationError',
+    meaning: 'the authorization page failed on its side',
+  },
+  {
+    code: 'temporarily_unavailable',
+    status: 503,
+    error: 'KudosAuthorizationError',
+    meaning: 'the authorization page is overloaded or down for maintenance; try again later',
+  },
   {
     code: 'authorization_error',
     status: 400,
     error: 'KudosAuthorizationError',
     meaning:
-      'the authorization page sent back an `error` that is not a safe code (the value is in the non-enumerable `rawCode`); a safe one is the code itself (`server_error` 502, `temporarily_unavailable` 503, others 400)',
+      'the authorization page sent back an `error` that is none of the codes above (the value as sent, whatever it holds, is in the non-enumerable `rawCode`)',
   },
   {
     code: 'timeout',
     status: 504,
     error: 'KudosTokenError',
-    meaning: 'the token endpoint (or, as KudosApiError, the API) did not answer within `timeoutMs`',
+    meaning: 'the token endpoint did not answer within `timeoutMs`',
   },
   {
     code: 'network_error',
     status: 502,
     error: 'KudosTokenError',
-    meaning: 'the token endpoint (or, as KudosApiError, the API) could not be reached',
+    meaning: 'the token endpoint could not be reached',
   },
   {
     code: 'invalid_token_response',
@@ -74,7 +115,8 @@ export const KUDOS_ERROR_CODES = [
     code: 'token_endpoint_error',
     status: 502,
     error: 'KudosTokenError',
-    meaning: 'the token endpoint answered an error without a readable code',
+    meaning:
+      'the token endpoint answered an error without a code of this table (one it sent is in `serviceCode`)',
   },
   {
     code: 'MISSING_CLIENT_INFO',
@@ -94,6 +136,80 @@ export const KUDOS_ERROR_CODES = [
     status: 502,
     error: 'KudosTokenError',
     meaning: 'the service could not parse the token request (`httpStatus` 400)',
+  },
+  {
+    code: 'INVALID_GRANT',
+    status: 502,
+    error: 'KudosTokenError',
+    meaning:
+      "the emulator's word for an authorization code or refresh token it does not know (the service's own word is not known)",
+  },
+  {
+    code: 'UNSUPPORTED_GRANT_TYPE',
+    status: 502,
+    error: 'KudosTokenError',
+    meaning:
+      "the emulator's word for a `grant_type` it does not support (the service's own word is not known)",
+  },
+  {
+    code: 'MISSING_TOKEN',
+    status: 502,
+    error: 'KudosTokenError',
+    meaning: "the emulator's word for a revocation without `token` (the service's own word is not known)",
+  },
+  {
+    code: 'LOGIN_NEEDED',
+    status: 502,
+    error: 'KudosTokenError',
+    meaning: "the service's word (see KudosApiError) answered by the token or revocation endpoint",
+  },
+  {
+    code: 'TOKEN_EXPIRED',
+    status: 502,
+    error: 'KudosTokenError',
+    meaning: "the service's word (see KudosApiError) answered by the token or revocation endpoint",
+  },
+  {
+    code: 'INSUFFICIENT_PERMISSION',
+    status: 502,
+    error: 'KudosTokenError',
+    meaning: "the service's word (see KudosApiError) answered by the token or revocation endpoint",
+  },
+  {
+    code: 'invalid_request',
+    status: 502,
+    error: 'KudosTokenError',
+    meaning: 'RFC 6749 section 5.2: the token request was malformed',
+  },
+  {
+    code: 'invalid_client',
+    status: 502,
+    error: 'KudosTokenError',
+    meaning: 'RFC 6749 section 5.2: the client ID or secret is wrong: check clientID and clientSecret',
+  },
+  {
+    code: 'invalid_grant',
+    status: 502,
+    error: 'KudosTokenError',
+    meaning: 'RFC 6749 section 5.2: the authorization code or refresh token is invalid, expired or spent',
+  },
+  {
+    code: 'unauthorized_client',
+    status: 502,
+    error: 'KudosTokenError',
+    meaning: 'RFC 6749 section 5.2: this client may not use this grant type',
+  },
+  {
+    code: 'unsupported_grant_type',
+    status: 502,
+    error: 'KudosTokenError',
+    meaning: 'RFC 6749 section 5.2: the token endpoint does not support this grant type',
+  },
+  {
+    code: 'invalid_scope',
+    status: 502,
+    error: 'KudosTokenError',
+    meaning: 'RFC 6749 section 5.2: the requested scope is invalid or exceeds what was granted',
   },
   // Tokens
   {
@@ -135,24 +251,73 @@ export const KUDOS_ERROR_CODES = [
     meaning: 'the token lacks the scope the operation needs (403)',
   },
   {
+    code: 'MISSING_CLIENT_INFO',
+    status: 'as answered',
+    error: 'KudosApiError',
+    meaning: "the service's word (see KudosTokenError) answered by the API",
+  },
+  {
+    code: 'INVALID_CLIENT_CRED',
+    status: 'as answered',
+    error: 'KudosApiError',
+    meaning: "the service's word (see KudosTokenError) answered by the API",
+  },
+  {
+    code: 'BODY_PARSE_FAILED',
+    status: 'as answered',
+    error: 'KudosApiError',
+    meaning: "the service's word (see KudosTokenError) answered by the API",
+  },
+  {
+    code: 'INVALID_GRANT',
+    status: 'as answered',
+    error: 'KudosApiError',
+    meaning: "the service's word (see KudosTokenError) answered by the API",
+  },
+  {
+    code: 'UNSUPPORTED_GRANT_TYPE',
+    status: 'as answered',
+    error: 'KudosApiError',
+    meaning: "the service's word (see KudosTokenError) answered by the API",
+  },
+  {
+    code: 'MISSING_TOKEN',
+    status: 'as answered',
+    error: 'KudosApiError',
+    meaning: "the service's word (see KudosTokenError) answered by the API",
+  },
+  {
     code: 'api_error',
     status: 'as answered',
     error: 'KudosApiError',
-    meaning: 'the API answered an error without a readable code',
+    meaning: 'the API answered an error without a code of this table (one it sent is in `serviceCode`)',
+  },
+  {
+    code: 'timeout',
+    status: 504,
+    error: 'KudosApiError',
+    meaning: 'the API did not answer (or finish its body) within `timeoutMs`',
+  },
+  {
+    code: 'network_error',
+    status: 502,
+    error: 'KudosApiError',
+    meaning: 'the API could not be reached',
   },
   {
     code: 'invalid_response',
     status: 502,
     error: 'KudosApiError',
-    meaning: '`client.json()` got a 2xx answer that is not JSON',
+    meaning:
+      'a 2xx answer that is not JSON, or not the JSON expected (`client.json()` with a guard, a profile, a transaction history)',
   },
-  // Scale-out (passport-kudos/redis)
   {
     code: 'response_too_large',
     status: 502,
     error: 'KudosApiError',
     meaning: "a 2xx answer of the API is larger than the client's `maxResponseBytes` (default 4 MiB)",
   },
+  // Scale-out (passport-kudos/redis)
   {
     code: 'redis_unavailable',
     status: 503,
@@ -289,5 +454,36 @@ export const KUDOS_ERROR_CODES = [
   },
 ] as const satisfies readonly KudosErrorCodeInfo[];
 
+type Row = (typeof KUDOS_ERROR_CODES)[number];
+
 /** A code of {@link KUDOS_ERROR_CODES}. */
-export type KudosErrorCode = (typeof KUDOS_ERROR_CODES)[number]['code'];
+export type KudosErrorCode = Row['code'];
+
+/** The codes one class carries: its rows of {@link KUDOS_ERROR_CODES}. */
+export type KudosErrorCodeOf<Kind extends KudosErrorClassName> = Extract<Row, { error: Kind }>['code'];
+
+/** Each row by its class and code (a code may be carried by two classes, with a status each). */
+const ROWS: ReadonlyMap<string, Row> = new Map(
+  KUDOS_ERROR_CODES.map((row) => [`${row.error} ${row.code}`, row]),
+);
+
+/** Whether `code` is one of the codes `kind` carries (a word from outside is checked by this). */
+export function isCodeOf<Kind extends KudosErrorClassName>(
+  kind: Kind,
+  code: string,
+): code is KudosErrorCodeOf<Kind> {
+  return ROWS.has(`${kind} ${code}`);
+}
+
+/**
+ * The status of `kind`'s `code`, from the table: for a row whose status is `'as answered'`, the
+ * status the service answered (502 when it did not answer). A code of no row (JavaScript that
+ * passed one) is 500: an error's constructor does not throw, or it would hide the error.
+ *
+ * @internal
+ */
+export function statusOf(kind: KudosErrorClassName, code: string, httpStatus?: number): number {
+  const row = ROWS.get(`${kind} ${code}`);
+  if (row === undefined) return 500;
+  return row.status === 'as answered' ? (httpStatus ?? 502) : row.status;
+}

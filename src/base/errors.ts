@@ -8,30 +8,110 @@
  * @packageDocumentation
  */
 
-/** Options shared by every passport-kudos error. */
+import {
+  isCodeOf,
+  KUDOS_ERROR_CODES,
+  type KudosErrorClassName,
+  type KudosErrorCode,
+  type KudosErrorCodeOf,
+  statusOf,
+} from './error-codes.js';
+
+/** Options of every passport-kudos error's constructor (each class adds its own). */
 export interface KudosErrorOptions {
-  /** Stable machine-readable code, e.g. `timeout` or `INVALID_CLIENT_CRED`. */
-  code: string;
-  /** HTTP status an Express error handler should answer with. */
-  status: number;
+  /** What went wrong, for people; never a secret. Default: the code's meaning in the error table. */
+  message?: string;
   cause?: unknown;
 }
 
 /**
+ * The second argument of the constructors of 0.x, `new KudosError(message, { code, status })`.
+ *
+ * @deprecated Use `new KudosError(code, { message, cause })`; the status comes from the error table.
+ */
+export interface KudosErrorLegacyOptions {
+  code: string;
+  status: number;
+  cause?: unknown;
+}
+
+/** The code of the warning a constructor called in its 0.x shape gives, once per class. */
+export const ERROR_CONSTRUCTOR_WARNING = 'KUDOS_DEP_ERROR_CONSTRUCTOR';
+
+const warned = new Set<string>();
+
+/**
+ * Warns once per class that it was constructed in its 0.x shape, which is still read.
+ *
+ * @internal
+ */
+export function warnLegacyShape(
+  kind: KudosErrorClassName,
+  shape: string,
+  now = 'code, { message, ... }',
+): void {
+  if (warned.has(kind)) return;
+  warned.add(kind);
+  process.emitWarning(
+    `new ${kind}(${shape}) is the old shape of this constructor; use new ${kind}(${now}) (the status comes from the error table). The old shape is still read until the next minor version`,
+    { type: 'DeprecationWarning', code: ERROR_CONSTRUCTOR_WARNING },
+  );
+}
+
+/**
+ * What every class hands its base: its name (which rows of the table are its own), the code, and
+ * the rest. A legacy call gives its own status.
+ *
+ * @internal
+ */
+export interface KudosErrorInit extends KudosErrorOptions {
+  kind: KudosErrorClassName;
+  code: string;
+  httpStatus?: number | undefined;
+  legacyStatus?: number;
+}
+
+function isInit(value: unknown): value is KudosErrorInit {
+  return typeof value === 'object' && value !== null && 'kind' in value && 'code' in value;
+}
+
+function isLegacy(value: unknown): value is KudosErrorLegacyOptions {
+  return typeof value === 'object' && value !== null && 'code' in value;
+}
+
+/**
  * Base class of every error thrown or passed to `next()` by passport-kudos.
- * Catch this one to handle all of them; switch on `code` for the details.
+ * Catch this one to handle all of them; switch on `code` (a code of `KUDOS_ERROR_CODES`) for the
+ * details. `status` is the code's status in that table.
  */
 export class KudosError extends Error {
-  readonly code: string;
-  /** HTTP status for the app's error handler. */
+  readonly code: KudosErrorCode;
+  /** HTTP status for the app's error handler, from the error table. */
   readonly status: number;
 
-  constructor(message: string, options: KudosErrorOptions) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'KudosError';
-    this.code = options.code;
-    this.status = options.status;
+  constructor(code: KudosErrorCodeOf<'KudosError'>, options?: KudosErrorOptions);
+  /** @deprecated Use `new KudosError(code, { message, cause })`; still read until the next minor version. */
+  constructor(message: string, options: KudosErrorLegacyOptions);
+  /** @internal */
+  constructor(init: KudosErrorInit);
+  constructor(first: string | KudosErrorInit, second?: KudosErrorOptions | KudosErrorLegacyOptions) {
+    let init: KudosErrorInit;
+    if (isInit(first)) init = first;
+    else if (isLegacy(second)) {
+      warnLegacyShape('KudosError', 'message, { code, status }');
+      init = { ...second, kind: 'KudosError', message: first, legacyStatus: second.status };
+    } else init = { ...second, kind: 'KudosError', code: first };
+    const message = init.message ?? meaningOf(init.kind, init.code);
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = init.kind;
+    this.code = init.code as KudosErrorCode;
+    this.status = init.legacyStatus ?? statusOf(init.kind, init.code, init.httpStatus);
   }
+}
+
+/** The code's meaning in the table: the message of an error made without one. */
+function meaningOf(kind: KudosErrorClassName, code: string): string {
+  return KUDOS_ERROR_CODES.find((row) => row.error === kind && row.code === code)?.meaning ?? code;
 }
 
 /**
@@ -39,7 +119,7 @@ export class KudosError extends Error {
  * keys): `store_unusable`, thrown at its start; `message` names the file or server and the cause.
  */
 export function storeUnusable(message: string, cause?: unknown): KudosError {
-  return new KudosError(message, { code: 'store_unusable', status: 500, cause });
+  return new KudosError('store_unusable', { message, cause });
 }
 
 /**
@@ -63,101 +143,170 @@ function cleanText(text: string, max: number): string {
   return out.slice(0, max);
 }
 
+/** Options of {@link KudosAuthorizationError}. */
+export interface KudosAuthorizationErrorOptions {
+  /** The callback's `error_description`, as sent. */
+  description?: string | undefined;
+}
+
 /**
  * The authorization page sent the user back with an `error` other than a refusal
  * (a refusal, `denied` or `access_denied`, is a Passport `fail()`, not an error).
  *
- * The `error` parameter comes from the browser, so anyone can send anything: `code` is the sent
- * value only when it matches `/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/`, else `authorization_error` (the
- * sent value is kept in the non-enumerable `rawCode`). `description` is cut to 200 characters with
- * control characters removed. Still escape both before putting them into HTML.
+ * The constructor takes the `error` parameter as the browser sent it, and anyone can send anything:
+ * `code` is that value when it is one of RFC 6749's codes in the error table, else
+ * `authorization_error` (the sent value is kept in the non-enumerable `rawCode`). `description` is
+ * cut to 200 characters with control characters removed. Still escape both before putting them into
+ * HTML.
  *
  * @see docs/kudos-service.md#errors; RFC 6749 section 4.1.2.1
  */
 export class KudosAuthorizationError extends KudosError {
+  declare readonly code: KudosErrorCodeOf<'KudosAuthorizationError'>;
   /** `error_description` sent with the error, when there was one (at most 200 characters). */
   readonly description: string | undefined;
   /** The `error` value exactly as sent (non-enumerable; may hold anything). */
   declare readonly rawCode: string;
 
-  constructor(code: string, description: string | undefined) {
-    const safe = SAFE_ERROR_CODE.test(code) ? code : 'authorization_error';
-    const status = safe === 'server_error' ? 502 : safe === 'temporarily_unavailable' ? 503 : 400;
-    const text = description === undefined ? undefined : cleanText(description, MAX_DESCRIPTION);
-    super(`Kudos authorization failed with error "${safe}"${text ? `: ${text}` : ''}`, {
-      code: safe,
-      status,
+  constructor(error: string, options?: KudosAuthorizationErrorOptions);
+  /** @deprecated Use `new KudosAuthorizationError(error, { description })`; still read until the next minor version. */
+  constructor(error: string, description: string | undefined);
+  constructor(error: string, second?: KudosAuthorizationErrorOptions | string) {
+    if (typeof second === 'string')
+      warnLegacyShape('KudosAuthorizationError', 'error, description', 'error, { description }');
+    const described = typeof second === 'string' ? second : second?.description;
+    const code = isCodeOf('KudosAuthorizationError', error) ? error : 'authorization_error';
+    const text = described === undefined ? undefined : cleanText(described, MAX_DESCRIPTION);
+    super({
+      kind: 'KudosAuthorizationError',
+      code,
+      message: `Kudos authorization failed with error "${code}"${text ? `: ${text}` : ''}`,
     });
-    this.name = 'KudosAuthorizationError';
     this.description = text;
-    Object.defineProperty(this, 'rawCode', { value: code, enumerable: false });
+    Object.defineProperty(this, 'rawCode', { value: error, enumerable: false });
   }
 }
 
 /** Options of {@link KudosTokenError}. */
 export interface KudosTokenErrorOptions extends KudosErrorOptions {
   /** The status the token endpoint answered with, when it answered. */
-  httpStatus?: number;
+  httpStatus?: number | undefined;
+  /** The word the token endpoint sent, when it is none of the table's codes (`token_endpoint_error`). */
+  serviceCode?: string | undefined;
   /** The raw response body; kept non-enumerable so it is never serialized by accident. */
+  body?: string | undefined;
+}
+
+/**
+ * The second argument of the 0.x constructor, `new KudosTokenError(message, { code, status })`.
+ *
+ * @deprecated Use `new KudosTokenError(code, { message, httpStatus, body })`.
+ */
+export interface KudosTokenErrorLegacyOptions extends KudosErrorLegacyOptions {
+  httpStatus?: number;
   body?: string;
 }
 
 /**
  * The token endpoint could not give a usable answer: it answered an error (`code` is the
- * service's own code, e.g. `INVALID_CLIENT_CRED`), did not answer in time (`timeout`, 504),
- * could not be reached (`network_error`), or answered something that is not a valid token
- * response (`invalid_token_response`).
+ * service's own word, e.g. `INVALID_CLIENT_CRED`, or RFC 6749's, e.g. `invalid_grant`), did not
+ * answer in time (`timeout`, 504), could not be reached (`network_error`), or answered something
+ * that is not a valid token response (`invalid_token_response`).
  *
- * `status` is what the app should answer (502 or 504); `httpStatus` is what the service answered.
+ * `status` is what the app should answer (from the error table: 502, 504, or 401 for
+ * `reauth_required`); `httpStatus` is what the service answered.
  *
  * @see docs/kudos-service.md#token-exchange, docs/kudos-service.md#errors
  */
 export class KudosTokenError extends KudosError {
+  declare readonly code: KudosErrorCodeOf<'KudosTokenError'>;
   /** Status the token endpoint answered with; undefined when it did not answer. */
   readonly httpStatus: number | undefined;
+  /** The word the token endpoint sent when it is not in the table (then `code` is `token_endpoint_error`). */
+  readonly serviceCode: string | undefined;
   /** Raw response body (non-enumerable). */
   declare readonly body: string | undefined;
 
-  constructor(message: string, options: KudosTokenErrorOptions) {
-    super(message, options);
-    this.name = 'KudosTokenError';
-    this.httpStatus = options.httpStatus;
-    Object.defineProperty(this, 'body', { value: options.body, enumerable: false });
+  constructor(code: KudosErrorCodeOf<'KudosTokenError'>, options?: KudosTokenErrorOptions);
+  /** @deprecated Use `new KudosTokenError(code, { message, httpStatus, body })`; still read until the next minor version. */
+  constructor(message: string, options: KudosTokenErrorLegacyOptions);
+  constructor(first: string, second: KudosTokenErrorOptions | KudosTokenErrorLegacyOptions = {}) {
+    const legacy = isLegacy(second);
+    if (legacy) warnLegacyShape('KudosTokenError', 'message, { code, status }');
+    super(
+      legacy
+        ? { ...second, kind: 'KudosTokenError', message: first, legacyStatus: second.status }
+        : { ...second, kind: 'KudosTokenError', code: first },
+    );
+    this.httpStatus = second.httpStatus;
+    this.serviceCode = legacy ? undefined : second.serviceCode;
+    Object.defineProperty(this, 'body', { value: second.body, enumerable: false });
   }
 }
 
-/** Options of {@link KudosApiError} beyond its code and HTTP status. */
-export interface KudosApiErrorOptions {
-  /** Status for the app's error handler; default the status the API answered. */
+/** Options of {@link KudosApiError}. */
+export interface KudosApiErrorOptions extends KudosErrorOptions {
+  /** The status the API answered with, when it answered. */
+  httpStatus?: number | undefined;
+  /** The word the API sent, when it is none of the table's codes (`api_error`). */
+  serviceCode?: string | undefined;
+}
+
+/**
+ * The third and fourth arguments of the 0.x constructor, `new KudosApiError(code, httpStatus, what, options)`.
+ *
+ * @deprecated Use `new KudosApiError(code, { message, httpStatus, cause })`.
+ */
+export interface KudosApiErrorLegacyOptions {
   status?: number;
   cause?: unknown;
-  /** Message instead of the default "Kudos API answered HTTP ..." (must name no secret). */
   message?: string;
 }
 
 /**
- * An authenticated Kudos API call failed. `code` is the service's plain-text code (`LOGIN_NEEDED`,
- * `TOKEN_EXPIRED`, `INSUFFICIENT_PERMISSION`; docs/kudos-service.md#errors) or `api_error` when it
- * sent none, with `status` and `httpStatus` the status it answered; `timeout` (504) when it did not
- * answer in time, `network_error` (502) when it could not be reached, `invalid_response` (502) when
- * a 2xx answer was not the JSON `client.json()` expects. `httpStatus` is undefined when there was
- * no answer.
+ * A Kudos API call failed. `code` is the service's word (`LOGIN_NEEDED`, `TOKEN_EXPIRED`,
+ * `INSUFFICIENT_PERMISSION`; docs/kudos-service.md#errors), with `status` and `httpStatus` the status
+ * it answered, or `api_error` when it sent none of the table's words (one it sent is in
+ * `serviceCode`); `timeout` (504) when it did not answer in time, `network_error` (502) when it
+ * could not be reached, `response_too_large` (502), or `invalid_response` (502) when a 2xx answer was
+ * not the JSON expected. `httpStatus` is undefined when there was no answer.
  */
 export class KudosApiError extends KudosError {
+  declare readonly code: KudosErrorCodeOf<'KudosApiError'>;
   readonly httpStatus: number | undefined;
+  /** The word the API sent when it is not in the table (then `code` is `api_error`). */
+  readonly serviceCode: string | undefined;
 
+  constructor(code: KudosErrorCodeOf<'KudosApiError'>, options?: KudosApiErrorOptions);
+  /** @deprecated Use `new KudosApiError(code, { message, httpStatus, cause })`; still read until the next minor version. */
   constructor(
     code: string,
     httpStatus: number | undefined,
     what: string,
-    options: KudosApiErrorOptions = {},
+    options?: KudosApiErrorLegacyOptions,
+  );
+  constructor(
+    code: string,
+    second?: KudosApiErrorOptions | number,
+    what?: string,
+    legacy: KudosApiErrorLegacyOptions = {},
   ) {
-    super(options.message ?? `Kudos API answered HTTP ${httpStatus} ${code} for ${what}`, {
-      code,
-      status: options.status ?? httpStatus ?? 502,
-      cause: options.cause,
-    });
-    this.name = 'KudosApiError';
+    const old = typeof second === 'number' || typeof what === 'string';
+    if (old) warnLegacyShape('KudosApiError', 'code, httpStatus, what, options');
+    const httpStatus = typeof second === 'object' ? second.httpStatus : second;
+    super(
+      old
+        ? {
+            kind: 'KudosApiError',
+            code,
+            httpStatus,
+            message: legacy.message ?? `Kudos API answered HTTP ${httpStatus} ${code} for ${what}`,
+            cause: legacy.cause,
+            legacyStatus: legacy.status ?? httpStatus ?? 502,
+          }
+        : { ...(typeof second === 'object' ? second : {}), kind: 'KudosApiError', code },
+    );
     this.httpStatus = httpStatus;
+    this.serviceCode = typeof second === 'object' ? second.serviceCode : undefined;
   }
 }

@@ -24,10 +24,11 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
 /** The callback URL could not be built from the request (a hostile or broken `Host` header). */
 function invalidCallbackURL(cause: unknown): KudosError {
   // The message names no request value: the Host header is the client's and may be hostile.
-  return new KudosError(
-    'the callback URL could not be built from the request: its Host (or X-Forwarded-Host/-Proto) header is not a valid host',
-    { code: 'invalid_callback_url', status: 400, cause },
-  );
+  return new KudosError('invalid_callback_url', {
+    message:
+      'the callback URL could not be built from the request: its Host (or X-Forwarded-Host/-Proto) header is not a valid host',
+    cause,
+  });
 }
 
 /**

@@ -2,8 +2,8 @@ import { KudosError } from '../base/errors.js';
 import { isThenable } from '../base/guards.js';
 import { profileFromResponse } from '../protocol/profile.js';
 import type { KudosTokenResponse } from '../protocol/token-response.js';
-import type { TokenEndpointRequest } from '../tokens/post-form.js';
 import { requestProfile } from '../tokens/profile-request.js';
+import type { TokenEndpointRequest } from '../tokens/token-request.js';
 
 // passport-oauth2's profile step, with one deliberate difference: a skipped profile is the Kudos
 // profile of the token response (it costs no request), where passport-oauth2 passes none.
@@ -113,9 +113,8 @@ export function defaultUserProfile(config: ProfileConfig, accessToken: string, d
   const answer = onceOutside(done);
   if (config.profileURL === undefined) {
     return answer(
-      new KudosError('userProfile() outside a login needs the "baseURL" (or "profileURL") option', {
-        code: 'profile_url_missing',
-        status: 500,
+      new KudosError('profile_url_missing', {
+        message: 'userProfile() outside a login needs the "baseURL" (or "profileURL") option',
       }),
     );
   }

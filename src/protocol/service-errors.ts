@@ -1,3 +1,4 @@
+import type { KudosErrorCodeOf } from '../base/error-codes.js';
 import { SAFE_ERROR_CODE } from '../base/errors.js';
 import { isRecord } from '../base/guards.js';
 
@@ -17,7 +18,11 @@ export const SERVICE_ERRORS = {
   INVALID_GRANT: { status: 400, observed: false },
   UNSUPPORTED_GRANT_TYPE: { status: 400, observed: false },
   MISSING_TOKEN: { status: 400, observed: false },
-} as const;
+  // Each word is a code of both classes that read the service's answers (the compiler checks it).
+} as const satisfies Partial<Record<ServiceWordCode, { status: number; observed: boolean }>>;
+
+/** The codes both the token endpoint's and the API's errors may carry: where the service's words must be. */
+type ServiceWordCode = KudosErrorCodeOf<'KudosTokenError'> & KudosErrorCodeOf<'KudosApiError'>;
 
 /** A word of {@link SERVICE_ERRORS}. */
 export type ServiceErrorWord = keyof typeof SERVICE_ERRORS;

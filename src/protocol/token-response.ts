@@ -36,7 +36,7 @@ export type KudosTokenResponseAsSent = { user: string } & Record<ProfileField, s
   Required<TokenFields>;
 
 function invalid(message: string): KudosTokenError {
-  return new KudosTokenError(message, { code: 'invalid_token_response', status: 502 });
+  return new KudosTokenError('invalid_token_response', { message });
 }
 
 function checkOptionalString(json: Record<string, unknown>, field: string): void {

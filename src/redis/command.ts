@@ -113,14 +113,10 @@ export class RedisKeys {
       return await Promise.race([work(), timeout]);
     } catch (cause) {
       if (!isScriptMissing(cause)) this.adapter.unavailable?.();
-      throw new KudosError(
-        `Redis is unavailable (${what}): ${cause instanceof Error ? cause.message : 'failed'}`,
-        {
-          code: 'redis_unavailable',
-          status: 503,
-          cause,
-        },
-      );
+      throw new KudosError('redis_unavailable', {
+        message: `Redis is unavailable (${what}): ${cause instanceof Error ? cause.message : 'failed'}`,
+        cause,
+      });
     } finally {
       clearTimeout(timer);
     }

@@ -37,9 +37,8 @@ export class RedisRefreshLock extends RedisStore implements KudosRefreshLock {
       );
       if (reply === 'OK') break;
       if (Date.now() >= giveUpAt) {
-        throw new KudosError(`could not take the refresh lock within ${2 * ttlMs} ms`, {
-          code: 'lock_timeout',
-          status: 503,
+        throw new KudosError('lock_timeout', {
+          message: `could not take the refresh lock within ${2 * ttlMs} ms`,
         });
       }
       await sleep(this.retryDelayMs * (0.5 + Math.random()));

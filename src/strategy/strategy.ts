@@ -41,9 +41,8 @@ export interface KudosAuthenticateOptions {
 function asKudosError(error: unknown): KudosError {
   if (error instanceof KudosError) return error;
   // The cause is kept for the app's logs; the message names no request value.
-  return new KudosError('the Kudos login could not be processed', {
-    code: 'internal_error',
-    status: 500,
+  return new KudosError('internal_error', {
+    message: 'the Kudos login could not be processed',
     cause: error,
   });
 }
@@ -232,11 +231,11 @@ export class KudosStrategy extends OAuth2Strategy {
       super.authenticate(req, { ...options, callbackURL });
     } else if (params.kind === 'invalid') {
       // Nothing of a malformed callback reaches passport-oauth2's callback or the token endpoint.
-      this.error(new KudosError(params.message, { code: 'invalid_request', status: 400 }));
+      this.error(new KudosError('invalid_request', { message: params.message }));
     } else if (params.kind === 'error') {
       // The user's refusal is a normal outcome: fail(), so failureRedirect and failureMessage work.
       if (REFUSALS.has(params.error)) this.fail({ message: DENIED_MESSAGE }, 403);
-      else this.error(new KudosAuthorizationError(params.error, params.description));
+      else this.error(new KudosAuthorizationError(params.error, { description: params.description }));
     } else {
       finishCallback(this, req, options, params.code, params.state);
     }

@@ -4,12 +4,13 @@ import { renamedOption } from '../base/renamed.js';
 import { type KudosApiCallMessage, traced, traceURL } from '../base/trace.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
 import {
-  apiErrorCode,
-  apiRequest,
-  capResponse,
+  answerError,
   DEFAULT_MAX_RESPONSE_BYTES,
-  readApiJson,
-} from '../protocol/api-call.js';
+  type HttpCall,
+  jsonOf,
+  readResponse,
+  requestResponse,
+} from '../protocol/http-client.js';
 import { DEFAULT_TIMEOUT_MS } from '../protocol/limits.js';
 import type { ServiceErrorWord } from '../protocol/service-errors.js';
 import { type KudosRefreshLock, MemoryRefreshLock } from './lock.js';
@@ -85,7 +86,7 @@ export interface KudosClient {
 }
 
 function reauth(message: string): KudosTokenError {
-  return new KudosTokenError(message, { code: 'reauth_required', status: 401 });
+  return new KudosTokenError('reauth_required', { message });
 }
 
 function checkClientOptions(options: KudosClientOptions): {
@@ -178,6 +179,13 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
     );
   }
 
+  /** The HTTP client's call of `what` at `url`, with a user's access token when it is sent. */
+  function apiCall(url: string, what: string, accessToken?: string): HttpCall {
+    const call: HttpCall = { service: 'api', what, url, timeoutMs: timeout, maxBytes: maxResponseBytes };
+    if (accessToken === undefined) return call;
+    return { ...call, headers: { authorization: `Bearer ${accessToken}` }, secrets: [accessToken] };
+  }
+
   /** One API call: the request, and once more after a refresh when the token expired. */
   async function callApi(
     userId: string,
@@ -186,22 +194,19 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
     init: RequestInit,
     message: KudosApiCallMessage | undefined,
   ): Promise<Response> {
-    const call = async (set: KudosTokenSet) => {
-      const res = await apiRequest({ url, timeout, accessToken: set.accessToken, init, what });
+    const attempt = async (set: KudosTokenSet) => {
+      const call = apiCall(url, what, set.accessToken);
+      const res = await requestResponse(call, init);
       if (message) message.statusCode = res.status;
-      return res;
+      return res.ok ? res : answerError(await readResponse(res, call), call);
     };
-    let set = await tokenSet(userId);
-    let res = await call(set);
-    if (res.ok) return capResponse(res, what, maxResponseBytes);
-    let code = await apiErrorCode(res, { what, timeout });
-    if (res.status === 401 && code === ('TOKEN_EXPIRED' satisfies ServiceErrorWord)) {
-      set = await refreshFor(userId, set);
-      res = await call(set);
-      if (res.ok) return capResponse(res, what, maxResponseBytes);
-      code = await apiErrorCode(res, { what, timeout });
-    }
-    throw new KudosApiError(code, res.status, what);
+    const set = await tokenSet(userId);
+    const first = await attempt(set);
+    if (first instanceof Response) return first;
+    if (first.httpStatus !== 401 || first.code !== ('TOKEN_EXPIRED' satisfies ServiceErrorWord)) throw first;
+    const second = await attempt(await refreshFor(userId, set));
+    if (second instanceof Response) return second;
+    throw second;
   }
 
   async function json(
@@ -214,11 +219,12 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
     const init = typeof guardOrInit === 'function' ? maybeInit : guardOrInit;
     const what = `${init?.method ?? 'GET'} ${path.split('?')[0]}`;
     const res = await authorizedFetch(userId, path, init);
-    const value: unknown = await readApiJson(res, { what, timeout }, maxResponseBytes);
+    const call = apiCall(res.url, what);
+    const value: unknown = jsonOf(await readResponse(res, call), call);
     if (guard && !guard(value)) {
-      throw new KudosApiError('invalid_response', res.status, what, {
-        status: 502,
+      throw new KudosApiError('invalid_response', {
         message: `Kudos API answered ${what} with JSON of another shape than the guard expects`,
+        httpStatus: res.status,
       });
     }
     return value;

@@ -1,5 +1,5 @@
 import { KudosApiError } from '../base/errors.js';
-import { apiErrorCode, apiRequest, readApiJson } from '../protocol/api-call.js';
+import { requestJson } from '../protocol/http-client.js';
 import { type KudosProfile, profileFromApi } from '../protocol/profile.js';
 
 /** Largest profile answer read (a profile is well under a kilobyte). */
@@ -18,14 +18,19 @@ export async function requestProfile(request: {
   accessToken: string;
   timeout: number;
 }): Promise<KudosProfile> {
-  const call = { what: `GET ${new URL(request.url).pathname}`, timeout: request.timeout };
-  const { what } = call;
-  const res = await apiRequest({ ...request, ...call });
-  if (!res.ok) throw new KudosApiError(await apiErrorCode(res, call), res.status, what);
-  const json = await readApiJson(res, call, MAX_PROFILE_BYTES);
+  const what = `GET ${new URL(request.url).pathname}`;
+  const { status, json } = await requestJson({
+    service: 'api',
+    what,
+    url: request.url,
+    headers: { accept: 'application/json', authorization: `Bearer ${request.accessToken}` },
+    timeoutMs: request.timeout,
+    maxBytes: MAX_PROFILE_BYTES,
+    secrets: [request.accessToken],
+  });
   const profile = profileFromApi(json, JSON.stringify(json));
   if (typeof profile === 'string') {
-    throw new KudosApiError('invalid_response', res.status, what, { status: 502, message: profile });
+    throw new KudosApiError('invalid_response', { message: profile, httpStatus: status });
   }
   return profile;
 }

@@ -1,8 +1,8 @@
 import { KudosError, KudosTokenError } from '../base/errors.js';
+import { answerError, request } from '../protocol/http-client.js';
 import { CLIENT_ERROR_WORDS } from '../protocol/service-errors.js';
 import { validateRefreshResponse } from '../protocol/token-response.js';
-import { postForm, type TokenEndpointRequest } from './post-form.js';
-import { errorAnswer, requestTokens, secretsOf, tracedTokenRequest } from './token-request.js';
+import { formCall, requestTokens, type TokenEndpointRequest, tracedTokenRequest } from './token-request.js';
 import { type KudosTokenSet, readJwtClaims, toTokenSet } from './token-set.js';
 
 /** What refresh and revocation need of a strategy's configuration. */
@@ -23,9 +23,8 @@ function asReauth(error: unknown): unknown {
     !CLIENT_ERROR_WORDS.has(error.code) &&
     error.code !== 'invalid_client' // RFC 6749's word for the same
   ) {
-    return new KudosTokenError('Kudos refused the refresh token: the user must sign in again', {
-      code: 'reauth_required',
-      status: 401,
+    return new KudosTokenError('reauth_required', {
+      message: 'Kudos refused the refresh token: the user must sign in again',
       httpStatus: error.httpStatus,
       cause: error,
     });
@@ -67,9 +66,8 @@ export async function refreshTokenSet(
   );
   const user = response.user ?? readJwtClaims(response.access_token).user ?? previous?.user;
   if (user === undefined) {
-    throw new KudosTokenError('refresh answer names no user, and no earlier token set was given', {
-      code: 'invalid_token_response',
-      status: 502,
+    throw new KudosTokenError('invalid_token_response', {
+      message: 'refresh answer names no user, and no earlier token set was given',
     });
   }
   const tokens = toTokenSet({ ...response, user }, previous?.scope ?? config.scope);
@@ -86,10 +84,10 @@ export async function revokeAtEndpoint(
   hint?: 'access_token' | 'refresh_token',
 ): Promise<void> {
   if (!config.revokeURL) {
-    throw new KudosError(
-      'KudosStrategy has no "revokeURL" option: the Kudos interface shows no revocation endpoint, so there is no default',
-      { code: 'revoke_url_missing', status: 500 },
-    );
+    throw new KudosError('revoke_url_missing', {
+      message:
+        'KudosStrategy has no "revokeURL" option: the Kudos interface shows no revocation endpoint, so there is no default',
+    });
   }
   if (typeof token !== 'string' || token === '')
     throw new TypeError('revoke() requires the token, a non-empty string');
@@ -101,8 +99,9 @@ export async function revokeAtEndpoint(
   if (hint) form.token_type_hint = hint;
   const revokeURL = config.revokeURL;
   await tracedTokenRequest('revoke', revokeURL, async (message) => {
-    const response = await postForm(revokeURL, form, config.request);
-    if (message) message.statusCode = response.status;
-    if (response.status < 200 || response.status >= 300) throw errorAnswer(response, secretsOf(form));
+    const call = formCall(revokeURL, form, config.request);
+    const answer = await request(call);
+    if (message) message.statusCode = answer.status;
+    if (answer.status < 200 || answer.status >= 300) throw answerError(answer, call);
   });
 }

@@ -1,50 +1,61 @@
-import { KudosTokenError } from '../base/errors.js';
+import { stringify } from 'node:querystring';
 import { isObjectLike } from '../base/guards.js';
-import { redactSecrets } from '../base/redact.js';
 import { type KudosTokenRequestMessage, traced, traceURL } from '../base/trace.js';
-import { readServiceError, type ServiceError } from '../protocol/service-errors.js';
+import { answerError, type HttpAnswer, type HttpCall, jsonOf, request } from '../protocol/http-client.js';
 import { type KudosTokenResponse, validateTokenResponse } from '../protocol/token-response.js';
-import { type FormFields, type FormResponse, postForm, type TokenEndpointRequest } from './post-form.js';
 
-/** Code used when the token endpoint answered an error without a readable code of its own. */
-const UNREADABLE_ERROR_CODE = 'token_endpoint_error';
+/**
+ * Form fields of a token request. Values that are not strings are encoded as passport-oauth2 (through
+ * node-oauth and `querystring.stringify`) encodes them: numbers, booleans and bigints as text, arrays
+ * as repeated keys, anything else as an empty value.
+ */
+export type FormFields = Readonly<Record<string, unknown>>;
+
+/** What every request to the token endpoint takes besides its form. */
+export interface TokenEndpointRequest {
+  /** Time limit in milliseconds for the answer and its body. */
+  timeout: number;
+  /** Headers sent with the request (the strategy's `customHeaders`); the form's own headers win. */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** Largest response body read from a token endpoint (token responses are a few kB). */
+const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /** Form fields that carry secrets and must never come back out in an error. */
 const SECRET_FIELDS = ['client_secret', 'code', 'refresh_token', 'token', 'code_verifier'];
 
 /** The secret values of a form: the client secret, codes and tokens. */
-export function secretsOf(form: FormFields): string[] {
+function secretsOf(form: FormFields): string[] {
   return SECRET_FIELDS.map((field) => form[field]).filter(
     (v): v is string => typeof v === 'string' && v !== '',
   );
 }
 
-function mentionsSecret(text: string, secrets: readonly string[]): boolean {
-  return redactSecrets(text, secrets) !== text;
-}
-
-function readJson(body: string): unknown {
-  try {
-    return JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * The typed error of a non-2xx token endpoint answer. `secrets` never appear in it, in any encoding
- * (raw, URL-encoded, JSON-escaped): not in the code, the message, nor the non-enumerable raw body.
+ * The HTTP client's call of a form POSTed to `endpoint` (`application/x-www-form-urlencoded`):
+ * errors name the endpoint's origin only, and never hold the form's secrets.
  */
-export function errorAnswer(response: FormResponse, secrets: readonly string[]): KudosTokenError {
-  const read: ServiceError | undefined = readServiceError(response.body);
-  const code = read && !mentionsSecret(read.code, secrets) ? read.code : UNREADABLE_ERROR_CODE;
-  const description = read?.description ? `: ${redactSecrets(read.description, secrets).slice(0, 200)}` : '';
-  return new KudosTokenError(`Kudos token endpoint answered HTTP ${response.status} ${code}${description}`, {
-    code,
-    status: 502,
-    httpStatus: response.status,
-    body: redactSecrets(response.body, secrets),
-  });
+export function formCall(
+  endpoint: string,
+  form: FormFields,
+  { timeout, headers }: TokenEndpointRequest,
+): HttpCall {
+  return {
+    service: 'token',
+    what: new URL(endpoint).origin,
+    url: endpoint,
+    method: 'POST',
+    headers: {
+      ...headers,
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Accept: 'application/json, text/plain',
+    },
+    body: Buffer.from(stringify(form as Record<string, never>)),
+    timeoutMs: timeout,
+    maxBytes: MAX_RESPONSE_BYTES,
+    secrets: secretsOf(form),
+  };
 }
 
 /**
@@ -61,15 +72,11 @@ interface TokenRequestOptions<T> extends TokenEndpointRequest {
   parseErrorResponse?: ParseErrorResponse;
 }
 
-function errorOf(
-  response: FormResponse,
-  secrets: readonly string[],
-  parse: ParseErrorResponse | undefined,
-): Error {
-  const typed = errorAnswer(response, secrets);
+function errorOf(answer: HttpAnswer, call: HttpCall, parse: ParseErrorResponse | undefined): Error {
+  const typed = answerError(answer, call);
   if (!parse) return typed;
   try {
-    const custom = parse(typed.body ?? '', response.status);
+    const custom = parse(('body' in typed ? typed.body : undefined) ?? '', answer.status);
     return custom instanceof Error ? custom : typed;
   } catch {
     // passport-oauth2 ignores a parser that throws, and so does this: the typed error stands.
@@ -80,29 +87,21 @@ function errorOf(
 /**
  * Interprets a token endpoint answer: a 2xx JSON token response is validated and returned;
  * anything else becomes a `KudosTokenError` (or what `parseErrorResponse` makes of an error
- * answer). Values of `secrets` never appear in a `KudosTokenError`.
+ * answer). The form's secrets never appear in a `KudosTokenError`.
  */
 function interpretTokenAnswer<T = KudosTokenResponse>(
-  response: FormResponse,
-  secrets: readonly string[],
+  answer: HttpAnswer,
+  call: HttpCall,
   options: Pick<TokenRequestOptions<T>, 'validate' | 'parseErrorResponse'> = {},
 ): T {
   const validate = options.validate ?? (validateTokenResponse as (json: unknown) => T);
-  if (response.status < 200 || response.status >= 300) {
-    throw errorOf(response, secrets, options.parseErrorResponse);
+  if (answer.status < 200 || answer.status >= 300) {
+    throw errorOf(answer, call, options.parseErrorResponse);
   }
-  const json = readJson(response.body);
-  if (json === undefined) {
-    throw new KudosTokenError('token response is not JSON', {
-      code: 'invalid_token_response',
-      status: 502,
-      httpStatus: response.status,
-      body: redactSecrets(response.body, secrets),
-    });
-  }
+  const json = jsonOf(answer, call);
   // Some OAuth servers answer 200 with an error object; treat it as the error it is.
   if (isObjectLike(json) && 'error' in json && !('access_token' in json)) {
-    throw errorOf(response, secrets, options.parseErrorResponse);
+    throw errorOf(answer, call, options.parseErrorResponse);
   }
   return validate(json);
 }
@@ -119,9 +118,10 @@ export async function requestTokens<T = KudosTokenResponse>(
   options: TokenRequestOptions<T>,
   message?: KudosTokenRequestMessage,
 ): Promise<T> {
-  const response = await postForm(endpoint, form, options);
-  if (message) message.statusCode = response.status;
-  return interpretTokenAnswer(response, secretsOf(form), options);
+  const call = formCall(endpoint, form, options);
+  const answer = await request(call);
+  if (message) message.statusCode = answer.status;
+  return interpretTokenAnswer(answer, call, options);
 }
 
 /**

@@ -21,17 +21,18 @@ function checkMediaType(contentType: string | null | undefined): void {
     ?.slice(8)
     .replace(/"/g, '');
   if (!json || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
-    throw new KudosWebhookError(
-      'unsupported_media_type',
-      header
+    throw new KudosWebhookError('unsupported_media_type', {
+      message: header
         ? `Content-Type must be application/json (UTF-8), not "${header.slice(0, 100)}"`
         : 'Content-Type application/json is required',
-    );
+    });
   }
 }
 
 function tooLarge(limit: number): KudosWebhookError {
-  return new KudosWebhookError('payload_too_large', `notification body is larger than ${limit} bytes`);
+  return new KudosWebhookError('payload_too_large', {
+    message: `notification body is larger than ${limit} bytes`,
+  });
 }
 
 /** A body stream (a Node request's, or a Fetch `Request`'s), read up to `limit` bytes. */
@@ -43,7 +44,7 @@ export async function readBodyStream(
     return await readCapped(source, limit, 'reject');
   } catch (cause) {
     if (cause instanceof BodyTooLargeError) throw tooLarge(limit);
-    throw new KudosWebhookError('invalid_json', 'notification body was cut off', undefined, cause);
+    throw new KudosWebhookError('invalid_json', { message: 'notification body was cut off', cause });
   }
 }
 
@@ -53,16 +54,16 @@ function parseJsonText(bytes: Buffer | string): unknown {
   try {
     text = typeof bytes === 'string' ? bytes : new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new KudosWebhookError('invalid_json', 'notification body is not valid UTF-8');
+    throw new KudosWebhookError('invalid_json', { message: 'notification body is not valid UTF-8' });
   }
-  if (text.trim() === '') throw new KudosWebhookError('invalid_json', 'notification body is empty');
+  if (text.trim() === '')
+    throw new KudosWebhookError('invalid_json', { message: 'notification body is empty' });
   try {
     return JSON.parse(text);
   } catch {
-    throw new KudosWebhookError(
-      'invalid_json',
-      'notification body is not valid JSON (empty, truncated or malformed)',
-    );
+    throw new KudosWebhookError('invalid_json', {
+      message: 'notification body is not valid JSON (empty, truncated or malformed)',
+    });
   }
 }
 
@@ -71,7 +72,7 @@ function checkDeclaredLength(contentLength: string | null | undefined, limit: nu
   if (contentLength === null || contentLength === undefined || contentLength === '') return;
   const declared = Number(contentLength);
   if (declared > limit) throw tooLarge(limit);
-  if (declared === 0) throw new KudosWebhookError('invalid_json', 'notification body is empty');
+  if (declared === 0) throw new KudosWebhookError('invalid_json', { message: 'notification body is empty' });
 }
 
 /**
@@ -86,7 +87,7 @@ function parseNotificationBody(body: unknown, limit: number): unknown {
     );
   }
   if (isObjectLike(body)) return body;
-  throw new KudosWebhookError('invalid_json', 'notification body is empty');
+  throw new KudosWebhookError('invalid_json', { message: 'notification body is empty' });
 }
 
 /**
@@ -99,10 +100,10 @@ export async function nodeRequestBody(req: WebhookRequest, limit: number): Promi
   if (!parsedByOthers) return readBodyStream(req, limit);
   const { body } = req;
   if (Buffer.isBuffer(body) || typeof body === 'string' || isObjectLike(body)) return body;
-  throw new KudosWebhookError(
-    'body_already_consumed',
-    'the request body was read by another middleware that kept nothing: mount kudosWebhook() before it, or after express.json()',
-  );
+  throw new KudosWebhookError('body_already_consumed', {
+    message:
+      'the request body was read by another middleware that kept nothing: mount kudosWebhook() before it, or after express.json()',
+  });
 }
 
 /**

@@ -1,8 +1,7 @@
 import { checkPositive } from '../base/numbers.js';
-import { BodyTooLargeError, readCapped } from '../base/read-capped.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../protocol/api-call.js';
 import { apiPath, KUDOS_CHAIN } from '../protocol/endpoints.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, jsonOf, request } from '../protocol/http-client.js';
 import { DENOM } from '../protocol/limits.js';
 import { KudosWebhookError } from './errors.js';
 import { isObject, type Json } from './parse.js';
@@ -45,7 +44,7 @@ const MSG_SEND = '/cosmos.bank.v1beta1.MsgSend';
 const MSG_MULTI_SEND = '/cosmos.bank.v1beta1.MsgMultiSend';
 
 function unavailable(message: string, cause?: unknown): KudosWebhookError {
-  return new KudosWebhookError('confirmation_unavailable', message, undefined, cause);
+  return new KudosWebhookError('confirmation_unavailable', { message: message, cause });
 }
 
 /** The transaction's body as the chain holds it: its messages and its memo. */
@@ -191,30 +190,30 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
         reason: `the amount is in "${notification.tx.amount.denom}", not "${denom}"`,
       };
     }
+    // Through the HTTP client (its time limit, cap and JSON), capped: a chain node (or whoever answers
+    // in its place) must not make the receiver read 200 MB. Any failure is the confirmer's: 503, retried.
+    const call = {
+      service: 'api' as const,
+      what: `GET ${KUDOS_CHAIN.tx}`,
+      url: `${base}${apiPath(KUDOS_CHAIN.tx, { hash: notification.tx.txHash })}`,
+      headers: { accept: 'application/json' },
+      timeoutMs,
+      maxBytes,
+    };
     let body: unknown;
     try {
-      const res = await fetch(`${base}${apiPath(KUDOS_CHAIN.tx, { hash: notification.tx.txHash })}`, {
-        signal: AbortSignal.timeout(timeoutMs),
-        headers: { accept: 'application/json' },
-      });
-      if (res.status === 404 || !res.ok || !res.body) {
-        await res.body?.cancel().catch(() => undefined);
-        throw unavailable(
-          res.status === 404
-            ? 'transaction not found on the chain yet'
-            : `transaction lookup answered HTTP ${res.status}`,
-        );
+      const answer = await request(call);
+      if (answer.status === 404) throw unavailable('transaction not found on the chain yet');
+      if (answer.status < 200 || answer.status > 299) {
+        throw unavailable(`transaction lookup answered HTTP ${answer.status}`);
       }
-      // Capped: a chain node (or whoever answers in its place) must not make the receiver read 200 MB.
-      const text = (await readCapped(res.body, maxBytes, 'reject')).toString('utf8');
-      body = JSON.parse(text);
+      body = jsonOf(answer, call);
     } catch (cause) {
       if (cause instanceof KudosWebhookError) throw cause;
-      if (cause instanceof BodyTooLargeError)
-        throw unavailable(`transaction lookup answered more than ${maxBytes} bytes`, cause);
-      if (cause instanceof SyntaxError)
-        throw unavailable('transaction lookup answered something other than JSON', cause);
-      throw unavailable('transaction lookup failed', cause);
+      throw unavailable(
+        `transaction lookup failed: ${cause instanceof Error ? cause.message : 'failed'}`,
+        cause,
+      );
     }
     // The memo as the chain records it, with the verdict: what names an order, whatever the
     // notification says.

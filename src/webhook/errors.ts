@@ -1,5 +1,5 @@
 import { KUDOS_ERROR_CODES } from '../base/error-codes.js';
-import { KudosError } from '../base/errors.js';
+import { KudosError, type KudosErrorOptions, warnLegacyShape } from '../base/errors.js';
 
 type WebhookRow = Extract<(typeof KUDOS_ERROR_CODES)[number], { error: 'KudosWebhookError' }>;
 
@@ -18,19 +18,34 @@ export const WEBHOOK_ERROR_STATUS = Object.fromEntries(
 /** A stable code of {@link KudosWebhookError}. */
 export type KudosWebhookErrorCode = keyof typeof WEBHOOK_ERROR_STATUS;
 
+/** Options of {@link KudosWebhookError}. */
+export interface KudosWebhookErrorOptions extends KudosErrorOptions {
+  /** Dotted path of the offending field (`tx.amount.amount`), for schema violations. */
+  path?: string | undefined;
+}
+
 /**
  * Why a notification was refused. `path` names the offending field (`tx.amount.amount`) for
- * schema violations; `status` is what the receiver answers.
+ * schema violations; `status` is what the receiver answers, from the error table.
  */
 export class KudosWebhookError extends KudosError {
   declare readonly code: KudosWebhookErrorCode;
   /** Dotted path of the offending field, for schema violations. */
   readonly path: string | undefined;
 
-  constructor(code: KudosWebhookErrorCode, message: string, path?: string, cause?: unknown) {
-    super(message, { code, status: WEBHOOK_ERROR_STATUS[code], cause });
-    this.name = 'KudosWebhookError';
-    this.path = path;
+  constructor(code: KudosWebhookErrorCode, options?: KudosWebhookErrorOptions);
+  /** @deprecated Use `new KudosWebhookError(code, { message, path, cause })`; still read until the next minor version. */
+  constructor(code: KudosWebhookErrorCode, message: string, path?: string, cause?: unknown);
+  constructor(
+    code: KudosWebhookErrorCode,
+    second: KudosWebhookErrorOptions | string = {},
+    path?: string,
+    cause?: unknown,
+  ) {
+    if (typeof second === 'string') warnLegacyShape('KudosWebhookError', 'code, message, path, cause');
+    const options = typeof second === 'string' ? { message: second, path, cause } : second;
+    super({ kind: 'KudosWebhookError', code, message: options.message, cause: options.cause });
+    this.path = options.path;
   }
 }
 
@@ -39,8 +54,7 @@ export class KudosWebhookError extends KudosError {
  * `redrive()` (the others are listed), or `replaced` by a delivery of its payment (which goes on).
  */
 export function keptUnreadable(key: string, reason: string, fate: 'skipped' | 'replaced'): KudosWebhookError {
-  return new KudosWebhookError(
-    'kept_unreadable',
-    `kept record ${key} could not be read (${reason}); it is ${fate}`,
-  );
+  return new KudosWebhookError('kept_unreadable', {
+    message: `kept record ${key} could not be read (${reason}); it is ${fate}`,
+  });
 }

@@ -29,7 +29,7 @@ export type {
   KudosUnprocessedNotification,
   KudosUnreadableKept,
 } from './dedupe.js';
-export { KudosWebhookError, type KudosWebhookErrorCode } from './errors.js';
+export { KudosWebhookError, type KudosWebhookErrorCode, type KudosWebhookErrorOptions } from './errors.js';
 export { type KudosWebhookFetchHandler, kudosWebhookFetch } from './fetch.js';
 export { MemoryDedupeStore, type MemoryDedupeStoreOptions } from './memory-store/memory-dedupe-store.js';
 export {
@@ -75,9 +75,12 @@ export {
   kudosReceiver,
 } from './receiver.js';
 export type {
+  KudosReconcileArgs,
+  KudosReconcileClient,
   KudosReconcileHistory,
   KudosReconcileResult,
   KudosReconcileTransaction,
+  KudosReconcileWithClient,
 } from './reconcile.js';
 export type { KudosRedriveResult } from './recovery.js';
 export type { KudosWebhookStatus } from './status.js';

@@ -36,28 +36,29 @@ export interface KudosWebhookHandler extends Omit<KudosReceiver, 'receive' | 're
 /** body-parser error types and what the receiver makes of them. */
 const BODY_PARSER_ERRORS: Record<string, (err: object) => KudosWebhookError> = {
   'entity.parse.failed': () =>
-    new KudosWebhookError(
-      'invalid_json',
-      'notification body is not valid JSON (empty, truncated or malformed)',
-    ),
+    new KudosWebhookError('invalid_json', {
+      message: 'notification body is not valid JSON (empty, truncated or malformed)',
+    }),
   // body-parser says its limit: the message is then the receiver's own, word for word.
   'entity.too.large': (err) =>
-    new KudosWebhookError(
-      'payload_too_large',
-      'limit' in err && typeof err.limit === 'number'
-        ? `notification body is larger than ${err.limit} bytes`
-        : 'notification body is larger than the body parser allows',
-    ),
+    new KudosWebhookError('payload_too_large', {
+      message:
+        'limit' in err && typeof err.limit === 'number'
+          ? `notification body is larger than ${err.limit} bytes`
+          : 'notification body is larger than the body parser allows',
+    }),
   'charset.unsupported': () =>
-    new KudosWebhookError('unsupported_media_type', 'Content-Type must be application/json (UTF-8)'),
+    new KudosWebhookError('unsupported_media_type', {
+      message: 'Content-Type must be application/json (UTF-8)',
+    }),
   'encoding.unsupported': () =>
-    new KudosWebhookError('unsupported_media_type', 'Content-Encoding is not supported'),
-  'request.aborted': () => new KudosWebhookError('invalid_json', 'notification body was cut off'),
+    new KudosWebhookError('unsupported_media_type', { message: 'Content-Encoding is not supported' }),
+  'request.aborted': () =>
+    new KudosWebhookError('invalid_json', { message: 'notification body was cut off' }),
   'stream.not.readable': () =>
-    new KudosWebhookError(
-      'body_already_consumed',
-      'the request body was read by another middleware that kept nothing',
-    ),
+    new KudosWebhookError('body_already_consumed', {
+      message: 'the request body was read by another middleware that kept nothing',
+    }),
 };
 
 /** Writes an answer, unless one was written already. */

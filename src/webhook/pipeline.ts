@@ -59,12 +59,10 @@ async function applyConfirmation(notification: KudosNotification, confirm: Kudos
   const result = await (async () => confirm(notification))().catch((cause: unknown) => {
     throw cause instanceof KudosWebhookError
       ? cause
-      : new KudosWebhookError(
-          'confirmation_unavailable',
-          'confirmation failed; retry later',
-          undefined,
+      : new KudosWebhookError('confirmation_unavailable', {
+          message: 'confirmation failed; retry later',
           cause,
-        );
+        });
   });
   const verdict = typeof result === 'boolean' ? { confirmed: result } : result;
   notification.confirmed = verdict.confirmed === true;
@@ -119,11 +117,10 @@ function parse(
     input.message.txStatus = notification.tx.status;
   }
   if (settings.denom !== undefined && notification.tx.amount.denom !== settings.denom) {
-    throw new KudosWebhookError(
-      'unexpected_denom',
-      `"tx.amount.denom" must be "${settings.denom}"`,
-      'tx.amount.denom',
-    );
+    throw new KudosWebhookError('unexpected_denom', {
+      message: `"tx.amount.denom" must be "${settings.denom}"`,
+      path: 'tx.amount.denom',
+    });
   }
   return { notification, body };
 }

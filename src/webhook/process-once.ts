@@ -54,7 +54,7 @@ export interface WorkProgress {
 export type ProcessOutcome = 'processed' | 'duplicate';
 
 function storeError(message: string, cause: unknown): KudosWebhookError {
-  return new KudosWebhookError('store_unavailable', message, undefined, cause);
+  return new KudosWebhookError('store_unavailable', { message: message, cause });
 }
 
 /** Calls a store method inside an async function, so a synchronous throw becomes a rejection too. */
@@ -125,10 +125,9 @@ export async function processOnce(
   const claimed = await claimKey(store, key, options, holder, keeper);
   if (claimed === 'done') return 'duplicate';
   if (claimed === 'processing') {
-    throw new KudosWebhookError(
-      'in_progress',
-      'this notification is being processed by an earlier delivery; retry later',
-    );
+    throw new KudosWebhookError('in_progress', {
+      message: 'this notification is being processed by an earlier delivery; retry later',
+    });
   }
   await keeper.keepAtClaim();
   return answerInTime(options, runClaimed(store, key, options, holder, keeper, work), keeper);
@@ -310,10 +309,9 @@ function answerInTime(
     const timer = setTimeout(() => {
       answered.value = true;
       stopLease();
-      const timeout = new KudosWebhookError(
-        'handler_timeout',
-        `the notification handler did not finish within ${options.timeoutMs} ms; it goes on, and a redelivery will be answered by its outcome`,
-      );
+      const timeout = new KudosWebhookError('handler_timeout', {
+        message: `the notification handler did not finish within ${options.timeoutMs} ms; it goes on, and a redelivery will be answered by its outcome`,
+      });
       keeper.failure(timeout).finally(() => reject(timeout));
     }, options.timeoutMs);
     finished.then(
@@ -360,10 +358,8 @@ function retryLater(
 export function asHandlerError(error: unknown): KudosWebhookError {
   return error instanceof KudosWebhookError
     ? error
-    : new KudosWebhookError(
-        'handler_failed',
-        'the notification could not be processed; it will be accepted on redelivery',
-        undefined,
-        error,
-      );
+    : new KudosWebhookError('handler_failed', {
+        message: 'the notification could not be processed; it will be accepted on redelivery',
+        cause: error,
+      });
 }

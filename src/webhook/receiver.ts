@@ -6,12 +6,7 @@ import { observeNotification, recordFailure } from './observe.js';
 import { type KudosWebhookOptions, resolveReceiverOptions } from './options.js';
 import { type PipelineSettings, runNotification } from './pipeline.js';
 import { asHandlerError } from './process-once.js';
-import {
-  type KudosReconcileHistory,
-  type KudosReconcileResult,
-  type KudosReconcileTransaction,
-  reconcile,
-} from './reconcile.js';
+import { type KudosReconcileArgs, type KudosReconcileResult, reconcile } from './reconcile.js';
 import { type KudosRedriveResult, listUnprocessed, redrive } from './recovery.js';
 import { secretMatches } from './secret.js';
 import { type KudosWebhookStatus, readStatus } from './status.js';
@@ -81,7 +76,7 @@ export interface KudosReceiver {
    * Fetches transaction records from the service (one by hash, or a user's since a time) and
    * processes each like a delivery, under the same keys: for what never arrived.
    */
-  reconcile(args: KudosReconcileTransaction | KudosReconcileHistory): Promise<KudosReconcileResult>;
+  reconcile(args: KudosReconcileArgs): Promise<KudosReconcileResult>;
   /**
    * The receiver's health, for a `/healthz` route: how many notifications wait unprocessed and the
    * age of the oldest, when one last arrived, and whether the store answers. Never rejects.
@@ -171,8 +166,9 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
       ? secretMatches(delivery.url, header(delivery.headers, 'authorization'), secrets)
       : true;
     if (delivery.method.toUpperCase() !== 'POST')
-      throw new KudosWebhookError('method_not_allowed', 'use POST');
-    if (!secretOk) throw new KudosWebhookError('invalid_secret', 'webhook secret is missing or wrong');
+      throw new KudosWebhookError('method_not_allowed', { message: 'use POST' });
+    if (!secretOk)
+      throw new KudosWebhookError('invalid_secret', { message: 'webhook secret is missing or wrong' });
     lastNotificationAt = Date.now();
     const parsed = await readDeliveryBody(
       header(delivery.headers, 'content-type'),

@@ -1,8 +1,8 @@
 import { KudosApiError } from '../base/errors.js';
 import { isRecord } from '../base/guards.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
-import { type ApiCall, apiErrorCode, apiRequest, readApiJson } from '../protocol/api-call.js';
 import { apiPath, KUDOS_API } from '../protocol/endpoints.js';
+import { answerError, jsonOf, request } from '../protocol/http-client.js';
 import { DEFAULT_TIMEOUT_MS } from '../protocol/limits.js';
 import { KudosWebhookError } from './errors.js';
 import { observeNotification } from './observe.js';
@@ -34,6 +34,28 @@ export interface KudosReconcileHistory {
   since?: number;
   timeoutMs?: number;
 }
+
+/** What `reconcile()` needs of the app's API client: `createKudosClient()`'s answer has both. */
+export interface KudosReconcileClient {
+  json(userId: string, path: string): Promise<unknown>;
+  tokenSet(userId: string): Promise<{ user: string }>;
+}
+
+/**
+ * `reconcile()` of a user's transactions through the app's API client (`createKudosClient()`): the
+ * same pages as {@link KudosReconcileHistory}, with the client's token store, refresh, time limit and
+ * size cap, so an access token that expired is refreshed instead of failing the reconcile.
+ */
+export interface KudosReconcileWithClient {
+  client: KudosReconcileClient;
+  /** The app's key of the user in the client's token store; the Kudos user is that token set's `user`. */
+  userId: string;
+  /** As {@link KudosReconcileHistory.since}. */
+  since?: number;
+}
+
+/** What `reconcile()` is asked: one transaction, or a user's history (with a token, or through the client). */
+export type KudosReconcileArgs = KudosReconcileTransaction | KudosReconcileHistory | KudosReconcileWithClient;
 
 /** What `reconcile()` did. */
 export interface KudosReconcileResult {
@@ -68,16 +90,27 @@ const MAX_PAGES = 10_000;
 /** Largest answer read from a lookup (a page of 10 records is a few kB). */
 const MAX_LOOKUP_BYTES = 1024 * 1024;
 
-/** GETs a lookup of the service: its JSON, undefined for 404; `KudosApiError` for anything else. */
-async function getJson(url: string, call: ApiCall, accessToken?: string): Promise<unknown> {
-  const init: RequestInit = { headers: { accept: 'application/json' } };
-  const res = await apiRequest({ ...call, url, init, ...(accessToken ? { accessToken } : {}) });
-  if (res.status === 404) {
-    await res.body?.cancel().catch(() => undefined);
-    return undefined;
-  }
-  if (!res.ok) throw new KudosApiError(await apiErrorCode(res, call), res.status, call.what);
-  return readApiJson(res, call, MAX_LOOKUP_BYTES);
+/**
+ * GETs a lookup of the service through the HTTP client: its JSON, undefined for 404; `KudosApiError`
+ * for anything else.
+ */
+async function getJson(url: string, what: string, timeoutMs: number, accessToken?: string): Promise<unknown> {
+  const call = {
+    service: 'api' as const,
+    what,
+    url,
+    headers: {
+      accept: 'application/json',
+      ...(accessToken === undefined ? {} : { authorization: `Bearer ${accessToken}` }),
+    },
+    timeoutMs,
+    maxBytes: MAX_LOOKUP_BYTES,
+    secrets: accessToken === undefined ? [] : [accessToken],
+  };
+  const answer = await request(call);
+  if (answer.status === 404) return undefined;
+  if (answer.status < 200 || answer.status > 299) throw answerError(answer, call);
+  return jsonOf(answer, call);
 }
 
 /**
@@ -85,10 +118,8 @@ async function getJson(url: string, call: ApiCall, accessToken?: string): Promis
  * undefined when it does not know the hash; `KudosApiError` when it cannot be asked.
  */
 export function fetchTransactionRecord(base: string, txHash: string, timeoutMs: number): Promise<unknown> {
-  return getJson(base + apiPath(KUDOS_API.transaction, { hash: txHash.toUpperCase() }), {
-    what: `GET ${KUDOS_API.transaction}`,
-    timeout: timeoutMs,
-  });
+  const url = base + apiPath(KUDOS_API.transaction, { hash: txHash.toUpperCase() });
+  return getJson(url, `GET ${KUDOS_API.transaction}`, timeoutMs);
 }
 
 /** Runs one record fetched from the service through the pipeline, counting what became of it. */
@@ -140,10 +171,8 @@ function checkBase(baseURL: unknown): string {
  */
 export async function reconcile(
   settings: PipelineSettings,
-  args: KudosReconcileTransaction | KudosReconcileHistory,
+  args: KudosReconcileArgs,
 ): Promise<KudosReconcileResult> {
-  const base = checkBase(args?.baseURL);
-  const timeoutMs = args.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const result: KudosReconcileResult = {
     seen: 0,
     processed: 0,
@@ -152,31 +181,72 @@ export async function reconcile(
     stale: 0,
     incomplete: false,
   };
+  if (args !== null && typeof args === 'object' && 'client' in args) {
+    return readHistory(settings, await clientPages(args), args.since, result);
+  }
+  const base = checkBase(args?.baseURL);
+  const timeoutMs = args.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if ('txHash' in args) {
     if (typeof args.txHash !== 'string' || !/^[0-9A-Fa-f]{64}$/.test(args.txHash)) {
-      throw new KudosWebhookError('invalid_tx_hash', '"txHash" must be 64 hexadecimal characters', 'txHash');
+      throw new KudosWebhookError('invalid_tx_hash', {
+        message: '"txHash" must be 64 hexadecimal characters',
+        path: 'txHash',
+      });
     }
     const record = await fetchTransactionRecord(base, args.txHash, timeoutMs);
     if (record !== undefined) await feed(settings, record, result);
     return result;
   }
   if (typeof args.user !== 'string' || args.user === '' || typeof args.accessToken !== 'string') {
-    throw new TypeError('reconcile() requires "txHash", or "user" and "accessToken"');
+    throw new TypeError('reconcile() requires "txHash", "user" and "accessToken", or "client" and "userId"');
   }
-  const since = args.since ?? Date.now() - settings.ttlMs;
+  const { user, accessToken } = args;
+  const page: HistoryPage = (query) =>
+    getJson(
+      `${base}${apiPath(KUDOS_API.history, { id: user })}?${query}`,
+      `GET ${KUDOS_API.history}`,
+      timeoutMs,
+      accessToken,
+    );
+  return readHistory(settings, page, args.since, result);
+}
+
+/** One page of a user's history: the records of `query` (`ts=...&count=10`), undefined for 404. */
+type HistoryPage = (query: string) => Promise<unknown>;
+
+/** The pages of a user's history through the app's API client (404 is the end, as without it). */
+async function clientPages({ client, userId }: KudosReconcileWithClient): Promise<HistoryPage> {
+  if (typeof client?.json !== 'function' || typeof client.tokenSet !== 'function') {
+    throw new TypeError('reconcile() option "client" must be the API client of createKudosClient()');
+  }
+  if (typeof userId !== 'string' || userId === '') {
+    throw new TypeError('reconcile() with "client" requires "userId", the user\'s key in its token store');
+  }
+  const { user } = await client.tokenSet(userId);
+  return (query) =>
+    client.json(userId, `${apiPath(KUDOS_API.history, { id: user })}?${query}`).catch((error: unknown) => {
+      if (error instanceof KudosApiError && error.httpStatus === 404) return undefined;
+      throw error;
+    });
+}
+
+/** Reads a user's history page by page from `since` (default: the dedupe TTL back), feeding each record. */
+async function readHistory(
+  settings: PipelineSettings,
+  page: HistoryPage,
+  since = Date.now() - settings.ttlMs,
+  result: KudosReconcileResult,
+): Promise<KudosReconcileResult> {
   const seen = new Set<string>();
   // The first page starts at the service's own now (its clock, not ours); later ones at a cursor.
   let cursor: number | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const from = cursor === undefined ? '' : `ts=${cursor}&`;
-    const url = `${base}${apiPath(KUDOS_API.history, { id: args.user })}?${from}count=10`;
-    const history = { what: `GET ${KUDOS_API.history}`, timeout: timeoutMs };
-    const records = await getJson(url, history, args.accessToken);
+  for (let count = 0; count < MAX_PAGES; count++) {
+    const records = await page(`${cursor === undefined ? '' : `ts=${cursor}&`}count=10`);
     if (!Array.isArray(records)) {
       if (records === undefined) return result;
-      throw new KudosApiError('invalid_response', 200, history.what, {
-        status: 502,
+      throw new KudosApiError('invalid_response', {
         message: 'Kudos API answered a transaction history that is not a list',
+        httpStatus: 200,
       });
     }
     let fresh = 0;

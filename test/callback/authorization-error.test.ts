@@ -14,11 +14,16 @@ describe('KudosAuthorizationError only carries a safe code (regression: reflecte
     ['a'.repeat(65), 'authorization_error'],
     ['has space', 'authorization_error'],
     ['server_error', 'server_error'],
+    ['temporarily_unavailable', 'temporarily_unavailable'],
+    ['invalid_request', 'invalid_request'],
     ['invalid_scope', 'invalid_scope'],
-    ['LOGIN_NEEDED', 'LOGIN_NEEDED'],
-    ['a'.repeat(64), 'a'.repeat(64)],
+    ['unauthorized_client', 'unauthorized_client'],
+    ['unsupported_response_type', 'unsupported_response_type'],
+    // A safe word of nobody's table is no code either: `code` is always one of the table's.
+    ['LOGIN_NEEDED', 'authorization_error'],
+    ['a'.repeat(64), 'authorization_error'],
   ])('error=%j becomes code %j', (raw, code) => {
-    const error = new KudosAuthorizationError(raw, undefined);
+    const error = new KudosAuthorizationError(raw);
     expect(error.code).toBe(code);
     expect(error.code).toMatch(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/);
     expect(error.rawCode).toBe(raw);
@@ -28,10 +33,9 @@ describe('KudosAuthorizationError only carries a safe code (regression: reflecte
   });
 
   it('cuts error_description to 200 characters and removes control characters', () => {
-    const error = new KudosAuthorizationError(
-      'invalid_request',
-      `line\r\nbreak\u0000\u001b[31m${'x'.repeat(500)}\u0085`,
-    );
+    const error = new KudosAuthorizationError('invalid_request', {
+      description: `line\r\nbreak\u0000\u001b[31m${'x'.repeat(500)}\u0085`,
+    });
     expect(error.description).toHaveLength(200);
     expect(error.description).toMatch(/^linebreak\[31mx+$/);
     const controls = [...(error.message ?? '')].filter(
@@ -43,9 +47,9 @@ describe('KudosAuthorizationError only carries a safe code (regression: reflecte
   });
 
   it('maps server_error to 502, temporarily_unavailable to 503 and the rest to 400', () => {
-    expect(new KudosAuthorizationError('server_error', undefined).status).toBe(502);
-    expect(new KudosAuthorizationError('temporarily_unavailable', undefined).status).toBe(503);
-    expect(new KudosAuthorizationError(XSS, undefined).status).toBe(400);
+    expect(new KudosAuthorizationError('server_error').status).toBe(502);
+    expect(new KudosAuthorizationError('temporarily_unavailable').status).toBe(503);
+    expect(new KudosAuthorizationError(XSS).status).toBe(400);
   });
 
   it('is what the strategy hands to error() for a hostile callback', async () => {

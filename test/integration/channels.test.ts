@@ -242,7 +242,7 @@ describe('token channels outside a sign-in: refresh, revoke, API calls (the emul
     ]);
     expect(recorder.ended.map((e) => e.channel)).toEqual(['passport-kudos:refresh', 'passport-kudos:api']);
     await expect(client.json('alice', '/no/such/operation')).rejects.toMatchObject({ status: 404 });
-    expect(recorder.of('api')[1]).toMatchObject({ outcome: 'error', statusCode: 404, code: 'NOT_FOUND' });
+    expect(recorder.of('api')[1]).toMatchObject({ outcome: 'error', statusCode: 404, code: 'api_error' });
 
     const latest = stored.get('alice') as KudosTokenSet;
     await strategy.revoke(latest.refreshToken as string, 'refresh_token');

@@ -122,7 +122,10 @@ describe('requestTokens', () => {
     nock(ORIGIN).post('/oauth/access_token').reply(200, 'ok');
     expect(await rejectionOf(requestTokens(ENDPOINT, FORM, { timeout: 1000 }))).toMatchObject({
       code: 'invalid_token_response',
-      message: 'token response is not JSON',
+      status: 502,
+      httpStatus: 200,
+      message: `Kudos token endpoint ${ORIGIN} answered HTTP 200 but not with JSON`,
+      body: 'ok',
     });
     nock(ORIGIN).post('/oauth/access_token').reply(200, 'null');
     expect(await rejectionOf(requestTokens(ENDPOINT, FORM, { timeout: 1000 }))).toMatchObject({

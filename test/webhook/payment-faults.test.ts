@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createKudosClient, KudosStrategy, MemoryTokenStore } from '../../src/index.js';
 import {
   type KudosEmulator,
   type KudosEmulatorOptions,
@@ -24,6 +25,16 @@ import { deliver } from '../helpers/webhook-app.js';
 // receiver loses no payment whatever single fault happens.
 
 const SHOP_SECRET = 'payment-faults-shop-secret';
+
+/** What reconcile() answers when each of `count` records was processed now. */
+const allProcessed = (count: number) => ({
+  seen: count,
+  processed: count,
+  duplicates: 0,
+  failed: 0,
+  stale: 0,
+  incomplete: false,
+});
 
 /** A receiver whose handler the test switches between working, failing and hanging. */
 class Shop {
@@ -261,14 +272,9 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     await kudos.idle();
     expect(kudos.deliveries).toHaveLength(0);
     // Given in lower case: the service finds only the hash as recorded, so reconcile() upper-cases it.
-    expect(await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: tx.txHash.toLowerCase() })).toEqual({
-      seen: 1,
-      processed: 1,
-      duplicates: 0,
-      failed: 0,
-      stale: 0,
-      incomplete: false,
-    });
+    expect(await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: tx.txHash.toLowerCase() })).toEqual(
+      allProcessed(1),
+    );
     const [reconciled] = shop.handled.get(`${tx.txHash}:success`) ?? [];
     expect(reconciled?.source).toBe('reconcile');
     expect(reconciled?.metadata).toEqual({ raw: {} });
@@ -287,43 +293,72 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     expect((await fetch(`${kudos.baseURL}/tx/id/${'A'.repeat(64)}`)).headers.get('content-type')).toMatch(
       /^text\/plain/,
     );
-    expect(await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: 'A'.repeat(64) })).toEqual({
-      seen: 0,
-      processed: 0,
-      duplicates: 0,
-      failed: 0,
-      stale: 0,
-      incomplete: false,
-    });
+    expect(await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: 'A'.repeat(64) })).toEqual(
+      allProcessed(0),
+    );
   });
 
-  it("reconcile({ baseURL, user, accessToken, since }) pages through the user's history with a read token", async () => {
+  /** `count` payments to bobby that no notification brought (a second apart), and bobby signed in with `read`. */
+  async function historyOfBobby(count: number) {
     await setUp({}, { clients: [{ ...SHOP_CLIENT, defaultScopes: ['profile', 'read'] }] });
     kudos.setWebhook('shop-agent', undefined);
     const hashes: string[] = [];
-    for (let i = 0; i < 13; i++) {
+    for (let i = 0; i < count; i++) {
       hashes.push(kudos.pay({ from: 'alice', to: 'bobby', amount: String(i + 1) }).txHash);
       kudos.advanceClock(1000);
     }
     await kudos.idle();
-    const bobby = await shopSignIn(kudos, {}, undefined, 'bobby');
+    return { hashes, bobby: await shopSignIn(kudos, {}, undefined, 'bobby') };
+  }
+
+  it("reconcile({ baseURL, user, accessToken, since }) pages through the user's history with a read token", async () => {
+    const { hashes, bobby } = await historyOfBobby(13);
     const since = kudos.now() - 60_000;
     const history = { baseURL: kudos.baseURL, user: 'bobby', accessToken: bobby.access_token, since };
     const result = await shop.hook.reconcile(history);
-    expect(result).toEqual({
-      seen: 13,
-      processed: 13,
-      duplicates: 0,
-      failed: 0,
-      stale: 0,
-      incomplete: false,
-    });
+    expect(result).toEqual(allProcessed(13));
     expect(hashes.every((h) => shop.times(h) === 1)).toBe(true);
     const again = await shop.hook.reconcile(history); // the same records again: all duplicates
     expect(again).toEqual({ seen: 13, processed: 0, duplicates: 13, failed: 0, stale: 0, incomplete: false });
     await expect(
       shop.hook.reconcile({ baseURL: kudos.baseURL, user: 'alice', accessToken: bobby.access_token, since }),
     ).rejects.toMatchObject({ name: 'KudosApiError', code: 'LOGIN_NEEDED', httpStatus: 401 });
+  });
+
+  it('reconcile({ client, userId }) pages through the API client: an access token that expired is refreshed first', async () => {
+    const { hashes, bobby } = await historyOfBobby(12);
+    const strategy = new KudosStrategy(
+      {
+        clientID: SHOP_CLIENT.clientID,
+        clientSecret: SHOP_CLIENT.clientSecret,
+        callbackURL: SHOP_CLIENT.redirectURIs[0] as string,
+        authURL: kudos.authURL,
+        baseURL: kudos.baseURL,
+      },
+      () => undefined,
+    );
+    const tokens = new MemoryTokenStore();
+    // The app's own key for the user; the Kudos user is the token set's.
+    await tokens.set('shop-user-7', {
+      accessToken: bobby.access_token,
+      refreshToken: bobby.refresh_token,
+      user: 'bobby',
+      expiresAt: Date.now() - 1000,
+      scope: ['profile', 'read'],
+    });
+    const client = createKudosClient({ strategy, tokens });
+    const since = kudos.now() - 60_000;
+    const result = await shop.hook.reconcile({ client, userId: 'shop-user-7', since });
+    expect(result).toEqual(allProcessed(12));
+    expect(hashes.every((h) => shop.times(h) === 1)).toBe(true);
+    expect((await tokens.get('shop-user-7'))?.accessToken).not.toBe(bobby.access_token);
+    await expect(shop.hook.reconcile({ client, userId: 'nobody', since })).rejects.toMatchObject({
+      name: 'KudosTokenError',
+      code: 'reauth_required',
+    });
+    await expect(shop.hook.reconcile({ client: {} as never, userId: 'shop-user-7' })).rejects.toThrow(
+      /"client" must be the API client of createKudosClient/,
+    );
   });
 
   // Whoever picks the hash (a return page's tx_hash is anyone's to edit) must not steer reconcile().
@@ -412,14 +447,7 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
       accessToken: bobby.access_token,
       since: sinceBatch,
     });
-    expect(result).toEqual({
-      seen: 12,
-      processed: 12,
-      duplicates: 0,
-      failed: 0,
-      stale: 0,
-      incomplete: false,
-    });
+    expect(result).toEqual(allProcessed(12));
     expect([...same, ...later].map((h) => shop.times(h))).toEqual(Array(12).fill(1));
     expect(old.map((h) => shop.times(h))).toEqual(old.map(() => 0)); // before since: not read
   });

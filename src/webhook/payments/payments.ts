@@ -17,6 +17,7 @@ import {
   type KudosReconcileHistory,
   type KudosReconcileResult,
   type KudosReconcileTransaction,
+  type KudosReconcileWithClient,
 } from '../reconcile.js';
 import type { KudosRedriveResult } from '../recovery.js';
 import { combinedStatus, type KudosWebhookStatus, readStatus } from '../status.js';
@@ -174,7 +175,8 @@ export interface KudosPaymentCheck {
 /** `reconcile()` of the payments API: the `baseURL` is the option's. */
 export type KudosPaymentsReconcile =
   | Omit<KudosReconcileTransaction, 'baseURL'>
-  | Omit<KudosReconcileHistory, 'baseURL'>;
+  | Omit<KudosReconcileHistory, 'baseURL'>
+  | KudosReconcileWithClient;
 
 /** `maxBodyBytes` (or its old name `limit`, warned of) as the receiver takes it. */
 function maxBodyBytes(options: KudosPaymentsOptions): { maxBodyBytes?: number } {
@@ -296,18 +298,15 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     let { fromId: payer, remarks } = n.tx;
     if (n.source === 'webhook' && !authenticated) {
       const record = await fetchTransactionRecord(baseURL, n.tx.txHash, timeoutMs).catch((cause: unknown) => {
-        throw new KudosWebhookError(
-          'confirmation_unavailable',
-          'the transaction record could not be read',
-          undefined,
+        throw new KudosWebhookError('confirmation_unavailable', {
+          message: 'the transaction record could not be read',
           cause,
-        );
+        });
       });
       if (record === undefined) {
-        throw new KudosWebhookError(
-          'confirmation_unavailable',
-          'the service does not know this transaction yet',
-        );
+        throw new KudosWebhookError('confirmation_unavailable', {
+          message: 'the service does not know this transaction yet',
+        });
       }
       ({ fromId: payer, remarks } = parseKudosNotification({ tx: record }, 'reconcile').tx);
     }
