@@ -12,6 +12,12 @@ export type RedisLibrary = 'node-redis' | 'ioredis';
 /** A connected client of either library, as an app would make it, and how to close it. */
 export interface ConnectedRedis {
   client: unknown;
+  /**
+   * What the client itself reported of its servers (an error, a lost or reconnecting node): how a test
+   * sees that a fault reached the client even when the client hid it from its commands (ioredis's
+   * Cluster queues them through a short failover).
+   */
+  noticed: string[];
   close(): Promise<void>;
 }
 
@@ -30,10 +36,12 @@ async function nodeRedis(place: RedisPlace): Promise<ConnectedRedis> {
             sentinelRootNodes: place.sentinels,
             nodeClientOptions: { disableOfflineQueue: true },
           });
-  client.on('error', () => undefined);
+  const noticed: string[] = [];
+  client.on('error', (error: Error) => noticed.push(`error ${error.message}`));
   await client.connect();
   return {
     client,
+    noticed,
     close: async () => {
       client.destroy();
     },
@@ -48,13 +56,16 @@ async function ioredis(place: RedisPlace): Promise<ConnectedRedis> {
       : place.topology === 'cluster'
         ? new Cluster(place.seeds)
         : new Redis({ sentinels: place.sentinels, name: place.name });
-  client.on('error', () => undefined);
+  const noticed: string[] = [];
+  client.on('error', (error: Error) => noticed.push(`error ${error.message}`));
+  for (const event of ['node error', '-node', 'reconnecting']) client.on(event, () => noticed.push(event));
   await new Promise<void>((resolve, reject) => {
     client.once('ready', () => resolve());
     client.once('end', () => reject(new Error('ioredis could not connect')));
   });
   return {
     client,
+    noticed,
     close: async () => {
       client.disconnect();
     },
