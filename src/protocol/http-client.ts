@@ -242,6 +242,8 @@ export function jsonOf(answer: HttpAnswer, call: HttpCall): unknown {
  * `api_error`) with the word in `serviceCode`. `secrets` never appear in it, in any encoding (raw,
  * URL-encoded, JSON-escaped): not in the code, the message, nor a token error's raw body.
  */
+export function answerError(answer: HttpAnswer, call: HttpCall & { service: 'token' }): KudosTokenError;
+export function answerError(answer: HttpAnswer, call: HttpCall): KudosTokenError | KudosApiError;
 export function answerError(answer: HttpAnswer, call: HttpCall): KudosTokenError | KudosApiError {
   const secrets = call.secrets ?? [];
   const read = readServiceError(answer.body);

@@ -166,7 +166,7 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
   async function authorizedFetch(userId: string, path: string, init: RequestInit = {}): Promise<Response> {
     if (URL.canParse(path)) throw new TypeError('client.fetch() takes a path relative to baseURL, not a URL');
     const method = init.method ?? 'GET';
-    const url = `${base}${path.startsWith('/') ? path : `/${path}`}`;
+    const url = urlOf(path);
     const route = path.split('?')[0] ?? '';
     return traced(
       'api',
@@ -178,6 +178,9 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
       },
     );
   }
+
+  /** `{baseURL}{path}`, a path relative to the API's base. */
+  const urlOf = (path: string) => `${base}${path.startsWith('/') ? path : `/${path}`}`;
 
   /** The HTTP client's call of `what` at `url`, with a user's access token when it is sent. */
   function apiCall(url: string, what: string, accessToken?: string): HttpCall {
@@ -219,7 +222,7 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
     const init = typeof guardOrInit === 'function' ? maybeInit : guardOrInit;
     const what = `${init?.method ?? 'GET'} ${path.split('?')[0]}`;
     const res = await authorizedFetch(userId, path, init);
-    const call = apiCall(res.url, what);
+    const call = apiCall(urlOf(path), what);
     const value: unknown = jsonOf(await readResponse(res, call), call);
     if (guard && !guard(value)) {
       throw new KudosApiError('invalid_response', {

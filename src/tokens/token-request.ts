@@ -19,6 +19,9 @@ export interface TokenEndpointRequest {
   headers?: Readonly<Record<string, string>>;
 }
 
+/** A call to the token endpoint: its errors are `KudosTokenError`s. */
+type TokenCall = HttpCall & { service: 'token' };
+
 /** Largest response body read from a token endpoint (token responses are a few kB). */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 
@@ -40,7 +43,7 @@ export function formCall(
   endpoint: string,
   form: FormFields,
   { timeout, headers }: TokenEndpointRequest,
-): HttpCall {
+): TokenCall {
   return {
     service: 'token',
     what: new URL(endpoint).origin,
@@ -72,11 +75,11 @@ interface TokenRequestOptions<T> extends TokenEndpointRequest {
   parseErrorResponse?: ParseErrorResponse;
 }
 
-function errorOf(answer: HttpAnswer, call: HttpCall, parse: ParseErrorResponse | undefined): Error {
+function errorOf(answer: HttpAnswer, call: TokenCall, parse: ParseErrorResponse | undefined): Error {
   const typed = answerError(answer, call);
   if (!parse) return typed;
   try {
-    const custom = parse(('body' in typed ? typed.body : undefined) ?? '', answer.status);
+    const custom = parse(typed.body ?? '', answer.status);
     return custom instanceof Error ? custom : typed;
   } catch {
     // passport-oauth2 ignores a parser that throws, and so does this: the typed error stands.
@@ -91,7 +94,7 @@ function errorOf(answer: HttpAnswer, call: HttpCall, parse: ParseErrorResponse |
  */
 function interpretTokenAnswer<T = KudosTokenResponse>(
   answer: HttpAnswer,
-  call: HttpCall,
+  call: TokenCall,
   options: Pick<TokenRequestOptions<T>, 'validate' | 'parseErrorResponse'> = {},
 ): T {
   const validate = options.validate ?? (validateTokenResponse as (json: unknown) => T);

@@ -1,7 +1,7 @@
 import { checkPositive } from '../base/numbers.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
 import { apiPath, KUDOS_CHAIN } from '../protocol/endpoints.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, jsonOf, request } from '../protocol/http-client.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, type HttpCall, jsonOf, request } from '../protocol/http-client.js';
 import { DENOM } from '../protocol/limits.js';
 import { KudosWebhookError } from './errors.js';
 import { isObject, type Json } from './parse.js';
@@ -44,7 +44,7 @@ const MSG_SEND = '/cosmos.bank.v1beta1.MsgSend';
 const MSG_MULTI_SEND = '/cosmos.bank.v1beta1.MsgMultiSend';
 
 function unavailable(message: string, cause?: unknown): KudosWebhookError {
-  return new KudosWebhookError('confirmation_unavailable', { message: message, cause });
+  return new KudosWebhookError('confirmation_unavailable', { message, cause });
 }
 
 /** The transaction's body as the chain holds it: its messages and its memo. */
@@ -192,8 +192,8 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
     }
     // Through the HTTP client (its time limit, cap and JSON), capped: a chain node (or whoever answers
     // in its place) must not make the receiver read 200 MB. Any failure is the confirmer's: 503, retried.
-    const call = {
-      service: 'api' as const,
+    const call: HttpCall = {
+      service: 'api',
       what: `GET ${KUDOS_CHAIN.tx}`,
       url: `${base}${apiPath(KUDOS_CHAIN.tx, { hash: notification.tx.txHash })}`,
       headers: { accept: 'application/json' },

@@ -54,7 +54,7 @@ export interface WorkProgress {
 export type ProcessOutcome = 'processed' | 'duplicate';
 
 function storeError(message: string, cause: unknown): KudosWebhookError {
-  return new KudosWebhookError('store_unavailable', { message: message, cause });
+  return new KudosWebhookError('store_unavailable', { message, cause });
 }
 
 /** Calls a store method inside an async function, so a synchronous throw becomes a rejection too. */

@@ -2,7 +2,7 @@ import { KudosApiError } from '../base/errors.js';
 import { isRecord } from '../base/guards.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
 import { apiPath, KUDOS_API } from '../protocol/endpoints.js';
-import { answerError, jsonOf, request } from '../protocol/http-client.js';
+import { answerError, type HttpCall, jsonOf, request } from '../protocol/http-client.js';
 import { DEFAULT_TIMEOUT_MS } from '../protocol/limits.js';
 import { KudosWebhookError } from './errors.js';
 import { observeNotification } from './observe.js';
@@ -95,8 +95,8 @@ const MAX_LOOKUP_BYTES = 1024 * 1024;
  * for anything else.
  */
 async function getJson(url: string, what: string, timeoutMs: number, accessToken?: string): Promise<unknown> {
-  const call = {
-    service: 'api' as const,
+  const call: HttpCall = {
+    service: 'api',
     what,
     url,
     headers: {

@@ -19,7 +19,7 @@ const orderId = (reference: string) => `order:${reference}`;
 const paymentId = (txHash: string) => `payment:${txHash}`;
 
 export function storeError(message: string, cause?: unknown): KudosWebhookError {
-  return new KudosWebhookError('store_unavailable', { message: message, cause });
+  return new KudosWebhookError('store_unavailable', { message, cause });
 }
 
 /** A store failure as the receiver answers it: 503, retry later. */
