@@ -476,6 +476,15 @@ export function isCodeOf<Kind extends KudosErrorClassName>(
 }
 
 /**
+ * The meaning of `kind`'s `code` in the table: the message of an error made without one.
+ *
+ * @internal
+ */
+export function meaningOf(kind: KudosErrorClassName, code: string): string {
+  return ROWS.get(`${kind} ${code}`)?.meaning ?? code;
+}
+
+/**
  * The status of `kind`'s `code`, from the table: for a row whose status is `'as answered'`, the
  * status the service answered (502 when it did not answer). A code of no row (JavaScript that
  * passed one) is 500: an error's constructor does not throw, or it would hide the error.

@@ -10,10 +10,10 @@
 
 import {
   isCodeOf,
-  KUDOS_ERROR_CODES,
   type KudosErrorClassName,
   type KudosErrorCode,
   type KudosErrorCodeOf,
+  meaningOf,
   statusOf,
 } from './error-codes.js';
 
@@ -107,11 +107,6 @@ export class KudosError extends Error {
     this.code = init.code as KudosErrorCode;
     this.status = init.legacyStatus ?? statusOf(init.kind, init.code, init.httpStatus);
   }
-}
-
-/** The code's meaning in the table: the message of an error made without one. */
-function meaningOf(kind: KudosErrorClassName, code: string): string {
-  return KUDOS_ERROR_CODES.find((row) => row.error === kind && row.code === code)?.meaning ?? code;
 }
 
 /**

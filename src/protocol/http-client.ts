@@ -24,6 +24,8 @@ export interface HttpCall {
   url: string;
   method?: 'GET' | 'POST';
   headers?: Readonly<Record<string, string>>;
+  /** A bearer token: sent as `Authorization: Bearer ...`, and never in an error (as `secrets`). */
+  accessToken?: string | undefined;
   body?: Buffer;
   /** Milliseconds for the answer and its whole body. */
   timeoutMs: number;
@@ -49,9 +51,27 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
  */
 const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 
+/** Whether an answer's status is a success (2xx). */
+export function isOk(status: number): boolean {
+  return status >= 200 && status <= 299;
+}
+
+/** The headers a call sends: its own, and its bearer token's. */
+function headersOf(call: HttpCall): Record<string, string> {
+  const headers = { ...call.headers };
+  if (call.accessToken !== undefined) headers.authorization = `Bearer ${call.accessToken}`;
+  return headers;
+}
+
+/** What never comes back out in an error of `call`: its secrets and its bearer token. */
+function secretsOf(call: HttpCall): readonly string[] {
+  const secrets = call.secrets ?? [];
+  return call.accessToken === undefined ? secrets : [...secrets, call.accessToken];
+}
+
 /** What of a body with `status` is read, and what past that: a 2xx whole or not at all, an error's first bytes. */
 function readLimit(call: HttpCall, status: number): { limit: number; overflow: 'reject' | 'truncate' } {
-  return status >= 200 && status <= 299
+  return isOk(status)
     ? { limit: call.maxBytes, overflow: 'reject' }
     : { limit: Math.min(call.maxBytes, MAX_ERROR_BODY_BYTES), overflow: 'truncate' };
 }
@@ -101,7 +121,7 @@ function failure(
     return new KudosApiError(FAILURE_CODES.api[kind], { message, cause, httpStatus });
   }
   // The body read, redacted, as a token error's non-enumerable `body` (an error answer's is too).
-  const redacted = body === undefined ? undefined : redactSecrets(body, call.secrets ?? []);
+  const redacted = body === undefined ? undefined : redactSecrets(body, secretsOf(call));
   return new KudosTokenError(FAILURE_CODES.token[kind], { message, cause, httpStatus, body: redacted });
 }
 
@@ -140,7 +160,7 @@ export function request(call: HttpCall): Promise<HttpAnswer> {
         method: call.method ?? 'GET',
         agent,
         headers: {
-          ...call.headers,
+          ...headersOf(call),
           ...(call.body ? { 'Content-Length': call.body.length } : {}),
         },
       },
@@ -184,7 +204,7 @@ export async function requestResponse(call: HttpCall, init: RequestInit = {}): P
   const deadline = AbortSignal.timeout(call.timeoutMs);
   const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
   const headers = new Headers(init.headers);
-  for (const [name, value] of Object.entries(call.headers ?? {})) headers.set(name, value);
+  for (const [name, value] of Object.entries(headersOf(call))) headers.set(name, value);
   let res: Response;
   try {
     res = await fetch(call.url, { ...init, headers, signal });
@@ -245,7 +265,7 @@ export function jsonOf(answer: HttpAnswer, call: HttpCall): unknown {
 export function answerError(answer: HttpAnswer, call: HttpCall & { service: 'token' }): KudosTokenError;
 export function answerError(answer: HttpAnswer, call: HttpCall): KudosTokenError | KudosApiError;
 export function answerError(answer: HttpAnswer, call: HttpCall): KudosTokenError | KudosApiError {
-  const secrets = call.secrets ?? [];
+  const secrets = secretsOf(call);
   const read = readServiceError(answer.body);
   const word = read && redactSecrets(read.code, secrets) === read.code ? read.code : undefined;
   const description = read?.description ? `: ${redactSecrets(read.description, secrets).slice(0, 200)}` : '';
@@ -270,6 +290,6 @@ export function answerError(answer: HttpAnswer, call: HttpCall): KudosTokenError
 /** A 2xx answer's JSON, or the answer's error (see {@link answerError}). */
 export async function requestJson(call: HttpCall): Promise<{ status: number; json: unknown }> {
   const answer = await request(call);
-  if (answer.status < 200 || answer.status > 299) throw answerError(answer, call);
+  if (!isOk(answer.status)) throw answerError(answer, call);
   return { status: answer.status, json: jsonOf(answer, call) };
 }

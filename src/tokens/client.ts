@@ -184,9 +184,7 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
 
   /** The HTTP client's call of `what` at `url`, with a user's access token when it is sent. */
   function apiCall(url: string, what: string, accessToken?: string): HttpCall {
-    const call: HttpCall = { service: 'api', what, url, timeoutMs: timeout, maxBytes: maxResponseBytes };
-    if (accessToken === undefined) return call;
-    return { ...call, headers: { authorization: `Bearer ${accessToken}` }, secrets: [accessToken] };
+    return { service: 'api', what, url, accessToken, timeoutMs: timeout, maxBytes: maxResponseBytes };
   }
 
   /** One API call: the request, and once more after a refresh when the token expired. */

@@ -23,10 +23,10 @@ export async function requestProfile(request: {
     service: 'api',
     what,
     url: request.url,
-    headers: { accept: 'application/json', authorization: `Bearer ${request.accessToken}` },
+    headers: { accept: 'application/json' },
+    accessToken: request.accessToken,
     timeoutMs: request.timeout,
     maxBytes: MAX_PROFILE_BYTES,
-    secrets: [request.accessToken],
   });
   const profile = profileFromApi(json, JSON.stringify(json));
   if (typeof profile === 'string') {

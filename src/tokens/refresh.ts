@@ -1,5 +1,5 @@
 import { KudosError, KudosTokenError } from '../base/errors.js';
-import { answerError, request } from '../protocol/http-client.js';
+import { answerError, isOk, request } from '../protocol/http-client.js';
 import { CLIENT_ERROR_WORDS } from '../protocol/service-errors.js';
 import { validateRefreshResponse } from '../protocol/token-response.js';
 import { formCall, requestTokens, type TokenEndpointRequest, tracedTokenRequest } from './token-request.js';
@@ -102,6 +102,6 @@ export async function revokeAtEndpoint(
     const call = formCall(revokeURL, form, config.request);
     const answer = await request(call);
     if (message) message.statusCode = answer.status;
-    if (answer.status < 200 || answer.status >= 300) throw answerError(answer, call);
+    if (!isOk(answer.status)) throw answerError(answer, call);
   });
 }

@@ -1,7 +1,14 @@
 import { stringify } from 'node:querystring';
 import { isObjectLike } from '../base/guards.js';
 import { type KudosTokenRequestMessage, traced, traceURL } from '../base/trace.js';
-import { answerError, type HttpAnswer, type HttpCall, jsonOf, request } from '../protocol/http-client.js';
+import {
+  answerError,
+  type HttpAnswer,
+  type HttpCall,
+  isOk,
+  jsonOf,
+  request,
+} from '../protocol/http-client.js';
 import { type KudosTokenResponse, validateTokenResponse } from '../protocol/token-response.js';
 
 /**
@@ -98,7 +105,7 @@ function interpretTokenAnswer<T = KudosTokenResponse>(
   options: Pick<TokenRequestOptions<T>, 'validate' | 'parseErrorResponse'> = {},
 ): T {
   const validate = options.validate ?? (validateTokenResponse as (json: unknown) => T);
-  if (answer.status < 200 || answer.status >= 300) {
+  if (!isOk(answer.status)) {
     throw errorOf(answer, call, options.parseErrorResponse);
   }
   const json = jsonOf(answer, call);

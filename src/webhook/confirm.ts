@@ -1,7 +1,7 @@
 import { checkPositive } from '../base/numbers.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
 import { apiPath, KUDOS_CHAIN } from '../protocol/endpoints.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, type HttpCall, jsonOf, request } from '../protocol/http-client.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, type HttpCall, isOk, jsonOf, request } from '../protocol/http-client.js';
 import { DENOM } from '../protocol/limits.js';
 import { KudosWebhookError } from './errors.js';
 import { isObject, type Json } from './parse.js';
@@ -204,7 +204,7 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
     try {
       const answer = await request(call);
       if (answer.status === 404) throw unavailable('transaction not found on the chain yet');
-      if (answer.status < 200 || answer.status > 299) {
+      if (!isOk(answer.status)) {
         throw unavailable(`transaction lookup answered HTTP ${answer.status}`);
       }
       body = jsonOf(answer, call);

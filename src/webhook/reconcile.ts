@@ -2,7 +2,7 @@ import { KudosApiError } from '../base/errors.js';
 import { isRecord } from '../base/guards.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
 import { apiPath, KUDOS_API } from '../protocol/endpoints.js';
-import { answerError, type HttpCall, jsonOf, request } from '../protocol/http-client.js';
+import { answerError, type HttpCall, isOk, jsonOf, request } from '../protocol/http-client.js';
 import { DEFAULT_TIMEOUT_MS } from '../protocol/limits.js';
 import { KudosWebhookError } from './errors.js';
 import { observeNotification } from './observe.js';
@@ -99,17 +99,14 @@ async function getJson(url: string, what: string, timeoutMs: number, accessToken
     service: 'api',
     what,
     url,
-    headers: {
-      accept: 'application/json',
-      ...(accessToken === undefined ? {} : { authorization: `Bearer ${accessToken}` }),
-    },
+    headers: { accept: 'application/json' },
+    accessToken,
     timeoutMs,
     maxBytes: MAX_LOOKUP_BYTES,
-    secrets: accessToken === undefined ? [] : [accessToken],
   };
   const answer = await request(call);
   if (answer.status === 404) return undefined;
-  if (answer.status < 200 || answer.status > 299) throw answerError(answer, call);
+  if (!isOk(answer.status)) throw answerError(answer, call);
   return jsonOf(answer, call);
 }
 
