@@ -18,6 +18,7 @@ const INTEGRATION = [
   'test/webhook/property.test.ts',
   // kudosPayments() with the emulator's real sender: attacks and faults.
   'test/webhook/payments.test.ts',
+  'test/webhook/payments-real-service.test.ts',
 ];
 const E2E = [
   'test/e2e/**/*.test.ts',

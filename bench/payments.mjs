@@ -1,11 +1,12 @@
 // 12. Payments API: kudosPayments() (orders: the decision, the order's compare-and-set, onPaid)
 // against kudosWebhook() with cosmosConfirmer alone, on the same store and the same chain answer.
+import { WALLETS } from '../test/helpers/chain-answer.mjs';
 import { runnable } from './lib/sqlite.mjs';
 import { measureReceiver, measureVariants } from './lib/variants.mjs';
 
 const SECRET = 'bench-payments-secret-0123456789';
-const SHOP = 'cosmos1shopbenchwallet0000000000000000000000';
-const PAYER = 'cosmos1payerbenchwallet000000000000000000000';
+const SHOP = WALLETS.shop;
+const PAYER = WALLETS.payer;
 
 /** Notification i: a distinct hash (i + 1, zero-padded), one token to the shop from the payer. */
 function body(i) {

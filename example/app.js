@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import session from 'express-session';
 import passport from 'passport';
-import { createKudosClient, DENIED_MESSAGE, KudosError, KudosStrategy } from 'passport-kudos';
+import { createKudosClient, DENIED_MESSAGE, hasScope, KudosError, KudosStrategy } from 'passport-kudos';
 import { kudosPayments } from 'passport-kudos/webhook';
 import { createMetrics } from './metrics.js';
 import { ANONYMOUS_SESSION_MS } from './session-store.js';
@@ -168,6 +168,18 @@ export function createExampleApp({
     },
     onError: (error) => log(`webhook refused: ${error.code}`),
   });
+  /**
+   * The tips that no notification and no return page brought: a payer whose browser failed after
+   * paying (docs/payments.md#a-payment-that-no-notification-and-no-return-page-bring). The memo names
+   * the tip, so the shop's own history finds and credits them (each once). Undefined until the shop
+   * connected its history (signed in at /auth/kudos/history, which holds `read`).
+   */
+  async function reconcileHistory() {
+    const tokens = await stores.tokens.get(config.tipReceiver);
+    if (!tokens?.scope || !hasScope(tokens.scope, 'read')) return undefined;
+    return payments.reconcile({ client: kudos, userId: config.tipReceiver });
+  }
+
   // Kudos payment notifications: mounted before the session and the form parser, which it does not need.
   app.post('/webhooks/kudos', payments.webhook);
   // The operator's health answer (docs/payments.md#health): 503 when the store does not answer or a
@@ -234,6 +246,17 @@ export function createExampleApp({
         res.redirect(isLocalPath(returnTo) ? returnTo : '/profile');
       });
     })(req, res, next);
+  });
+
+  // The shop connects its history: a sign-in that asks for no scope, so the service grants the
+  // client's default scopes, `read` among them (docs/kudos-service.md#authorization-page: a bare
+  // `read` asked for is granted as read:read). Its token set is kept like any user's.
+  app.get('/auth/kudos/history', (req, res, next) => {
+    if (!isShop(req)) return res.redirect('/auth/kudos');
+    req.session.returnTo = '/payments';
+    req.session.save((err) =>
+      err ? next(err) : authenticator.authenticate('kudos', { scope: [] })(req, res, next),
+    );
   });
 
   function requireUser(req, res, next) {
@@ -364,9 +387,10 @@ export function createExampleApp({
       const all = await stores.payments.list();
       const mine = shop ? all : all.filter((p) => p.from === req.user.id);
       const unprocessed = shop ? await payments.unprocessed() : undefined;
-      const retried = req.session.retried;
+      const { retried, reconciled } = req.session;
       delete req.session.retried;
-      res.send(paymentsPage({ ...view(req), payments: mine, unprocessed, retried }));
+      delete req.session.reconciled;
+      res.send(paymentsPage({ ...view(req), payments: mine, unprocessed, retried, reconciled }));
     } catch (error) {
       next(error);
     }
@@ -385,6 +409,30 @@ export function createExampleApp({
         .send(errorPage({ status: 403, title: 'Not allowed', message: 'Only the shop can retry payments.' }));
     try {
       req.session.retried = await payments.redrive();
+      res.redirect(303, '/payments');
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  // Finds the tips that no notification and no return page brought (the payer's browser failed
+  // after paying) in the shop's own history, as the schedule does every minute. The shop only.
+  app.post('/payments/reconcile', requireUser, async (req, res, next) => {
+    if (!checkCsrf(req))
+      return res
+        .status(403)
+        .send(errorPage({ status: 403, title: 'Form expired', message: 'Reload the page and try again.' }));
+    if (!isShop(req))
+      return res
+        .status(403)
+        .send(
+          errorPage({ status: 403, title: 'Not allowed', message: 'Only the shop can read its history.' }),
+        );
+    try {
+      const result = await reconcileHistory();
+      req.session.reconciled = result
+        ? { processed: result.processed, seen: result.seen }
+        : { missing: true };
       res.redirect(303, '/payments');
     } catch (error) {
       next(error);
@@ -432,5 +480,5 @@ export function createExampleApp({
       );
   });
 
-  return { app, strategy, kudos, metrics };
+  return { app, strategy, kudos, metrics, reconcileHistory };
 }

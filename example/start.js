@@ -2,9 +2,12 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { DEMO_USERS, startKudosEmulator } from 'passport-kudos/testing';
-import { createExampleApp } from './app.js';
+import { createExampleApp, EXAMPLE_SCOPES } from './app.js';
 import { readConfig } from './config.js';
 import { createStores } from './stores.js';
+
+/** How often the shop's history is read for payments that no notification brought: every minute. */
+const RECONCILE_EVERY_MS = 60_000;
 
 /**
  * The shop's wallet: the address the chain pays when someone pays the tip receiver, from the
@@ -17,7 +20,8 @@ async function walletOf(baseURL, user) {
     signal: AbortSignal.timeout(10_000),
   }).catch(() => undefined);
   const profile = res?.ok ? await res.json().catch(() => undefined) : undefined;
-  const wallet = profile?.cosmosWallet ?? profile?.wallet;
+  // Either spelling of the account (kudosWallet where the service gives it): the receiver matches both.
+  const wallet = profile?.kudosWallet ?? profile?.cosmosWallet ?? profile?.wallet;
   if (typeof wallet !== 'string' || wallet === '') {
     throw new Error(`could not look up the wallet of TIP_RECEIVER "${user}": set KUDOS_RECEIVER_WALLET`);
   }
@@ -44,6 +48,8 @@ export async function startExample(env = process.env, { log = () => undefined } 
           clientSecret: config.clientSecret,
           name: 'Kudos Example Shop',
           redirectURIs,
+          // What a sign-in that asks for no scope is granted: the shop's history needs `read`.
+          defaultScopes: [...EXAMPLE_SCOPES, 'read'],
         },
       ],
       users: [
@@ -62,7 +68,21 @@ export async function startExample(env = process.env, { log = () => undefined } 
   }
   const receiverWallet = config.receiverWallet ?? (await walletOf(baseURL, config.tipReceiver));
   const stores = await createStores(config, log);
-  const { app, metrics } = createExampleApp({ config, authURL, baseURL, stores, receiverWallet, log });
+  const { app, metrics, reconcileHistory } = createExampleApp({
+    config,
+    authURL,
+    baseURL,
+    stores,
+    receiverWallet,
+    log,
+  });
+  // Every minute, the shop's history: payments no notification and no return page brought.
+  const reconciling = setInterval(() => {
+    reconcileHistory().catch((error) =>
+      log(`reconcile of the shop's history failed: ${error?.code ?? error}`),
+    );
+  }, RECONCILE_EVERY_MS);
+  reconciling.unref();
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
@@ -86,7 +106,9 @@ export async function startExample(env = process.env, { log = () => undefined } 
     emulator,
     config,
     stores,
+    reconcileHistory,
     async close() {
+      clearInterval(reconciling);
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await metrics.close();

@@ -144,6 +144,7 @@ const OUTCOMES = {
   wrong_payer: 'another user’s tip: to refund',
   order_conflict: 'edited link: to look at',
   no_order: 'no tip named: to look at',
+  not_to_receiver: 'paid to another wallet: check the receiver',
 };
 
 /**
@@ -152,9 +153,10 @@ const OUTCOMES = {
  *   payments: Array<{ txHash: string, from: string, order: string | null, received: string, outcome: string, paid: boolean, receivedAt: string }>,
  *   unprocessed?: Array<{ kind: 'notification', txHash: string, status: string, attempts: number, lastError: string | null, receivedAt: number }
  *     | { kind: 'exception', txHash: string, reason: string, decidedAt: number }>,
- *   retried?: { processed: number, failed: number, remaining: number } }} model
+ *   retried?: { processed: number, failed: number, remaining: number },
+ *   reconciled?: { processed: number, seen: number } | { missing: true } }} model
  */
-export function paymentsPage({ user, csrf, payments, unprocessed, retried }) {
+export function paymentsPage({ user, csrf, payments, unprocessed, retried, reconciled }) {
   const rows = payments
     .map(
       (
@@ -175,6 +177,18 @@ export function paymentsPage({ user, csrf, payments, unprocessed, retried }) {
   const retriedLine = retried
     ? `<p id="retried" role="status">Retried: ${escapeHtml(retried.processed)} processed, ${escapeHtml(retried.failed)} failed, ${escapeHtml(retried.remaining)} remaining.</p>`
     : '';
+  const reconciledLine = !reconciled
+    ? ''
+    : 'missing' in reconciled
+      ? '<p id="reconciled" role="status">Connect the shop’s history first.</p>'
+      : `<p id="reconciled" role="status">History read: ${escapeHtml(reconciled.seen)} transactions, ${escapeHtml(reconciled.processed)} newly processed.</p>`;
+  // The shop's own history: where a tip that no notification and no return page brought is found.
+  const historyCard =
+    unprocessed && csrf
+      ? `<div class="card"><h2>Missed payments</h2>${reconciledLine}<p>Tips whose payer’s browser failed after paying come by no notification: the shop’s history finds them (every minute, or now).
+<a href="/auth/kudos/history" id="connect-history">Connect the shop’s history</a></p>
+<form method="post" action="/payments/reconcile"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><button type="submit" class="kudos-button" id="reconcile">Find missed payments</button></form></div>`
+      : '';
   // The shop's card: what waits to be processed, and the payments to refund or look at.
   const unprocessedCard =
     unprocessed && csrf
@@ -191,7 +205,7 @@ export function paymentsPage({ user, csrf, payments, unprocessed, retried }) {
       payments.length
         ? `<div class="table-scroll"><table id="payments"><tr><th>Transaction</th><th>From</th><th>Received</th><th>Credited</th><th>When</th></tr>${rows}</table></div>`
         : '<p id="no-payments">No payments yet.</p>'
-    }${unprocessedCard}`,
+    }${unprocessedCard}${historyCard}`,
     { user, csrf },
   );
 }

@@ -4,11 +4,11 @@
 // REST answer served by this process, which pays the shop and names notification i's order in its memo.
 import express from 'express';
 import { cosmosConfirmer, kudosPayments, kudosWebhook } from 'passport-kudos/webhook';
-import { chainServer, msgSend } from '../../test/helpers/chain-answer.mjs';
+import { chainServer, msgSend, WALLETS } from '../../test/helpers/chain-answer.mjs';
 
 const SECRET = 'bench-payments-secret-0123456789';
-const SHOP = 'cosmos1shopbenchwallet0000000000000000000000';
-const PAYER = 'cosmos1payerbenchwallet000000000000000000000';
+const SHOP = WALLETS.shop;
+const PAYER = WALLETS.payer;
 const ORDERS = Number(process.env.ORDERS ?? 1000);
 
 /** Order i's reference, filled once kudosPayments made the orders (the baseline names none). */

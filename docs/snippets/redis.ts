@@ -37,7 +37,8 @@ const payments = kudosPayments({
   secret: process.env.KUDOS_WEBHOOK_SECRET ?? 'change-me-0123456789',
   authURL: process.env.KUDOS_AUTH_URL ?? 'http://127.0.0.1:4000',
   baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api',
-  receiver: process.env.KUDOS_SHOP_WALLET ?? 'cosmos1...your wallet',
+  // Your wallet in either spelling (here the emulator's bobby's, kudos1… = cosmos1…, the same account).
+  receiver: process.env.KUDOS_SHOP_WALLET ?? 'kudos10w0466xcvg0sgfhynvj5nlcdzhqzrnc4gkegml',
   to: 'bobby',
   agent: 'shop-agent',
   store: new RedisDedupeStore(redis), // one notification is handled once across all instances

@@ -7,7 +7,7 @@ import { cosmosConfirmer, kudosWebhook } from 'passport-kudos/webhook';
 const secret = process.env.KUDOS_WEBHOOK_SECRET; // required: kudosWebhook throws without it
 if (!secret) throw new Error('set KUDOS_WEBHOOK_SECRET (16 characters or more)');
 const wallet = process.env.KUDOS_SHOP_WALLET; // required by cosmosConfirmer
-if (!wallet) throw new Error("set KUDOS_SHOP_WALLET (your shop's cosmos1... address)");
+if (!wallet) throw new Error("set KUDOS_SHOP_WALLET (your shop's wallet, kudos1... or cosmos1...)");
 
 const hook = kudosWebhook({
   secret,

@@ -434,6 +434,13 @@ export const KUDOS_ERROR_CODES = [
       "told to `onError`: a kept record the store cannot read (edited by hand, another program's key) is skipped by `unprocessed()` and `redrive()` (the others are listed and redriven), and replaced as if absent by the next delivery of its payment (which is processed)",
   },
   {
+    code: 'not_to_receiver',
+    status: 422,
+    error: 'KudosWebhookError',
+    meaning:
+      "told to `onError` once by `kudosPayments()`: an authenticated notification of a payment to the shop's Kudos user (`to`) that the chain shows reaching none of `receiver` (the message names the addresses it paid: is `receiver` your wallet?); never an answer: the delivery is answered 200 and the payment is a `not_to_receiver` exception",
+  },
+  {
     code: 'confirmation_unavailable',
     status: 503,
     error: 'KudosWebhookError',

@@ -1,4 +1,5 @@
 import { checkPositive } from '../base/numbers.js';
+import { type AddressPrefix, LEGACY_PREFIX, MAIN_PREFIX } from '../protocol/address.js';
 
 /** An OAuth client registered with the emulator (setup that the real service does by hand). */
 export interface EmulatorClient {
@@ -133,6 +134,12 @@ export interface KudosEmulatorOptions {
    * `per-output` (one coin per output, as some records have).
    */
   multiSendAmounts?: MultiSendAmounts;
+  /**
+   * How a payment spells the receivers' addresses on the chain and in its record: `kudos` (default,
+   * observed: the widget pays the main-prefix address since 2022) or `cosmos` (the legacy spelling
+   * of the same account, as older records have it). docs/kudos-service.md#wallet-addresses.
+   */
+  paymentAddressPrefix?: AddressPrefix;
   /** Webhook delivery: attempts in all (default 5), first retry delay (default 500 ms, doubling), per-attempt timeout (default 5000 ms). */
   webhook?: { attempts?: number; retryDelayMs?: number; timeoutMs?: number };
   /** HS256 key of the access tokens; default a random one per emulator. */
@@ -202,6 +209,7 @@ export interface ResolvedEmulatorOptions {
   revokeEndsAccessTokens: boolean;
   paymentDelayMs: number;
   multiSendAmounts: MultiSendAmounts;
+  paymentAddressPrefix: AddressPrefix;
   webhook: { attempts: number; retryDelayMs: number; timeoutMs: number };
   jwtSecret: string | undefined;
   log: (line: string, level: KudosEmulatorLogLevel) => void;
@@ -343,6 +351,12 @@ export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): Reso
       'multiSendAmounts',
       ['total', 'per-output'] as const,
       'total',
+    ),
+    paymentAddressPrefix: oneOf(
+      options.paymentAddressPrefix,
+      'paymentAddressPrefix',
+      [MAIN_PREFIX, LEGACY_PREFIX] as const,
+      MAIN_PREFIX,
     ),
     webhook: {
       attempts: positive(options.webhook?.attempts, 'webhook.attempts', 5),

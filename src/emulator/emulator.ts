@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SAFE_ERROR_CODE } from '../base/errors.js';
+import { type AddressPrefix, LEGACY_PREFIX, MAIN_PREFIX } from '../protocol/address.js';
 import { KUDOS_API } from '../protocol/endpoints.js';
 import { EmulatorClock } from './clock.js';
 import type { EmulatorClient, EmulatorUser, KudosEmulatorOptions } from './emulator-options.js';
@@ -97,10 +98,19 @@ export interface KudosEmulator {
   /** The emulator's current time, epoch milliseconds. */
   now(): number;
   /**
-   * The wallet address of a user or agent (what the chain pays): the `receiver` a test shop gives
-   * `cosmosConfirmer`. Throws `TypeError` for an ID that is neither.
+   * The wallet address of a user or agent: a bech32 address (valid checksum, stable per ID), spelled
+   * `cosmos1…` as the user record's `cosmosWallet` by default, or `kudos1…` with `prefix` `kudos`,
+   * as the chain pays it (the same account: either is a `receiver` a test shop can give). Throws
+   * `TypeError` for an ID that is neither a user nor an agent.
    */
-  walletOf(id: string): string;
+  walletOf(id: string, prefix?: AddressPrefix): string;
+  /**
+   * The next payment confirmed (in the widget, or by `pay()` without `metadataPosted`) is made as
+   * when the payer's browser fails to post the widget's metadata: the money moves and the
+   * transaction is recorded without metadata, but no notification is sent and the widget neither
+   * redirects nor posts to its opener. Browser tests can also tick the widget page's switch.
+   */
+  failNextMetadataPost(): void;
   /** Resolves when every payment has settled and no webhook delivery or retry is pending. */
   idle(): Promise<void>;
   /** Stops the server and every timer. */
@@ -228,7 +238,9 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
   tokenRoutes(router, state);
   apiRoutes(router, state);
   avatarRoutes(router, state);
-  widgetRoutes(router, state, (request) => ops.startPayment(request));
+  widgetRoutes(router, state, (request, metadataPosted) =>
+    ops.startPayment(request, undefined, metadataPosted),
+  );
   chainRoutes(router, state);
   adminRoutes(router, state, ops, webhooks);
 
@@ -355,11 +367,14 @@ function emulatorHandle({
     addUser: (user) => void ops.addUser(user),
     advanceClock: (ms) => ops.advanceClock(ms),
     now: () => state.clock.now(),
-    walletOf(id) {
+    walletOf(id, prefix = LEGACY_PREFIX) {
       if (!state.users.has(id) && !state.agents.has(id))
         throw new TypeError(`walletOf(): no user or agent "${id}"`);
-      return walletAddress(id);
+      if (prefix !== LEGACY_PREFIX && prefix !== MAIN_PREFIX)
+        throw new TypeError('walletOf(): "prefix" must be "cosmos" or "kudos"');
+      return walletAddress(id, prefix);
     },
+    failNextMetadataPost: () => ops.failNextMetadataPost(),
     async idle() {
       await Promise.all([...state.transactions.values()].map((tx) => tx.settled));
       await webhooks.idle();

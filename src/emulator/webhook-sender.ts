@@ -90,6 +90,9 @@ export class WebhookSender {
     const agent = agentId ? this.state.agents.get(agentId) : undefined;
     const url = deliveryURL(agent);
     if (!agentId || !url) return; // without via, or without a webhook set up: no notification (docs/kudos-service.md#notifications)
+    // The payer's browser never posted the metadata: the service has nothing to notify with (the
+    // emulator's reading: a shop must expect such a payment to come by no notification).
+    if (tx.metadataPosted === false) return;
     const statuses: TxStatus[] =
       event === 'created'
         ? this.mode.pendingFirst && !this.mode.outOfOrder

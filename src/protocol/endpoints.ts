@@ -1,5 +1,5 @@
 /**
- * Where the service's operations live (docs/kudos-service.md#addresses): pages under `{authURL}`,
+ * Where the service's operations live (docs/kudos-service.md#wallet-addresses): pages under `{authURL}`,
  * the API under `{baseURL}`. The strategy's defaults, the API calls and the emulator's routes are
  * all made from this table, so a path is written once.
  */

@@ -21,8 +21,19 @@ export const WIDGET_PARAMS = [
 /** Whole tokens as a decimal string: up to 12 digits, up to 9 decimals (the smallest unit is 10^-9). */
 export const TOKEN_AMOUNT = /^(0|[1-9][0-9]{0,11})(\.[0-9]{1,9})?$/;
 
-/** Longest memo (`remarks`) the service keeps (observed: longer ones are cut). */
+/** Longest memo (`remarks`) the service keeps, in UTF-16 code units (observed: longer ones are cut). */
 export const MAX_REMARKS = 255;
+
+/**
+ * Longest memo the chain takes, in UTF-8 bytes (observed): a longer one is refused when the
+ * transaction is submitted, so a link whose memo is longer can never be paid.
+ */
+export const MAX_MEMO_BYTES = 256;
+
+/** Whether a memo fits the chain and the service: at most 256 UTF-8 bytes and 255 UTF-16 units. */
+export function memoFits(memo: string): boolean {
+  return memo.length <= MAX_REMARKS && Buffer.byteLength(memo, 'utf8') <= MAX_MEMO_BYTES;
+}
 
 /** A decimal token amount (matching {@link TOKEN_AMOUNT}) in the smallest unit, exact. */
 export function tokensToUnits(tokens: string): bigint {

@@ -1,5 +1,6 @@
 import { checkPositive } from '../base/numbers.js';
 import { withoutTrailingSlashes } from '../base/url-path.js';
+import { accountKey, checkAddress } from '../protocol/address.js';
 import { apiPath, KUDOS_CHAIN } from '../protocol/endpoints.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, type HttpCall, isOk, jsonOf, request } from '../protocol/http-client.js';
 import { DENOM } from '../protocol/limits.js';
@@ -22,10 +23,12 @@ export interface CosmosConfirmerOptions {
   /** Base URL of the chain's REST (LCD) interface itself, when it is elsewhere; `/cosmos/tx/v1beta1/txs/{hash}` is appended. */
   restURL?: string;
   /**
-   * Required: the shop's own wallet address (`cosmos1…`), or several. A notification is `paid` only
-   * when the chain shows the payer's transfer to one of them, and `received` is what they got. Never
-   * taken from the notification: a payer who edits the widget link (`to=` his own second account,
-   * `via=` your agent) makes the service notify you of a real transaction that pays someone else.
+   * Required: the shop's own wallet address, or several, in either spelling (`kudos1…` or its legacy
+   * `cosmos1…`: the same account; docs/kudos-service.md#wallet-addresses). Checked here: a bech32 address
+   * with a valid checksum, else a `TypeError`. A notification is `paid` only when the chain shows the
+   * payer's transfer to one of these accounts, and `received` is what they got. Never taken from the
+   * notification: a payer who edits the widget link (`to=` his own second account, `via=` your
+   * agent) makes the service notify you of a real transaction that pays someone else.
    */
   receiver: string | readonly string[];
   /** Time limit of the lookup in milliseconds. Default 5000. */
@@ -72,22 +75,37 @@ function coinsOf(coins: unknown, denom: string): bigint {
   return sum;
 }
 
+/** What the payer's transfers gave each account, and the addresses as the chain spells them. */
+interface PaidOnChain {
+  /** By account ({@link accountKey}): either spelling of an address is the same entry. */
+  byAccount: Map<string, bigint>;
+  /** Every address paid, as the chain spells it, in the order of the messages. */
+  addresses: string[];
+}
+
 /**
- * What each address got of `denom` from the payer, by the bank messages: a `MsgSend`, or a
+ * What each account got of `denom` from the payer, by the bank messages: a `MsgSend`, or a
  * `MsgMultiSend` (a payment with an agent fee or to several receivers, docs/kudos-service.md#payment-widget)
  * whose inputs include the payer. With no payer address in the notification, any sender counts.
+ * Addresses are compared as accounts: the payer may have signed in either spelling.
  */
-function paidOnChain(messages: Json[], from: string | null, denom: string): Map<string, bigint> {
-  const paid = new Map<string, bigint>();
+function paidOnChain(messages: Json[], from: string | null, denom: string): PaidOnChain {
+  const paid: PaidOnChain = { byAccount: new Map(), addresses: [] };
+  const payer = from === null ? undefined : accountKey(from);
+  const isPayer = (address: unknown) =>
+    payer === undefined || (typeof address === 'string' && accountKey(address) === payer);
   const add = (address: unknown, coins: unknown) => {
-    if (typeof address === 'string') paid.set(address, (paid.get(address) ?? 0n) + coinsOf(coins, denom));
+    if (typeof address !== 'string') return;
+    const key = accountKey(address);
+    paid.byAccount.set(key, (paid.byAccount.get(key) ?? 0n) + coinsOf(coins, denom));
+    if (!paid.addresses.includes(address)) paid.addresses.push(address);
   };
   for (const message of messages) {
-    if (message['@type'] === MSG_SEND && (from === null || message.from_address === from)) {
+    if (message['@type'] === MSG_SEND && isPayer(message.from_address)) {
       add(message.to_address, message.amount);
     } else if (
       message['@type'] === MSG_MULTI_SEND &&
-      (from === null || listOf(message.inputs).some((input) => input.address === from))
+      listOf(message.inputs).some((input) => isPayer(input.address))
     ) {
       for (const output of listOf(message.outputs)) add(output.address, output.coins);
     }
@@ -120,34 +138,57 @@ function checkChainTransaction(
   const { tx } = notification;
   if (tx.to.length === 0) return { confirmed: false, reason: 'the notification names no receiver' };
   const paid = paidOnChain(bodyOf(body).messages, tx.from, denom);
-  const total = [...new Set(tx.to)].reduce((sum, address) => sum + (paid.get(address) ?? 0n), 0n);
+  const notified = new Set(tx.to.map(accountKey));
+  const total = [...notified].reduce((sum, account) => sum + (paid.byAccount.get(account) ?? 0n), 0n);
   if (total !== tx.amount.value) {
     return { confirmed: false, reason: 'the transfers on chain do not add up to the notified amount' };
   }
   let received = 0n;
-  for (const address of receivers) received += paid.get(address) ?? 0n;
+  for (const account of receivers) received += paid.byAccount.get(account) ?? 0n;
   if (received <= 0n) {
-    return { confirmed: false, reason: "the transaction pays none of the shop's receivers", received: 0n };
+    // A real payment that went elsewhere: said with the addresses it reached, so that a shop whose
+    // `receiver` is not its wallet (a mistake, an old wallet) can see it (payments: not_to_receiver).
+    return {
+      confirmed: false,
+      reason: `the transaction pays none of the shop's receivers (it paid ${paid.addresses.join(', ')})`,
+      received: 0n,
+      paidTo: paid.addresses,
+    };
   }
   return { confirmed: true, received };
 }
 
-/** The `receiver` option as a set of addresses; a `TypeError` naming it when it is missing or empty. */
-function checkReceivers(receiver: unknown): ReadonlySet<string> {
+/**
+ * The `receiver` option as a set of accounts: each a wallet address of the chain in either spelling
+ * (bech32, checksum checked). A `TypeError` naming `receiver` and what is wrong: a mistyped address
+ * would make every payment miss the shop.
+ */
+export function checkReceivers(receiver: unknown, where: string): ReadonlySet<string> {
   const list: unknown[] = typeof receiver === 'string' ? [receiver] : Array.isArray(receiver) ? receiver : [];
-  if (list.length === 0 || !list.every((r) => typeof r === 'string' && r.trim() !== '')) {
+  if (list.length === 0) {
     throw new TypeError(
-      'cosmosConfirmer requires "receiver": your shop\'s wallet address (or a list of them); without it a payment to anyone would count as paid',
+      `${where} requires "receiver": your shop's wallet address (or a list of them); without it a payment to anyone would count as paid`,
     );
   }
-  return new Set(list as string[]);
+  const accounts = new Set<string>();
+  list.forEach((address, i) => {
+    const read = checkAddress(address);
+    if (!read.ok) {
+      const name = typeof receiver === 'string' ? '"receiver"' : `"receiver"[${i}]`;
+      throw new TypeError(
+        `${where} option ${name} must be a wallet address ("kudos1…" or "cosmos1…"): it ${read.problem}`,
+      );
+    }
+    accounts.add(read.account);
+  });
+  return accounts;
 }
 
 /**
  * A confirmer that looks the transaction up on the chain's REST interface and checks that it
  * succeeded (`code` 0) in a block (`height` > 0) with the same hash, that the payer's bank
  * transfers (`MsgSend` or `MsgMultiSend`) to the notification's outputs add up to its amount, and
- * that they pay at least one of the shop's own `receiver` addresses, in `denom` (`nanokudos`). The
+ * that they pay at least one of the shop's own `receiver` accounts (in either spelling), in `denom` (`nanokudos`). The
  * notification's `received` is then what those addresses got (bigint, in that denomination only),
  * and its `memo` the transaction's memo as the chain records it.
  *
@@ -166,7 +207,7 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
       'cosmosConfirmer requires "baseURL" (the Kudos API) or "restURL" (the chain\'s LCD), an absolute URL',
     );
   }
-  const receivers = checkReceivers(options.receiver);
+  const receivers = checkReceivers(options.receiver, 'cosmosConfirmer');
   const denom = options.denom ?? DENOM;
   if (typeof denom !== 'string' || denom === '') {
     throw new TypeError('cosmosConfirmer option "denom" must be a non-empty string (default "nanokudos")');

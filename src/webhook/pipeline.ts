@@ -73,6 +73,9 @@ async function applyConfirmation(notification: KudosNotification, confirm: Kudos
       ? verdict.received
       : 0n;
   if (typeof verdict.memo === 'string') notification.memo = verdict.memo;
+  if (!notification.confirmed && Array.isArray(verdict.paidTo) && verdict.paidTo.length > 0) {
+    notification.paidTo = verdict.paidTo.filter((a): a is string => typeof a === 'string');
+  }
 }
 
 /**

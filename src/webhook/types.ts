@@ -34,6 +34,11 @@ export interface KudosConfirmation {
   received?: bigint;
   /** The transaction's memo as the chain records it, when the confirmer read it. */
   memo?: string;
+  /**
+   * Not confirmed because the transaction is real and paid, but none of the shop's receivers: the
+   * addresses it paid, as the chain spells them (docs/payments.md#money-that-went-elsewhere).
+   */
+  paidTo?: readonly string[];
 }
 
 /** Where a notification came from: a delivery of the service, or the receiver's own lookup (`reconcile()`). */
@@ -70,4 +75,9 @@ export interface KudosNotification {
    * confirmer read one. `tx.remarks` is what the notification says it is.
    */
   memo: string | null;
+  /**
+   * Set when the confirmer found the transaction real and paid, but to none of the shop's own
+   * receivers: the addresses the chain shows it paid (a shop whose `receiver` is not its wallet).
+   */
+  paidTo?: readonly string[];
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKudosClient, KudosStrategy, type KudosVerify, MemoryTokenStore } from '../../src/index.js';
 import { kudosPayments, kudosWebhook, MemoryDedupeStore } from '../../src/webhook/index.js';
+import { WALLETS } from '../helpers/chain-answer.mjs';
 
 // The options renamed so that their names say their unit (CHANGELOG.md lists them): the old name is
 // still read for one minor version, with one DeprecationWarning per option and process; both names
@@ -68,7 +69,7 @@ describe('renamed options', () => {
       secret: WEBHOOK.secret,
       authURL: 'https://kudos.test',
       baseURL: 'https://kudos.test/api',
-      receiver: 'cosmos1shop',
+      receiver: WALLETS.shop,
       to: 'shop',
       agent: 'shop-agent',
       onPaid: () => undefined,

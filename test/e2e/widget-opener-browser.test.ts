@@ -151,4 +151,21 @@ window.addEventListener('message', (e) => {
     expect(await received(page)).toEqual([]);
     await context.close();
   });
+
+  it('posts nothing when the browser fails to post the metadata (the widget page’s switch): the money moved all the same', async () => {
+    const redirect = encodeURIComponent(`${shop.url}/`);
+    const { context, page, popup } = await openPopup(`to=bobby&amount=1&opener=1&redirect_uri=${redirect}`);
+    await popup.getByLabel(/fails to post the payment's metadata/).check();
+    await popup.getByRole('button', { name: 'Confirm' }).click();
+    await popup.waitForSelector('#error-code');
+    expect(await popup.textContent('#error-code')).toBe('METADATA_NOT_POSTED');
+    const hash = (await popup.textContent('#tx-hash')) ?? '';
+    expect(popup.isClosed()).toBe(false);
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300))); // time for a stray message
+    expect(await received(page)).toEqual([]);
+    await kudos.idle();
+    const record = (await (await fetch(`${kudos.baseURL}/tx/id/${hash}`)).json()) as { status: string };
+    expect(record.status).toBe('success');
+    await context.close();
+  });
 });

@@ -139,7 +139,15 @@ describe('the emulator: scopes, users, widget values, lookups and API headers as
           })
         ).json();
         expect(Object.keys(profile).sort()).toEqual(
-          ['avatar', 'cosmosWallet', 'displayName', 'user', 'wallet', ...(email ? ['email'] : [])].sort(),
+          [
+            'avatar',
+            'cosmosWallet',
+            'kudosWallet',
+            'displayName',
+            'user',
+            'wallet',
+            ...(email ? ['email'] : []),
+          ].sort(),
         );
         expect(profile.email).toBe(email);
       }

@@ -4,6 +4,19 @@
 import http from 'node:http';
 
 /**
+ * Wallet addresses for tests and benchmarks that need no emulator: real bech32 addresses (valid
+ * checksums, as `receiver` must be), each one account in its legacy (`cosmos1…`) spelling, with the
+ * same account's main-prefix (`kudos1…`) spelling beside it.
+ */
+export const WALLETS = {
+  shop: 'cosmos1prtuq05nhujtkqssvre0rjtwhg2crsnupw3ez2',
+  shopMain: 'kudos1prtuq05nhujtkqssvre0rjtwhg2crsnuv0rsj7',
+  payer: 'cosmos14gqev8wgdffha6mz26ykfete7e9r3wcdappve7',
+  payerMain: 'kudos14gqev8wgdffha6mz26ykfete7e9r3wcdsqn9f2',
+  other: 'cosmos12efkd3f6fxp49hczagjjmtl2cvj9nztx8dpak3',
+};
+
+/**
  * One `MsgSend` of `coin` from `from` to `to`.
  * @param {string} from
  * @param {string} to

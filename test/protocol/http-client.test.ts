@@ -1,6 +1,7 @@
 // One HTTP client: the token request, an API call, the profile request, the chain lookup and
 // reconcile's lookup meet the same misbehaving servers (real ones, port 0) and fail the same way:
 // one time limit, one size cap, one JSON check, one error mapping, no secret in any error.
+
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -19,6 +20,7 @@ import {
   kudosReceiver,
   parseKudosNotification,
 } from '../../src/webhook/index.js';
+import { WALLETS } from '../helpers/chain-answer.mjs';
 import { type Listening, listenLocal } from '../helpers/listen.js';
 
 const CLIENT_SECRET = 'client-secret-Zq81';
@@ -84,7 +86,7 @@ const USERS: Record<string, (base: string) => Promise<unknown>> = {
   'chain lookup (cosmosConfirmer)': (base) => {
     const confirm = cosmosConfirmer({
       baseURL: base,
-      receiver: 'cosmos1shop',
+      receiver: WALLETS.shop,
       timeoutMs: LIMIT_MS,
       maxResponseBytes: CAP,
     });
@@ -93,7 +95,7 @@ const USERS: Record<string, (base: string) => Promise<unknown>> = {
         txHash: TX_HASH,
         status: 'success',
         amount: { amount: '1', denom: 'nanokudos' },
-        to: ['cosmos1shop'],
+        to: [WALLETS.shop],
       },
     });
     return Promise.resolve(confirm(notification));

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { cosmosConfirmer, type KudosNotification } from '../../src/webhook/index.js';
-import { chainServer } from '../helpers/chain-answer.mjs';
+import { chainServer, WALLETS } from '../helpers/chain-answer.mjs';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { startWebhookApp, type WebhookApp } from '../helpers/webhook-app.js';
 
@@ -82,7 +82,9 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     const n = byHash(tx.txHash);
     expect(n?.metadata.state).toBe('order-4711');
     expect([n?.confirmed, n?.paid, n?.received]).toEqual([false, false, 0n]);
-    expect(n?.confirmationReason).toBe("the transaction pays none of the shop's receivers");
+    expect(n?.confirmationReason).toBe(
+      `the transaction pays none of the shop's receivers (it paid ${kudos.walletOf('mallory-alt', 'kudos')})`,
+    );
     // The same payment with a fee to the shop's agent: the agent's cut is not the shop's receiver either.
     const withFee = kudos.pay({
       from: 'mallory',
@@ -161,7 +163,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
       })());
     const unknown = { ...sample, tx: { ...sample.tx, txHash: 'B'.repeat(64) } };
     await expect(confirm(unknown)).rejects.toMatchObject({ code: 'confirmation_unavailable', status: 503 });
-    const down = cosmosConfirmer({ restURL: 'http://127.0.0.1:9', receiver: 'cosmos1shop', timeoutMs: 500 });
+    const down = cosmosConfirmer({ restURL: 'http://127.0.0.1:9', receiver: WALLETS.shop, timeoutMs: 500 });
     await expect(down(sample)).rejects.toMatchObject({ code: 'confirmation_unavailable' });
   });
 
@@ -185,13 +187,13 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const restURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const small = cosmosConfirmer({ restURL, receiver: 'cosmos1shop', maxResponseBytes: 100_000 });
+      const small = cosmosConfirmer({ restURL, receiver: WALLETS.shop, maxResponseBytes: 100_000 });
       await expect(small(sample)).rejects.toMatchObject({
         code: 'confirmation_unavailable',
         message: expect.stringContaining('more than 100000 bytes'),
       });
       sent = 0;
-      await expect(cosmosConfirmer({ restURL, receiver: 'cosmos1shop' })(sample)).rejects.toMatchObject({
+      await expect(cosmosConfirmer({ restURL, receiver: WALLETS.shop })(sample)).rejects.toMatchObject({
         message: expect.stringContaining(`more than ${4 * 1024 * 1024} bytes`),
       });
       expect(sent).toBeLessThan(50 * 1024 * 1024); // given up long before the 200 MB
@@ -261,12 +263,12 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
 
   it('checks its options: the shop’s receiver is required', () => {
     const base = 'http://127.0.0.1:1/api';
-    expect(() => cosmosConfirmer({ restURL: 'not a url', receiver: 'cosmos1shop' })).toThrow('"restURL"');
+    expect(() => cosmosConfirmer({ restURL: 'not a url', receiver: WALLETS.shop })).toThrow('"restURL"');
     for (const receiver of [undefined, '', ' ', [], [''], [5]]) {
       expect(() => cosmosConfirmer({ baseURL: base, receiver } as never)).toThrow(TypeError);
       expect(() => cosmosConfirmer({ baseURL: base, receiver } as never)).toThrow('"receiver"');
     }
-    expect(() => cosmosConfirmer({ baseURL: base, receiver: 'cosmos1shop', maxResponseBytes: 0 })).toThrow(
+    expect(() => cosmosConfirmer({ baseURL: base, receiver: WALLETS.shop, maxResponseBytes: 0 })).toThrow(
       '"maxResponseBytes"',
     );
   });

@@ -52,6 +52,45 @@ describe('references and memos', () => {
     expect(long).toHaveLength(255);
     expect(referenceInMemo(long)).toBe(A);
   });
+
+  // The chain refuses a memo over 256 UTF-8 bytes (docs/kudos-service.md#memo): a label counted in
+  // characters made links that could never be paid (120 CJK characters: a 695-byte memo).
+  const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+  it.each([
+    ['120 CJK characters', '漢'.repeat(120), '漢'],
+    ['150 accented letters', 'é'.repeat(150), 'é'],
+    ['120 emoji', '😀'.repeat(120), '😀'],
+    ['a family emoji sequence', '👨‍👩‍👧‍👦'.repeat(40), '👨‍👩‍👧‍👦'],
+    ['letters with combining accents', 'e\u0301'.repeat(200), 'e\u0301'],
+    ['250 ASCII letters and one emoji', `${'a'.repeat(215)}😀${'b'.repeat(40)}`, undefined],
+  ])(
+    'cuts a label of %s to fit 256 bytes and 255 units, between characters, the reference whole',
+    (_, label, unit) => {
+      const memo = memoFor(A, label);
+      expect(bytes(memo)).toBeLessThanOrEqual(256);
+      expect(memo.length).toBeLessThanOrEqual(255);
+      expect(memo.endsWith(` ${A}`)).toBe(true);
+      expect(referenceInMemo(memo)).toBe(A);
+      const words = memo.slice(0, -A.length - 1);
+      expect(label.startsWith(words)).toBe(true);
+      // Never half a character: the label is whole units of what a reader sees.
+      if (unit !== undefined) expect(words).toBe(unit.repeat(words.length / unit.length));
+      expect(words).not.toMatch(/[\uD800-\uDBFF]$/);
+      // As long as it can be: one more character would not fit.
+      const [next] = [
+        ...new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(label.slice(words.length)),
+      ];
+      if (next === undefined) return;
+      expect(next.segment).toBe(unit ?? next.segment);
+      const longer = `${words}${next.segment} ${A}`;
+      expect(bytes(longer) > 256 || longer.length > 255).toBe(true);
+    },
+  );
+
+  it('keeps a short label of any script whole', () => {
+    for (const label of ['マグカップ', 'Café crème', '🎁 gift'])
+      expect(memoFor(A, label)).toBe(`${label} ${A}`);
+  });
 });
 
 describe('namedOrder(): the memo names the order; an authenticated state must agree', () => {

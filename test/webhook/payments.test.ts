@@ -12,7 +12,7 @@ import {
   type KudosPaymentsOptions,
   kudosPayments,
 } from '../../src/webhook/index.js';
-import { chainServer, msgSend } from '../helpers/chain-answer.mjs';
+import { chainServer, msgSend, WALLETS } from '../helpers/chain-answer.mjs';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../helpers/listen.js';
 import { payLink } from '../helpers/pay-link.js';
@@ -150,7 +150,7 @@ describe('kudosPayments(): orders paid through the widget, credited by every pat
       secret: false as const,
       authURL: kudos.authURL,
       baseURL: kudos.baseURL,
-      receiver: 'cosmos1shop',
+      receiver: WALLETS.shop,
       to: 'bobby',
       agent: 'shop-agent',
       onPaid: () => undefined,

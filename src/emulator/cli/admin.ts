@@ -129,6 +129,18 @@ const COMMON = {
   json: { type: 'boolean' },
 } as const;
 
+/**
+ * `--no-metadata-posted` (or `--metadata-posted false`): the payment the widget makes when the payer's
+ * browser fails to post its metadata (no notification, no redirect). Undefined when neither is given.
+ */
+function metadataPosted(v: Values): boolean | undefined {
+  const given = v['metadata-posted'];
+  if (v['no-metadata-posted'] === true) return false;
+  if (given === undefined) return undefined;
+  if (given !== 'true' && given !== 'false') throw new CommandError('--metadata-posted takes true or false');
+  return given === 'true';
+}
+
 /** Runs one subcommand (`argv` without the command name). */
 export async function runSubcommand(argv: string[]): Promise<CommandResult> {
   const [first = '', second = ''] = argv;
@@ -147,6 +159,8 @@ export async function runSubcommand(argv: string[]): Promise<CommandResult> {
       status: { type: 'string' },
       remarks: { type: 'string' },
       state: { type: 'string' },
+      'no-metadata-posted': { type: 'boolean' },
+      'metadata-posted': { type: 'string' },
       'display-name': { type: 'string' },
       webhook: { type: 'string' },
       redirect: { type: 'string', multiple: true },
@@ -168,6 +182,8 @@ export async function runSubcommand(argv: string[]): Promise<CommandResult> {
     };
     for (const name of ['from', 'via', 'fee', 'status', 'remarks', 'state'])
       if (typeof v[name] === 'string') body[name] = v[name];
+    const posted = metadataPosted(v);
+    if (posted !== undefined) body.metadataPosted = posted;
     const tx = (await call(v, 'POST', '/_emulator/payments', body)) as { txHash: string; status: string };
     // The hash first (what deliveries, resend and a lookup take), then how the payment ended.
     return print(tx, `${tx.txHash}  ${tx.status}`);

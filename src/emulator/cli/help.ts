@@ -22,7 +22,9 @@ export const SUBCOMMAND_HELP: Readonly<Record<string, { what: string; usage: str
   'trigger payment': {
     what: 'make a payment as the widget would (its notification goes out as usual)',
     usage: `kudos-emulator trigger payment --to ID --amount N [--from ID] [--via AGENT] [--fee N]
-                               [--status success|fail|timeout] [--remarks TEXT] [--state TEXT]`,
+                               [--status success|fail|timeout] [--remarks TEXT] [--state TEXT]
+                               [--no-metadata-posted]   (the payer's browser never posts the
+                               metadata: the money moves, no notification, no redirect)`,
     example: 'kudos-emulator trigger payment --to bobby --amount 2 --via shop-agent',
   },
   deliveries: {

@@ -33,6 +33,8 @@ export const USAGE = `Usage: kudos-emulator [options]          start an emulator
   --payment-redirect ID=URI  adds URI to the payment redirect whitelist of agent or user ID
                         (repeatable; the widget redirects only to whitelisted URIs)
   --code-param NAME     code, auth_code or authorization_code (default code)
+  --payment-address-prefix PREFIX   how payments spell the receiver's address: kudos (default,
+                        as the widget pays since 2022) or cosmos (the legacy spelling, old records)
   --state FILE          load state from FILE at start and save every change to it
   --auto-login USER     sign USER in and accept at once on every authorization page (e2e tests)
   --admin-token TOKEN   the admin API (/_emulator/) then needs this token; without it, loopback only
@@ -45,7 +47,8 @@ export const USAGE = `Usage: kudos-emulator [options]          start an emulator
 
 Subcommands (a running emulator at --url, else KUDOS_EMULATOR_URL, else http://127.0.0.1:4000):
   trigger payment --to ID --amount N [--from ID] [--via AGENT] [--fee N]
-                  [--status success|fail|timeout] [--remarks TEXT] [--state TEXT] [--json]
+                  [--status success|fail|timeout] [--remarks TEXT] [--state TEXT]
+                  [--no-metadata-posted] [--json]
   deliveries [--json]             every webhook delivery
   resend DELIVERY_ID              send that notification again, as a redelivery
   clock advance DURATION          move the clock forward (90s, 61m, 1h)
@@ -101,6 +104,7 @@ export function parseStartOptions(argv: string[]): KudosEmulatorOptions | undefi
       agent: { type: 'string', multiple: true },
       'payment-redirect': { type: 'string', multiple: true },
       'code-param': { type: 'string' },
+      'payment-address-prefix': { type: 'string' },
       state: { type: 'string' },
       'auto-login': { type: 'string' },
       'admin-token': { type: 'string' },
@@ -121,6 +125,11 @@ export function parseStartOptions(argv: string[]): KudosEmulatorOptions | undefi
   if (values.host) options.host = values.host;
   if (values['host-allow']) options.allowedHosts = [...(options.allowedHosts ?? []), ...values['host-allow']];
   if (values['code-param']) options.codeParam = values['code-param'] as KudosEmulatorOptions['codeParam'];
+  if (values['payment-address-prefix']) {
+    options.paymentAddressPrefix = values[
+      'payment-address-prefix'
+    ] as KudosEmulatorOptions['paymentAddressPrefix'];
+  }
   if (values.client) {
     options.clients = values.client.map((spec): EmulatorClient => {
       const [clientID, rest] = splitOnce(spec, ':', '--client');
@@ -182,9 +191,11 @@ export function banner(
   state: Record<string, unknown>,
 ): string {
   const clients = options.clients ?? [DEMO_CLIENT];
-  const users = (state.users as Array<{ id: string; wallet: string }>) ?? [];
+  const users = (state.users as Array<{ id: string; wallet: string; kudosWallet: string }>) ?? [];
   const passwords = new Map((options.users ?? DEMO_USERS).map((u) => [u.id, u.password]));
-  const agents = (state.agents as Array<{ id: string; wallet: string; webhookURL: string | null }>) ?? [];
+  const agents =
+    (state.agents as Array<{ id: string; wallet: string; kudosWallet: string; webhookURL: string | null }>) ??
+    [];
   const lines = [
     'Kudos emulator listening',
     '',
@@ -206,8 +217,8 @@ export function banner(
     '',
     `  clients:   ${clients.map((c) => `${c.clientID} / ${c.clientSecret}`).join(', ')}`,
     `  users:     ${users.map((u) => `${u.id} / ${passwords.get(u.id) ?? '(saved)'}`).join(', ')}`,
-    '  wallets:',
-    ...users.map((u) => `    ${u.id}: ${u.wallet}`),
+    '  wallets (each one account in two spellings: the chain pays the first, either is a receiver):',
+    ...users.map((u) => `    ${u.id}: ${u.kudosWallet}  ${u.wallet}`),
     `  agents:    ${agents.length ? '' : 'none (add with --agent ID=WEBHOOK_URL)'}`,
     ...agents.map((a) => `    ${a.id}: wallet ${a.wallet}, webhook ${a.webhookURL ?? 'none'}`),
   ];

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { type AddressPrefix, LEGACY_PREFIX, spellAddress } from '../../protocol/address.js';
 
 /** An opaque URL-safe random string of 43 characters, like the original refresh tokens. */
 export function opaqueToken(): string {
@@ -10,15 +11,19 @@ export function txHash(): string {
   return randomBytes(32).toString('hex').toUpperCase();
 }
 
-const BECH32 = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+/**
+ * The account (20 bytes, as 40 hex characters) of a user's or agent's wallet: stable for an ID, so a
+ * test shop can name its `receiver` before the emulator starts.
+ */
+export function walletAccount(userId: string): string {
+  return createHash('sha256').update(`kudos-wallet:${userId}`).digest().subarray(0, 20).toString('hex');
+}
 
 /**
- * A stable bech32-looking wallet address with the `cosmos1` prefix for a user ID
- * (38 data characters, as real addresses have; the checksum is not a real bech32 checksum).
+ * A user's or agent's wallet address: a real bech32 address (valid checksum) of its account, spelled
+ * with the legacy `cosmos` prefix (a user record's `cosmosWallet`) unless `prefix` says `kudos`, the
+ * main prefix the widget pays since 2022 (docs/kudos-service.md#wallet-addresses).
  */
-export function walletAddress(userId: string): string {
-  const digest = createHash('sha256').update(`kudos-wallet:${userId}`).digest();
-  let out = 'cosmos1';
-  for (let i = 0; i < 38; i++) out += BECH32[(digest[i % digest.length] ?? 0) % 32];
-  return out;
+export function walletAddress(userId: string, prefix: AddressPrefix = LEGACY_PREFIX): string {
+  return spellAddress(walletAccount(userId), prefix);
 }

@@ -2,7 +2,7 @@ import type { EmulatorClient, EmulatorUser } from '../emulator-options.js';
 import { checkEmulatorUser, resolveEmulatorOptions } from '../emulator-options.js';
 import type { EmulatorState } from '../state.js';
 import type { WebhookSender } from '../webhook-sender.js';
-import { checkPayment, createTransaction, selfPayment, settleLater } from './payments.js';
+import { chainRefusal, checkPayment, createTransaction, selfPayment, settleLater } from './payments.js';
 import type { EmulatorTransaction, PaymentOutcome, PaymentRequest } from './transaction.js';
 
 /** Arguments of `pay()`: a widget payment, made without a browser, checked as the widget checks it. */
@@ -24,6 +24,13 @@ export interface PayArguments {
   blocking?: boolean;
   /** Final status to force; default `success`. */
   outcome?: PaymentOutcome;
+  /**
+   * Whether the payer's browser posts the widget's metadata after the broadcast; default true.
+   * `false` makes the payment the real widget makes when that post fails (an expired session, a
+   * closed tab): the money moves and the transaction is recorded, without metadata, and no
+   * notification is sent (docs/kudos-service.md#widget-metadata).
+   */
+  metadataPosted?: boolean;
 }
 
 /**
@@ -33,6 +40,7 @@ export interface PayArguments {
  */
 export class EmulatorOperations {
   private nextOutcome: PaymentOutcome | undefined;
+  private dropNextMetadata = false;
 
   constructor(
     private readonly state: EmulatorState,
@@ -40,14 +48,25 @@ export class EmulatorOperations {
     private readonly timers: Set<NodeJS.Timeout>,
   ) {}
 
-  /** Starts a checked payment: the chain record and the notifications with their retries. */
-  startPayment(request: PaymentRequest, outcome?: PaymentOutcome): EmulatorTransaction {
+  /**
+   * Starts a checked payment: the chain record and the notifications with their retries. With
+   * `metadataPosted` false (or after {@link failNextMetadataPost}) the payer's browser never posts
+   * the metadata: no notification.
+   */
+  startPayment(
+    request: PaymentRequest,
+    outcome?: PaymentOutcome,
+    metadataPosted?: boolean,
+  ): EmulatorTransaction {
     const final = outcome ?? this.nextOutcome ?? 'success';
+    const posted = metadataPosted ?? !this.dropNextMetadata;
     this.nextOutcome = undefined;
-    const tx = createTransaction(this.state, request, final, this.timers, (t, event) => {
+    this.dropNextMetadata = false;
+    const listener = (t: EmulatorTransaction, event: 'created' | 'settled') => {
       this.webhooks.onTransaction(t, event);
       this.state.changed();
-    });
+    };
+    const tx = createTransaction(this.state, request, final, this.timers, listener, posted);
     this.state.addTransaction(tx);
     this.state.changed();
     return tx;
@@ -62,8 +81,23 @@ export class EmulatorOperations {
     this.state.addTransaction(tx);
   }
 
-  /** Makes a payment exactly as the widget would. Throws `TypeError` naming the problem. */
-  pay({ outcome, from, to, amount, redirectURI, blocking, ...rest }: PayArguments): EmulatorTransaction {
+  /**
+   * Makes a payment exactly as the widget would. Throws `TypeError` naming the problem, the chain's
+   * refusal of a memo over 256 bytes included (nothing is recorded then).
+   */
+  pay({
+    outcome,
+    from,
+    to,
+    amount,
+    redirectURI,
+    blocking,
+    metadataPosted,
+    ...rest
+  }: PayArguments): EmulatorTransaction {
+    if (metadataPosted !== undefined && typeof metadataPosted !== 'boolean') {
+      throw new TypeError('"metadataPosted" must be true or false.');
+    }
     if (!this.state.users.has(from)) throw new TypeError('"from" must name an existing user.');
     const params = new URLSearchParams();
     const values = {
@@ -79,11 +113,18 @@ export class EmulatorOperations {
     if (!checked.ok) throw new TypeError(checked.message);
     const payer = selfPayment(checked.request, from);
     if (!payer.ok) throw new TypeError(payer.message);
-    return this.startPayment(payer.request, outcome);
+    const refused = chainRefusal(payer.request);
+    if (refused) throw new TypeError(refused.message);
+    return this.startPayment(payer.request, outcome, metadataPosted);
   }
 
   setNextPaymentOutcome(outcome: PaymentOutcome): void {
     this.nextOutcome = outcome;
+  }
+
+  /** The next payment confirmed (in the widget, or by `pay()` without `metadataPosted`) has its metadata never posted. */
+  failNextMetadataPost(): void {
+    this.dropNextMetadata = true;
   }
 
   /** Registers (or replaces) a user; throws `TypeError` naming a bad field. */

@@ -1,6 +1,13 @@
+import { LEGACY_PREFIX } from '../../protocol/address.js';
 import { DENOM } from '../../protocol/limits.js';
 import type { KudosRawAmount } from '../../protocol/transaction.js';
-import { MAX_REMARKS, TOKEN_AMOUNT, tokensToUnits, WIDGET_PARAMS } from '../../protocol/widget.js';
+import {
+  MAX_MEMO_BYTES,
+  MAX_REMARKS,
+  TOKEN_AMOUNT,
+  tokensToUnits,
+  WIDGET_PARAMS,
+} from '../../protocol/widget.js';
 import type { EmulatorState } from '../state.js';
 import { txHash, walletAddress } from './ids.js';
 import type { EmulatorTransaction, PaymentOutcome, PaymentRequest } from './transaction.js';
@@ -154,6 +161,20 @@ export function selfPayment(
   return { ok: true, request: { ...request, from: payer } };
 }
 
+/**
+ * The chain's own refusal, when the transaction is submitted (observed): a memo of more than 256
+ * UTF-8 bytes. The payer sees an error; nothing is recorded and nothing is sent. `MEMO_TOO_LARGE` is
+ * the emulator's word for it (the chain's is a sentence).
+ */
+export function chainRefusal(request: PaymentParams): PaymentRefusal | undefined {
+  const bytes = Buffer.byteLength(request.remarks, 'utf8');
+  if (bytes <= MAX_MEMO_BYTES) return undefined;
+  return refuse(
+    'MEMO_TOO_LARGE',
+    `The chain refused the transaction: its memo ("remarks") is ${bytes} bytes, more than ${MAX_MEMO_BYTES}. Nothing was paid.`,
+  );
+}
+
 /** The coin of `tokens` in the smallest unit. */
 export function coin(tokens: string): KudosRawAmount {
   return { amount: tokensToUnits(tokens).toString(), denom: DENOM };
@@ -168,17 +189,27 @@ interface PaymentOutput {
   agent: boolean;
 }
 
-/** The outputs of a payment, in the order of the chain's `MsgMultiSend` (receivers, then the agent). */
-export function paymentOutputs(request: PaymentRequest): PaymentOutput[] {
+/**
+ * The outputs of a payment, in the order of the chain's `MsgMultiSend` (receivers, then the agent),
+ * each address spelled as the transaction paid it (`paidPrefix`: the main prefix since 2022).
+ */
+export function paymentOutputs(tx: Pick<EmulatorTransaction, 'request' | 'paidPrefix'>): PaymentOutput[] {
+  const { request } = tx;
+  const prefix = tx.paidPrefix ?? LEGACY_PREFIX;
   const outputs = request.to.map((userId, i) => ({
     userId,
-    address: walletAddress(userId),
+    address: walletAddress(userId, prefix),
     coin: coin(request.amounts[i] as string),
     agent: false,
   }));
   const fee = request.fee !== undefined && tokensToUnits(request.fee) > 0n ? request.fee : undefined;
   if (fee !== undefined && request.via !== undefined) {
-    outputs.push({ userId: request.via, address: walletAddress(request.via), coin: coin(fee), agent: true });
+    outputs.push({
+      userId: request.via,
+      address: walletAddress(request.via, prefix),
+      coin: coin(fee),
+      agent: true,
+    });
   }
   return outputs;
 }
@@ -193,9 +224,9 @@ export function totalCoin(outputs: readonly PaymentOutput[]): KudosRawAmount {
  * The bank messages of a payment on chain (observed): one `MsgSend` for one receiver without an
  * agent fee; otherwise one `MsgMultiSend` whose outputs pay each receiver and the agent.
  */
-export function chainMessages(request: PaymentRequest): unknown[] {
-  const from = walletAddress(request.from);
-  const outputs = paymentOutputs(request);
+export function chainMessages(tx: Pick<EmulatorTransaction, 'request' | 'paidPrefix'>): unknown[] {
+  const from = walletAddress(tx.request.from);
+  const outputs = paymentOutputs(tx);
   const [only] = outputs;
   if (outputs.length === 1 && only) {
     return [
@@ -221,7 +252,8 @@ type TransactionListener = (tx: EmulatorTransaction, event: 'created' | 'settled
 
 /**
  * Creates a `pending` transaction that becomes `outcome` (default `success`) after the
- * configured delay. Timers are tracked so `close()` can stop them.
+ * configured delay, paying the receivers' addresses in the spelling the emulator is set to (the
+ * main prefix by default, as the widget since 2022). Timers are tracked so `close()` can stop them.
  */
 export function createTransaction(
   state: EmulatorState,
@@ -229,11 +261,22 @@ export function createTransaction(
   outcome: PaymentOutcome,
   timers: Set<NodeJS.Timeout>,
   listener: TransactionListener,
+  metadataPosted = true,
 ): EmulatorTransaction {
   const now = state.clock.now();
   const tx = settleLater(
     state,
-    { txHash: txHash(), request, status: 'pending', outcome, ts: now, completeTs: now, height: undefined },
+    {
+      txHash: txHash(),
+      request,
+      status: 'pending',
+      outcome,
+      ts: now,
+      completeTs: now,
+      height: undefined,
+      paidPrefix: state.options.paymentAddressPrefix,
+      metadataPosted,
+    },
     timers,
     listener,
   );

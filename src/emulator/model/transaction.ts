@@ -1,3 +1,4 @@
+import type { AddressPrefix } from '../../protocol/address.js';
 import type { KudosTxStatus } from '../../protocol/transaction.js';
 
 // The emulator's payment and transaction types: shared by the state (which holds transactions)
@@ -48,6 +49,18 @@ export interface EmulatorTransaction {
   completeTs: number;
   /** Block height once included (success or fail). */
   height: number | undefined;
+  /**
+   * How the receivers' addresses are spelled on the chain and in the record: `kudos` (the main
+   * prefix, as the widget pays since 2022) or `cosmos` (older records). Missing in older state files: `cosmos`.
+   */
+  paidPrefix?: AddressPrefix;
+  /**
+   * Whether the payer's browser posted the widget's metadata after the broadcast. When it did not
+   * (an expired session, a closed tab), the money moved but the record has no metadata, no
+   * notification is sent, and the widget neither redirects nor posts to its opener (observed).
+   * Missing: true.
+   */
+  metadataPosted?: boolean;
   /** Resolves when the status is final. */
   settled: Promise<void>;
 }

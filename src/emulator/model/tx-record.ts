@@ -17,7 +17,7 @@ export function transactionRecord(
   status: TxStatus = tx.status,
   amounts: MultiSendAmounts = 'total',
 ): KudosRawTx {
-  const outputs = paymentOutputs(tx.request);
+  const outputs = paymentOutputs(tx);
   const [only] = outputs;
   const single = outputs.length === 1 && only !== undefined;
   return {

@@ -1,6 +1,7 @@
 import { isRecord } from '../../base/guards.js';
 import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from '../../base/redact.js';
 import { sameSecret } from '../../base/same-secret.js';
+import { MAIN_PREFIX } from '../../protocol/address.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import { type EmulatorAgent, isHttpURL } from '../emulator-options.js';
 import { parseDuration } from '../model/duration.js';
@@ -98,6 +99,7 @@ function transactionJson(tx: EmulatorTransaction): Record<string, unknown> {
     ts: new Date(tx.ts).toISOString(),
     completeTs: new Date(tx.completeTs).toISOString(),
     height: tx.height,
+    metadataPosted: tx.metadataPosted !== false,
   };
 }
 
@@ -134,10 +136,12 @@ export function stateJson(
       id: u.id,
       displayName: u.displayName ?? u.id,
       wallet: walletAddress(u.id),
+      kudosWallet: walletAddress(u.id, MAIN_PREFIX),
     })),
     agents: [...state.agents.values()].map((a) => ({
       id: a.id,
       wallet: walletAddress(a.id),
+      kudosWallet: walletAddress(a.id, MAIN_PREFIX),
       webhookURL: a.webhookURL ? redactWebhookURL(a.webhookURL, MIN_WEBHOOK_SECRET_LENGTH) : null,
       paymentRedirectURIs: a.paymentRedirectURIs ?? [],
       // Forwarding (kudos-emulator listen) while its lease holds: where, and until when.
@@ -182,6 +186,8 @@ async function pay({ state, ops }: Admin, ctx: Ctx): Promise<AdminAnswer> {
   const status = text(body, 'status') ?? 'success';
   if (!OUTCOMES.includes(status as PaymentOutcome)) throw bad('status', 'must be success, fail or timeout');
   const args: PayArguments = { from, to, amount, outcome: status as PaymentOutcome };
+  // Absent: the metadata is posted, as by a browser that works.
+  if (body.metadataPosted !== undefined) args.metadataPosted = flag(body, 'metadataPosted');
   for (const field of ['via', 'fee', 'remarks', 'state'] as const) {
     const value = text(body, field);
     if (value !== undefined) args[field] = value;

@@ -1,6 +1,7 @@
+import { accountKey, LEGACY_PREFIX, MAIN_PREFIX } from '../../protocol/address.js';
 import { hasScope } from '../../protocol/scopes.js';
 import { checkBearer, profileFields } from '../model/grants.js';
-import { walletAddress } from '../model/ids.js';
+import { walletAccount, walletAddress } from '../model/ids.js';
 import type { AccessTokenClaims } from '../model/jwt.js';
 import { transactionRecord } from '../model/tx-record.js';
 import { type Ctx, safeDecode, sendApiCode, sendCode, sendJson, sendServiceError } from '../server/http.js';
@@ -30,8 +31,15 @@ function protectedOperation(state: EmulatorState, scope: string, operation: Oper
  * carries the civic fields (observed: absent for others).
  */
 function shortProfile(state: EmulatorState, id: string): Record<string, unknown> {
-  const wallet = walletAddress(id);
-  const profile: Record<string, unknown> = { ...profileFields(state, id), wallet, cosmosWallet: wallet };
+  // The legacy spelling as `cosmosWallet` (and `wallet`), the main-prefix one as `kudosWallet`: the
+  // same account (docs/kudos-service.md#wallet-addresses).
+  const wallet = walletAddress(id, LEGACY_PREFIX);
+  const profile: Record<string, unknown> = {
+    ...profileFields(state, id),
+    wallet,
+    cosmosWallet: wallet,
+    kudosWallet: walletAddress(id, MAIN_PREFIX),
+  };
   const user = state.users.get(id);
   if (user?.civicLiker) {
     if (user.civicLiker === 'trial') profile.isCivicLikerTrial = true;
@@ -73,8 +81,10 @@ function userMin(state: EmulatorState, ctx: Ctx): void {
 /** `GET {base_url}/users/addr/{address}/min`: the same, found by the wallet address. */
 function userByAddress(state: EmulatorState, ctx: Ctx): void {
   const address = safeDecode(ctx.params[0] ?? '') ?? '';
+  // Either spelling of the account finds it.
+  const account = accountKey(address);
   const id = [...state.users.keys(), ...state.agents.keys()].find(
-    (known) => walletAddress(known) === address,
+    (known) => walletAccount(known) === account,
   );
   if (id === undefined) return notFound(ctx);
   sendPublicProfile(state, ctx, id);

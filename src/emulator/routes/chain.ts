@@ -1,5 +1,6 @@
+import { accountKey } from '../../protocol/address.js';
 import { DENOM, UNITS_PER_TOKEN } from '../../protocol/limits.js';
-import { walletAddress } from '../model/ids.js';
+import { walletAccount, walletAddress } from '../model/ids.js';
 import { chainMessages, type EmulatorTransaction, paymentOutputs, totalCoin } from '../model/payments.js';
 import { type Ctx, safeDecode, sendJson } from '../server/http.js';
 import { ROUTES } from '../server/route-table.js';
@@ -15,7 +16,7 @@ const GAS_USED = '81234';
 /** The `transfer` events of a payment: one per output, naming recipient, sender and amount. */
 function transferEvents(tx: EmulatorTransaction): Array<{ type: string; attributes: unknown[] }> {
   const sender = walletAddress(tx.request.from);
-  return paymentOutputs(tx.request).map((output) => ({
+  return paymentOutputs(tx).map((output) => ({
     type: 'transfer',
     attributes: [
       { key: 'recipient', value: output.address, index: true },
@@ -45,7 +46,7 @@ function timestamp(tx: EmulatorTransaction): string {
 function getTxResponse(tx: EmulatorTransaction): unknown {
   const failed = tx.status === 'fail';
   const body = {
-    messages: chainMessages(tx.request),
+    messages: chainMessages(tx),
     memo: tx.request.remarks,
     timeout_height: '0',
     extension_options: [],
@@ -96,7 +97,7 @@ function legacyTxResponse(tx: EmulatorTransaction): unknown {
     tx: {
       type: 'cosmos-sdk/StdTx',
       value: {
-        msg: chainMessages(tx.request).map(legacyMessage),
+        msg: chainMessages(tx).map(legacyMessage),
         fee: { amount: [], gas: GAS_WANTED },
         signatures: [],
         memo: tx.request.remarks,
@@ -128,13 +129,17 @@ function lookup(state: EmulatorState, ctx: Ctx, answer: (tx: EmulatorTransaction
  * paid (every output of its payments).
  */
 function balanceOf(state: EmulatorState, address: string): bigint {
-  const accounts = [...state.users.keys(), ...state.agents.keys()];
-  let balance = accounts.some((id) => walletAddress(id) === address) ? STARTING_BALANCE : 0n;
+  // An account in either spelling (docs/kudos-service.md#wallet-addresses).
+  const account = accountKey(address);
+  const ids = [...state.users.keys(), ...state.agents.keys()];
+  let balance = ids.some((id) => walletAccount(id) === account) ? STARTING_BALANCE : 0n;
   for (const tx of state.transactions.values()) {
     if (tx.status !== 'success') continue;
-    const outputs = paymentOutputs(tx.request);
-    if (walletAddress(tx.request.from) === address) balance -= BigInt(totalCoin(outputs).amount);
-    for (const output of outputs) if (output.address === address) balance += BigInt(output.coin.amount);
+    const outputs = paymentOutputs(tx);
+    if (walletAccount(tx.request.from) === account) balance -= BigInt(totalCoin(outputs).amount);
+    for (const output of outputs) {
+      if (accountKey(output.address) === account) balance += BigInt(output.coin.amount);
+    }
   }
   return balance;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sameSecret } from '../../base/same-secret.js';
 import { WIDGET_PARAMS } from '../../protocol/widget.js';
 import {
+  chainRefusal,
   checkPayment,
   type EmulatorTransaction,
   type PaymentRefusal,
@@ -15,15 +16,18 @@ import { currentSession } from '../server/sessions.js';
 import type { EmulatorState } from '../state.js';
 import { errorPage } from '../views/layout.js';
 import {
+  METADATA_SWITCH,
+  metadataNotPostedPage,
   openerResultPage,
   type PopupResult,
   paymentResultPage,
+  transactionFailedPage,
   widgetPage,
   widgetReferencePage,
 } from '../views/widget-pages.js';
 
 /** Starts a payment; provided by the emulator so that tests can force outcomes. */
-type Pay = (request: PaymentRequest) => EmulatorTransaction;
+type Pay = (request: PaymentRequest, metadataPosted: boolean | undefined) => EmulatorTransaction;
 
 /** A refused payment: an error page with the code, never a redirect. */
 function refusal(ctx: Ctx, refused: PaymentRefusal): void {
@@ -60,8 +64,17 @@ async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> 
   const payer = selfPayment(checked.request, session.userId);
   if (!payer.ok) return sendHtml(ctx.res, 400, errorPage('Invalid payment', payer.message));
   const { request } = payer;
-  const tx = pay(request);
+  // The chain refuses a memo over 256 bytes when the transaction is submitted: nothing is recorded.
+  const refused = chainRefusal(request);
+  if (refused) return refusal(ctx, refused);
+  const tx = pay(request, field(form, METADATA_SWITCH) === '1' ? false : undefined);
   if (request.blocking) await tx.settled; // blocking: wait for confirmation before redirecting
+  // Only once the payer's browser posted the metadata does the widget go back (observed).
+  if (tx.metadataPosted === false) return sendHtml(ctx.res, 200, metadataNotPostedPage(tx.txHash));
+  // With blocking, a transaction that failed on the chain goes back nowhere (observed).
+  if (request.blocking && tx.status !== 'success') {
+    return sendHtml(ctx.res, 200, transactionFailedPage(tx.txHash, tx.status));
+  }
   if (request.opener) {
     // Observed: the result goes to the page that opened the widget, and nothing redirects.
     const target = request.redirectURI === undefined ? undefined : new URL(request.redirectURI).origin;
@@ -70,7 +83,7 @@ async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> 
     // (`kudos pay` + ` via AGENT`) included, left out only when the link gave it empty (observed).
     if (request.given.state) data.state = request.given.state;
     if (request.remarks) data.remarks = request.remarks;
-    if (request.blocking) data.success = tx.status === 'success';
+    if (request.blocking) data.success = true; // a failure went back nowhere (above)
     const nonce = randomBytes(16).toString('base64');
     return sendHtml(ctx.res, 200, openerResultPage(data, target, nonce), nonce);
   }
@@ -82,7 +95,7 @@ async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> 
     remarks: request.remarks === '' ? undefined : request.remarks,
   };
   // `success` only when blocking was set; the redirect never carries `error` (observed).
-  if (request.blocking) values.success = String(tx.status === 'success');
+  if (request.blocking) values.success = 'true';
   redirect(ctx.res, withQuery(request.redirectURI, values));
 }
 

@@ -146,6 +146,8 @@ function saved(tx: EmulatorTransaction): SavedTransaction {
     ts: tx.ts,
     completeTs: tx.completeTs,
     height: tx.height,
+    ...(tx.paidPrefix === undefined ? {} : { paidPrefix: tx.paidPrefix }),
+    ...(tx.metadataPosted === undefined ? {} : { metadataPosted: tx.metadataPosted }),
   };
 }
 

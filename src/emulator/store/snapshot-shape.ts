@@ -141,7 +141,7 @@ const LISTS: Record<string, Check> = {
       ts: time,
       completeTs: time,
     },
-    { height: count },
+    { height: count, paidPrefix: oneOf(['kudos', 'cosmos']), metadataPosted: flag },
   ),
 };
 

@@ -2,6 +2,12 @@ import type { WIDGET_PARAMS } from '../../protocol/widget.js';
 import type { PaymentParams } from '../model/payments.js';
 import { escapeHtml, hiddenFields, layout } from './layout.js';
 
+/**
+ * The form field of the emulator's switch (not the service's): the payer's browser fails to post the
+ * widget's metadata after the broadcast, as when a session expired or a tab closed.
+ */
+export const METADATA_SWITCH = 'emulator_metadata_not_posted';
+
 /** The payment confirmation page of the widget: no cancel button, as the service's (observed). */
 export function widgetPage(
   payer: string,
@@ -19,7 +25,33 @@ ${row('From', 'pay-from', payer)}${row('To', 'pay-to', single ? request.to[0] : 
 ${row('Via agent', 'pay-via', request.via)}${row('Agent fee', 'pay-fee', request.fee === undefined ? undefined : `${request.fee} KUDOS`)}
 ${row('Remarks', 'pay-remarks', request.remarks)}</table>
 <form method="post" action="/in/widget/pay">${hiddenFields(fields)}
+<p class="emulator-switch"><label><input type="checkbox" id="metadata-not-posted" name="${METADATA_SWITCH}" value="1">
+Emulator: the browser fails to post the payment's metadata (the money moves; no redirect, no message, no notification)</label></p>
 <button class="primary" type="submit" name="decision" value="confirm">Confirm</button></form>`,
+  );
+}
+
+/**
+ * The widget's error after the money moved but its metadata was never posted (observed: no redirect,
+ * no message to the opener). The hash is shown, as a payer would find it in the wallet's history.
+ */
+export function metadataNotPostedPage(txHash: string): string {
+  return layout(
+    'Payment not completed',
+    `<h1>Payment not completed</h1><p>Error code: <code id="error-code">METADATA_NOT_POSTED</code></p>
+<p class="error" role="alert">The transaction was sent, but the payment's details could not be saved (the emulator
+plays a browser whose request failed). You are not sent back to the shop.</p>
+<p>Transaction <code id="tx-hash">${escapeHtml(txHash)}</code></p>`,
+  );
+}
+
+/** The widget's error when a payment it waited for (`blocking`) failed on the chain (observed: no redirect). */
+export function transactionFailedPage(txHash: string, status: string): string {
+  return layout(
+    'Payment failed',
+    `<h1>Payment failed</h1><p>Error code: <code id="error-code">TX_${escapeHtml(status.toUpperCase())}</code></p>
+<p class="error" role="alert">The transaction did not succeed on the chain (${escapeHtml(status)}). You are not sent back to the shop.</p>
+<p>Transaction <code id="tx-hash">${escapeHtml(txHash)}</code></p>`,
   );
 }
 

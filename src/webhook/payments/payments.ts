@@ -5,7 +5,8 @@ import { withoutTrailingSlashes } from '../../base/url-path.js';
 import { KUDOS_PAGES } from '../../protocol/endpoints.js';
 import { DEFAULT_TIMEOUT_MS } from '../../protocol/limits.js';
 import { TOKEN_AMOUNT, tokensToUnits } from '../../protocol/widget.js';
-import { cosmosConfirmer } from '../confirm.js';
+import type { WebhookRequest } from '../body.js';
+import { checkReceivers, cosmosConfirmer } from '../confirm.js';
 import type { KudosDedupeStore, KudosUnprocessedNotification } from '../dedupe.js';
 import { KudosWebhookError } from '../errors.js';
 import { kudosWebhookFetch } from '../fetch.js';
@@ -56,8 +57,9 @@ export interface KudosPaymentsOptions {
   /** The chain's REST (LCD) interface, when it is not under `baseURL`. */
   restURL?: string;
   /**
-   * The shop's own wallet address(es) (`cosmos1…`): an order is paid only by what the chain shows
-   * reaching them. Never taken from a notification.
+   * The shop's own wallet address(es), in either spelling (`kudos1…` or the legacy `cosmos1…`: the
+   * same account): an order is paid only by what the chain shows reaching them. Checked when the
+   * payments API is made (a mistyped address is a `TypeError`). Never taken from a notification.
    */
   receiver: string | readonly string[];
   /** The shop's Kudos user ID: the widget link's `to`, whose wallet is `receiver`. */
@@ -154,6 +156,8 @@ export interface KudosPaymentException {
   payer: string | null;
   source: KudosNotificationSource;
   decidedAt: number;
+  /** `not_to_receiver`: the addresses the chain shows the payment reached instead of `receiver`. */
+  paidTo?: string[];
 }
 
 /** One line of {@link KudosPayments.unprocessed}: a notification not processed yet, or an exception. */
@@ -242,6 +246,13 @@ function httpURL(value: unknown, what: string): string {
   return value;
 }
 
+/** What `onError` is told, once, of money that went elsewhere: the addresses it reached. */
+function notToReceiver(record: KudosPaymentRecord): KudosWebhookError {
+  return new KudosWebhookError('not_to_receiver', {
+    message: `payment ${record.txHash} to your Kudos user reached none of "receiver" on the chain; it paid ${(record.paidTo ?? []).join(', ')} (is "receiver" your wallet?)`,
+  });
+}
+
 /** A decision that credits no order, as the app is told of it. */
 function exceptionOf(record: KudosPaymentRecord, reason: KudosPaymentProblem): KudosPaymentException {
   return {
@@ -252,6 +263,7 @@ function exceptionOf(record: KudosPaymentRecord, reason: KudosPaymentProblem): K
     payer: record.payer,
     source: record.source,
     decidedAt: record.decidedAt,
+    ...(record.paidTo === undefined ? {} : { paidTo: [...record.paidTo] }),
   };
 }
 
@@ -272,6 +284,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
   const baseURL = absoluteURL(options.baseURL, 'baseURL');
   const to = nonEmpty(options.to, 'kudosPayments option "to" (the shop\'s Kudos user ID)');
   const agent = nonEmpty(options.agent, 'kudosPayments option "agent" (the agent\'s Kudos user ID)');
+  checkReceivers(options.receiver, 'kudosPayments');
   const fee = options.fee === undefined ? undefined : tokens(options.fee, 'kudosPayments option "fee"', true);
   const orderTtlMs = checkPositive(
     options.orderTtlMs ?? DEFAULT_ORDER_TTL_MS,
@@ -320,14 +333,20 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
    */
   async function decide(
     n: KudosNotification,
+    paidTo: string[] | undefined,
   ): Promise<{ record: KudosPaymentRecord; order?: Versioned<KudosOrder> }> {
     const facts = await factsOf(n);
     for (let tries = 0; tries < MAX_TRIES; tries++) {
       const named = namedOrder(facts);
-      const order = 'problem' in named ? undefined : await ledger.order(named.reference);
+      // Money that went elsewhere pays no order: the order it names is only said with it.
+      const order = 'problem' in named || paidTo ? undefined : await ledger.order(named.reference);
       const record: KudosPaymentRecord = {
         txHash: facts.txHash,
-        outcome: 'problem' in named ? named.problem : judge(order?.value, facts, now()),
+        outcome: paidTo
+          ? 'not_to_receiver'
+          : 'problem' in named
+            ? named.problem
+            : judge(order?.value, facts, now()),
         reference: named.reference,
         received: facts.received,
         payer: facts.payer,
@@ -335,6 +354,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
         decidedAt: now(),
         told: false,
         acknowledged: false,
+        ...(paidTo ? { paidTo } : {}),
       };
       const saved = await ledger.decide(record, order);
       if (saved) return { record, ...saved };
@@ -345,11 +365,23 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     throw storeError('the order kept changing under every try; retry later');
   }
 
+  /**
+   * The addresses a real payment to the shop's Kudos user reached instead of `receiver` (a shop
+   * whose `receiver` is not its wallet), from an authenticated notification only: a forged body
+   * under `secret: false` makes no exception. Undefined for anything else.
+   */
+  function misdirected(n: KudosNotification): string[] | undefined {
+    if (n.paid || !n.paidTo || n.paidTo.length === 0) return undefined;
+    if (n.source !== 'webhook' || !authenticated || !n.tx.toId.includes(to)) return undefined;
+    return [...n.paidTo];
+  }
+
   /** Credits what pays an order and tells the app; surfaces what does not. Idempotent: a replay changes nothing. */
-  async function settle(n: KudosNotification): Promise<void> {
+  async function settle(n: KudosNotification, req: WebhookRequest | undefined): Promise<void> {
+    const paidTo = misdirected(n);
     // Nothing reached the shop: pending, failed, another denomination, or paid to someone else.
-    if (!n.paid) return;
-    const { record, order: credited } = await decide(n);
+    if (!n.paid && !paidTo) return;
+    const { record, order: credited } = await decide(n, paidTo);
     if (record.outcome === 'credited') {
       const order =
         credited ?? (record.reference === null ? undefined : await ledger.order(record.reference));
@@ -362,6 +394,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     }
     if (record.told) return;
     await options.onException?.(exceptionOf(record, record.outcome));
+    if (record.outcome === 'not_to_receiver') options.onError?.(notToReceiver(record), req);
     await ledger.changePayment(record.txHash, (r) => (r.told ? undefined : { ...r, told: true }));
   }
 

@@ -51,7 +51,9 @@ export interface KudosOrder {
  * `underpaid` (less than the order's price), `already_paid` (the order was paid by another
  * transaction), `unknown_order` (no such order, or forgotten), `order_expired`, `wrong_payer` (the
  * order was made for another Kudos user), `order_conflict` (the memo and the state name different
- * orders, or the memo several), `no_order` (the transaction names no order).
+ * orders, or the memo several), `no_order` (the transaction names no order), `not_to_receiver` (an
+ * authenticated notification of a payment to the shop's Kudos user that the chain shows reaching none
+ * of the shop's `receiver` accounts: money that went elsewhere, `paidTo` says where).
  */
 export type KudosPaymentProblem =
   | 'underpaid'
@@ -60,7 +62,8 @@ export type KudosPaymentProblem =
   | 'order_expired'
   | 'wrong_payer'
   | 'order_conflict'
-  | 'no_order';
+  | 'no_order'
+  | 'not_to_receiver';
 
 /** What became of a payment to the shop: credited to the order it names, or an exception. */
 export type KudosPaymentOutcome = 'credited' | KudosPaymentProblem;
@@ -74,6 +77,7 @@ const OUTCOMES: readonly KudosPaymentOutcome[] = [
   'wrong_payer',
   'order_conflict',
   'no_order',
+  'not_to_receiver',
 ];
 
 /** The decision on one transaction: made once, whichever path brought it first, then kept. */
@@ -92,6 +96,8 @@ export interface KudosPaymentRecord {
   told: boolean;
   /** An exception the app acknowledged (`acknowledge(txHash)`): no longer listed. */
   acknowledged: boolean;
+  /** `not_to_receiver`: the addresses the chain shows the payment reached instead of the shop's. */
+  paidTo?: string[];
 }
 
 const AMOUNT = /^[0-9]{1,78}$/;
@@ -175,8 +181,11 @@ export function writePayment(record: KudosPaymentRecord): string {
 export function readPayment(text: string): KudosPaymentRecord | undefined {
   const value = parseObject(text);
   if (!value) return undefined;
-  const { txHash, outcome, reference, received, payer, source, decidedAt, told, acknowledged } = value;
+  const { txHash, outcome, reference, received, payer, source, decidedAt, told, acknowledged, paidTo } =
+    value;
+  const addresses = Array.isArray(paidTo) && paidTo.every(isText) ? paidTo : undefined;
   if (
+    (paidTo !== undefined && addresses === undefined) ||
     !isText(txHash) ||
     !isOutcome(outcome) ||
     !isTextOrNull(reference) ||
@@ -199,5 +208,6 @@ export function readPayment(text: string): KudosPaymentRecord | undefined {
     decidedAt,
     told,
     acknowledged,
+    ...(addresses === undefined ? {} : { paidTo: [...addresses] }),
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MAX_REMARKS } from '../../protocol/widget.js';
+import { MAX_MEMO_BYTES, MAX_REMARKS } from '../../protocol/widget.js';
 
 /**
  * An order's reference: `ko` and 32 lower-case hex characters (128 random bits), unguessable. It is
@@ -23,10 +23,37 @@ export function isReference(value: unknown): value is string {
   return typeof value === 'string' && REFERENCE.test(value);
 }
 
-/** The memo of an order's link: its label, cut so that the reference always fits, then the reference. */
+/** Splits a text into what a reader sees as characters (an emoji with its modifiers is one). */
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * The longest start of `text` within `units` UTF-16 units and `bytes` UTF-8 bytes, cut between two
+ * characters (never inside one: a surrogate pair, a letter with its accent, an emoji sequence).
+ */
+function cutAtCharacter(text: string, units: number, bytes: number): string {
+  let end = 0;
+  let usedBytes = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const size = Buffer.byteLength(segment, 'utf8');
+    if (end + segment.length > units || usedBytes + size > bytes) break;
+    end += segment.length;
+    usedBytes += size;
+  }
+  return text.slice(0, end).trimEnd();
+}
+
+/**
+ * The memo of an order's link: its label, then the reference, always whole. The whole memo fits
+ * both limits (docs/kudos-service.md#memo): at most 255 UTF-16 units (the service cuts longer ones)
+ * and 256 UTF-8 bytes (the chain refuses longer ones, so a link with a longer memo could never be
+ * paid), the label cut between two characters to make room.
+ */
 export function memoFor(reference: string, label: string = DEFAULT_MEMO_LABEL): string {
-  const room = MAX_REMARKS - reference.length - 1;
-  const words = label.replace(/\s+/g, ' ').trim().slice(0, room);
+  const words = cutAtCharacter(
+    label.replace(/\s+/g, ' ').trim(),
+    MAX_REMARKS - reference.length - 1,
+    MAX_MEMO_BYTES - Buffer.byteLength(reference, 'utf8') - 1,
+  );
   return words === '' ? reference : `${words} ${reference}`;
 }
 
