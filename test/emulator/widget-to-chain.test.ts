@@ -129,7 +129,7 @@ describe('the emulator’s widget, chain and records as the service makes them',
 
   it('goes back nowhere after a failed blocking payment, in redirect and popup mode', async () => {
     await start();
-    for (const extra of [{}, { opener: '1' }]) {
+    for (const extra of [{}, { opener: '1' }] as Array<Record<string, string>>) {
       kudos.setNextPaymentOutcome('fail');
       const form = await widgetForm({
         to: 'bobby',
@@ -161,7 +161,9 @@ describe('the emulator’s widget, chain and records as the service makes them',
 
     it('by the widget page’s switch: no redirect, no message to the opener, no notification', async () => {
       await start();
-      for (const extra of [{ redirect_uri: SHOP }, { redirect_uri: SHOP, opener: '1' }]) {
+      for (const extra of [{ redirect_uri: SHOP }, { redirect_uri: SHOP, opener: '1' }] as Array<
+        Record<string, string>
+      >) {
         const form = await widgetForm({
           to: 'bobby',
           amount: '1',

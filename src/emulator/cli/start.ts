@@ -217,8 +217,8 @@ export function banner(
     '',
     `  clients:   ${clients.map((c) => `${c.clientID} / ${c.clientSecret}`).join(', ')}`,
     `  users:     ${users.map((u) => `${u.id} / ${passwords.get(u.id) ?? '(saved)'}`).join(', ')}`,
-    '  wallets (each one account in two spellings: the chain pays the first, either is a receiver):',
-    ...users.map((u) => `    ${u.id}: ${u.kudosWallet}  ${u.wallet}`),
+    '  wallets (one account in two spellings each: the chain pays the kudos1 one; either is a receiver):',
+    ...users.map((u) => `    ${u.id}: ${u.wallet}  ${u.kudosWallet}`),
     `  agents:    ${agents.length ? '' : 'none (add with --agent ID=WEBHOOK_URL)'}`,
     ...agents.map((a) => `    ${a.id}: wallet ${a.wallet}, webhook ${a.webhookURL ?? 'none'}`),
   ];
