@@ -396,9 +396,11 @@ export function createExampleApp({
     }
   });
 
-  // Runs the notifications the handler could not process again (an operator runs
-  // payments.redrive() on a schedule as well; see the README's payments section). The shop only.
-  app.post('/payments/retry', requireUser, async (req, res, next) => {
+  /**
+   * A form only the shop may post (CSRF-checked): `act` runs, its result is kept in the session for
+   * the payments page, and the shop goes back there. `what` names the action in the refusal.
+   */
+  const shopAction = (what, act) => async (req, res, next) => {
     if (!checkCsrf(req))
       return res
         .status(403)
@@ -406,38 +408,37 @@ export function createExampleApp({
     if (!isShop(req))
       return res
         .status(403)
-        .send(errorPage({ status: 403, title: 'Not allowed', message: 'Only the shop can retry payments.' }));
+        .send(errorPage({ status: 403, title: 'Not allowed', message: `Only the shop can ${what}.` }));
     try {
-      req.session.retried = await payments.redrive();
+      await act(req);
       res.redirect(303, '/payments');
     } catch (error) {
       next(error);
     }
-  });
+  };
+
+  // Runs the notifications the handler could not process again (an operator runs
+  // payments.redrive() on a schedule as well; see the README's payments section). The shop only.
+  app.post(
+    '/payments/retry',
+    requireUser,
+    shopAction('retry payments', async (req) => {
+      req.session.retried = await payments.redrive();
+    }),
+  );
 
   // Finds the tips that no notification and no return page brought (the payer's browser failed
   // after paying) in the shop's own history, as the schedule does every minute. The shop only.
-  app.post('/payments/reconcile', requireUser, async (req, res, next) => {
-    if (!checkCsrf(req))
-      return res
-        .status(403)
-        .send(errorPage({ status: 403, title: 'Form expired', message: 'Reload the page and try again.' }));
-    if (!isShop(req))
-      return res
-        .status(403)
-        .send(
-          errorPage({ status: 403, title: 'Not allowed', message: 'Only the shop can read its history.' }),
-        );
-    try {
+  app.post(
+    '/payments/reconcile',
+    requireUser,
+    shopAction('read its history', async (req) => {
       const result = await reconcileHistory();
       req.session.reconciled = result
         ? { processed: result.processed, seen: result.seen }
         : { missing: true };
-      res.redirect(303, '/payments');
-    } catch (error) {
-      next(error);
-    }
-  });
+    }),
+  );
 
   app.post('/logout', (req, res, next) => {
     if (!checkCsrf(req))

@@ -201,36 +201,16 @@ describe('the emulator’s widget, chain and records as the service makes them',
       await recordedNotNotified(
         kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' }).txHash,
       );
-      const cli = await runSubcommand([
-        'trigger',
-        'payment',
-        '--to',
-        'bobby',
-        '--amount',
-        '1',
-        '--via',
-        'shop-agent',
-        '--no-metadata-posted',
-        '--json',
-        '--url',
-        kudos.authURL,
-      ]);
+      const trigger = (flags: string) =>
+        runSubcommand(['trigger', 'payment', ...flags.split(' '), '--url', kudos.authURL]);
+      const cli = await trigger('--to bobby --amount 1 --via shop-agent --no-metadata-posted --json');
       expect(cli.code).toBe(0);
       const made = JSON.parse(cli.out);
       expect(made).toMatchObject({ status: 'success', metadataPosted: false });
       await recordedNotNotified(made.txHash);
-      const bad = await runSubcommand([
-        'trigger',
-        'payment',
-        '--to',
-        'bobby',
-        '--amount',
-        '1',
-        '--metadata-posted',
-        'maybe',
-        '--url',
-        kudos.authURL,
-      ]).catch((error: Error) => error);
+      const bad = await trigger('--to bobby --amount 1 --metadata-posted maybe').catch(
+        (error: Error) => error,
+      );
       expect(String(bad instanceof Error ? bad.message : bad.out)).toContain(
         '--metadata-posted takes true or false',
       );

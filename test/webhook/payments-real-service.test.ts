@@ -1,20 +1,11 @@
-import http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkAddress } from '../../src/protocol/address.js';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
-import {
-  cosmosConfirmer,
-  type KudosPaidOrder,
-  type KudosPaymentException,
-  type KudosPayments,
-  type KudosPaymentsOptions,
-  type KudosWebhookError,
-  kudosPayments,
-} from '../../src/webhook/index.js';
+import { cosmosConfirmer, type KudosPaymentsOptions, kudosPayments } from '../../src/webhook/index.js';
 import { WALLETS } from '../helpers/chain-answer.mjs';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
-import { type Listening, listenLocal } from '../helpers/listen.js';
 import { payLink } from '../helpers/pay-link.js';
+import { PaymentsShop, SHOP_SECRET } from '../helpers/payments-shop.js';
 import { SHOP_CLIENT, shopSignIn } from '../helpers/shop-client.js';
 
 // Payments as the real service makes them (docs/kudos-service.md#wallet-addresses, #memo,
@@ -22,40 +13,11 @@ import { SHOP_CLIENT, shopSignIn } from '../helpers/shop-client.js';
 // the main-prefix spelling of the shop's account, money that reached the shop's user but not its
 // wallet is surfaced, and a payment whose metadata the browser never posted is found by reconcile.
 
-const SECRET = 'fifth-reading-secret-0123456789';
-
-/** A shop on kudosPayments() and what it was told. */
-class Shop {
-  readonly paid: KudosPaidOrder[] = [];
-  readonly exceptions: KudosPaymentException[] = [];
-  readonly errors: KudosWebhookError[] = [];
-  payments!: KudosPayments;
-  server!: Listening;
-
-  constructor(private readonly kudos: KudosEmulator) {}
-
-  async start(options: Partial<KudosPaymentsOptions> = {}): Promise<this> {
-    this.payments = kudosPayments({
-      secret: SECRET,
-      authURL: this.kudos.authURL,
-      baseURL: this.kudos.baseURL,
-      receiver: this.kudos.walletOf('bobby'),
-      to: 'bobby',
-      agent: 'shop-agent',
-      onPaid: (paid) => {
-        this.paid.push(paid);
-      },
-      onException: (exception) => {
-        this.exceptions.push(exception);
-      },
-      onError: (error) => {
-        this.errors.push(error);
-      },
-      ...options,
-    });
-    this.server = await listenLocal(http.createServer((req, res) => this.payments.webhook(req, res)));
-    const url = options.secret === false ? this.server.url : `${this.server.url}?token=${SECRET}`;
-    this.kudos.setWebhook('shop-agent', url);
+/** The payment tests' shop; its webhook is called without the secret when it runs with `secret: false`. */
+class Shop extends PaymentsShop {
+  override async start(options: Partial<KudosPaymentsOptions> = {}): Promise<this> {
+    await super.start(options);
+    if (options.secret === false) this.connect(false);
     return this;
   }
 }
@@ -126,7 +88,7 @@ describe('addresses compared as accounts: either spelling of the shop’s wallet
     const good = kudos.walletOf('bobby');
     const typo = `${good.slice(0, 20)}${good[20] === 'q' ? 'p' : 'q'}${good.slice(21)}`;
     const base = {
-      secret: SECRET,
+      secret: SHOP_SECRET,
       authURL: kudos.authURL,
       baseURL: kudos.baseURL,
       to: 'bobby',

@@ -5,24 +5,19 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteDedupeStore } from '../../src/sqlite/index.js';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
-import {
-  type KudosPaidOrder,
-  type KudosPaymentException,
-  type KudosPayments,
-  type KudosPaymentsOptions,
-  kudosPayments,
-} from '../../src/webhook/index.js';
+import { kudosPayments } from '../../src/webhook/index.js';
 import { chainServer, msgSend, WALLETS } from '../helpers/chain-answer.mjs';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../helpers/listen.js';
 import { payLink } from '../helpers/pay-link.js';
+import { PaymentsShop, SHOP_SECRET } from '../helpers/payments-shop.js';
 import { describeSqlite } from '../helpers/sqlite.js';
 
 // kudosPayments() against the emulator's real sender, tried as an attacker would: every path that
 // brings a payment (notification, redelivery, redrive, reconcile, the return page) credits the one
 // order the transaction names, paid in full to the shop's own wallet by the right user, once.
 
-const SECRET = 'payments-test-secret-0123456789';
+const SECRET = SHOP_SECRET;
 const USERS = [
   ...PAYMENT_USERS,
   { id: 'mallory', password: 'evil-pass' },
@@ -30,49 +25,8 @@ const USERS = [
 ];
 
 /** A shop on kudosPayments(): what its onPaid and onException were told. */
-class Shop {
-  readonly paid: KudosPaidOrder[] = [];
-  readonly exceptions: KudosPaymentException[] = [];
-  failPaid = false;
-  payments!: KudosPayments;
-  server!: Listening;
-
-  constructor(private readonly kudos: KudosEmulator) {}
-
-  async start(options: Partial<KudosPaymentsOptions> = {}): Promise<this> {
-    this.payments = kudosPayments({
-      secret: SECRET,
-      authURL: this.kudos.authURL,
-      baseURL: this.kudos.baseURL,
-      receiver: this.kudos.walletOf('bobby'),
-      to: 'bobby',
-      agent: 'shop-agent',
-      leaseMs: 300,
-      handlerTimeoutMs: 2000,
-      onPaid: async (paid) => {
-        if (this.failPaid) throw new Error('the shop database is down');
-        this.paid.push(paid);
-      },
-      onException: (exception) => {
-        this.exceptions.push(exception);
-      },
-      ...options,
-    });
-    this.server = await listenLocal(http.createServer((req, res) => this.payments.webhook(req, res)));
-    this.connect();
-    return this;
-  }
-
-  /** The agent's webhook points at this shop (with the secret unless it runs without one). */
-  connect(secret = true): void {
-    this.kudos.setWebhook('shop-agent', secret ? `${this.server.url}?token=${SECRET}` : this.server.url);
-  }
-
-  /** Times onPaid was told of `reference`. */
-  paidTimes(reference: string): number {
-    return this.paid.filter((p) => p.order.reference === reference).length;
-  }
-}
+const Shop = PaymentsShop;
+type Shop = PaymentsShop;
 
 describe('kudosPayments(): orders paid through the widget, credited by every path alike', () => {
   let kudos: KudosEmulator;

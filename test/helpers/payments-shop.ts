@@ -1,0 +1,66 @@
+import http from 'node:http';
+import type { KudosEmulator } from '../../src/testing/index.js';
+import {
+  type KudosPaidOrder,
+  type KudosPaymentException,
+  type KudosPayments,
+  type KudosPaymentsOptions,
+  type KudosWebhookError,
+  kudosPayments,
+} from '../../src/webhook/index.js';
+import { type Listening, listenLocal } from './listen.js';
+
+/** The webhook secret of the payment tests' shop. */
+export const SHOP_SECRET = 'payments-test-secret-0123456789';
+
+/**
+ * A shop on kudosPayments() against an emulator, its webhook on a real server (port 0): bobby's
+ * wallet, bobby as `to`, `shop-agent` as agent; what its onPaid, onException and onError were told.
+ */
+export class PaymentsShop {
+  readonly paid: KudosPaidOrder[] = [];
+  readonly exceptions: KudosPaymentException[] = [];
+  readonly errors: KudosWebhookError[] = [];
+  failPaid = false;
+  payments!: KudosPayments;
+  server!: Listening;
+
+  constructor(private readonly kudos: KudosEmulator) {}
+
+  async start(options: Partial<KudosPaymentsOptions> = {}): Promise<this> {
+    this.payments = kudosPayments({
+      secret: SHOP_SECRET,
+      authURL: this.kudos.authURL,
+      baseURL: this.kudos.baseURL,
+      receiver: this.kudos.walletOf('bobby'),
+      to: 'bobby',
+      agent: 'shop-agent',
+      leaseMs: 300,
+      handlerTimeoutMs: 2000,
+      onPaid: async (paid) => {
+        if (this.failPaid) throw new Error('the shop database is down');
+        this.paid.push(paid);
+      },
+      onException: (exception) => {
+        this.exceptions.push(exception);
+      },
+      onError: (error) => {
+        this.errors.push(error);
+      },
+      ...options,
+    });
+    this.server = await listenLocal(http.createServer((req, res) => this.payments.webhook(req, res)));
+    this.connect();
+    return this;
+  }
+
+  /** The agent's webhook points at this shop (with the secret unless told otherwise). */
+  connect(secret = true): void {
+    this.kudos.setWebhook('shop-agent', secret ? `${this.server.url}?token=${SHOP_SECRET}` : this.server.url);
+  }
+
+  /** Times onPaid was told of `reference`. */
+  paidTimes(reference: string): number {
+    return this.paid.filter((p) => p.order.reference === reference).length;
+  }
+}
