@@ -19,6 +19,7 @@ const INTEGRATION = [
   // kudosPayments() with the emulator's real sender: attacks and faults.
   'test/webhook/payments.test.ts',
   'test/webhook/payments-real-service.test.ts',
+  'test/webhook/payments-attack-six.test.ts',
 ];
 const E2E = [
   'test/e2e/**/*.test.ts',

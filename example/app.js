@@ -180,11 +180,30 @@ export function createExampleApp({
     return payments.reconcile({ client: kudos, userId: config.tipReceiver });
   }
 
+  /**
+   * /healthz and /metrics read every exception: they answer the loopback (the same machine, a
+   * sidecar), the addresses of SCRAPER_ADDRESSES, or a request with SCRAPER_TOKEN as its bearer
+   * token; anyone else gets 404, as if there were no such page.
+   */
+  function operatorsOnly(req, res, next) {
+    const address = (config.trustProxy ? req.ip : req.socket.remoteAddress) ?? '';
+    const bare = address.replace(/^::ffff:/, '');
+    const loopback = bare === '::1' || bare.startsWith('127.');
+    const token = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1];
+    const tokenOk =
+      config.scraperToken !== undefined &&
+      token !== undefined &&
+      Buffer.byteLength(token) === Buffer.byteLength(config.scraperToken) &&
+      timingSafeEqual(Buffer.from(token), Buffer.from(config.scraperToken));
+    if (loopback || config.scrapers.includes(bare) || tokenOk) return next();
+    res.status(404).type('text/plain').send('Not Found');
+  }
+
   // Kudos payment notifications: mounted before the session and the form parser, which it does not need.
   app.post('/webhooks/kudos', payments.webhook);
   // The operator's health answer (docs/payments.md#health): 503 when the store does not answer or a
   // payment has waited unprocessed (or an exception unacknowledged) for 10 minutes.
-  app.get('/healthz', async (_req, res) => {
+  app.get('/healthz', operatorsOnly, async (_req, res) => {
     const status = await payments.status();
     const healthy = status.storeOk && (status.oldestUnprocessedMs ?? 0) < 10 * 60_000;
     res.status(healthy ? 200 : 503).json(status);
@@ -192,7 +211,7 @@ export function createExampleApp({
   // Prometheus metrics (docs/observability.md#metrics): sign-ins, payments, durations, what waits.
   // They carry no secret; behind a proxy, expose them to the scraper only.
   const metrics = createMetrics({ payments });
-  app.get('/metrics', metrics.handler);
+  app.get('/metrics', operatorsOnly, metrics.handler);
 
   app.use(
     session({
@@ -267,26 +286,16 @@ export function createExampleApp({
 
   async function renderProfile(req, res, extra = {}) {
     const tokens = await stores.tokens.get(req.user.id);
-    // Two tip orders of this user: one paid through a redirect back to /tip/done (blocking, so the
-    // page can say "paid" even before the notification), one in a popup that posts its result to
-    // this page's origin (the redirect_uri only names it).
-    const origin = `${req.protocol}://${req.get('host')}`;
-    const tip = { amount: TIP.tokens, user: req.user.id, memo: 'Tip from the Kudos example shop' };
-    // The shop's own account would pay itself (the service refuses that): no tip links for it.
-    const [link, popup] = isShop(req)
-      ? []
-      : await Promise.all([
-          payments.createOrder({ ...tip, redirectURI: `${origin}/tip/done` }),
-          payments.createOrder({ ...tip, redirectURI: `${origin}/`, popup: true }),
-        ]);
+    // The shop's own account would pay itself (the service refuses that): no tip links for it. A
+    // tip's order is made when the payer asks to pay (/tip), not for each view of this page.
+    const tips = isShop(req) ? {} : { tipURL: '/tip', popupURL: '/tip?popup=1' };
     res.send(
       profilePage({
         user: req.user,
         expiresAt: tokens?.expiresAt,
         scope: tokens?.scope,
         csrf: csrfToken(req),
-        tipURL: link?.url,
-        popupURL: popup?.url,
+        ...tips,
         kudosOrigin: new URL(authURL).origin,
         ...extra,
       }),
@@ -295,6 +304,33 @@ export function createExampleApp({
 
   app.get('/profile', requireUser, (req, res, next) => {
     renderProfile(req, res).catch(next);
+  });
+
+  /**
+   * The widget link of the signed-in user's tip: paid through a redirect back to /tip/done
+   * (blocking, so that page can say "paid" before the notification), or with `popup=1` in a popup
+   * that posts its result to the profile page's origin. The order is made now, when the payer asks
+   * to pay, and one still open is used again: reloading costs no order.
+   */
+  app.get('/tip', requireUser, async (req, res, next) => {
+    if (isShop(req)) return res.redirect('/profile');
+    try {
+      const kind = req.query.popup === '1' ? 'popup' : 'link';
+      const kept = req.session.tips?.[kind];
+      const open = kept ? await payments.order(kept.reference) : undefined;
+      if (open?.status === 'open' && open.expiresAt > Date.now() + 60_000) return res.redirect(303, kept.url);
+      const origin = `${req.protocol}://${req.get('host')}`;
+      const tip = { amount: TIP.tokens, user: req.user.id, memo: 'Tip from the Kudos example shop' };
+      const { order, url } = await payments.createOrder(
+        kind === 'popup'
+          ? { ...tip, redirectURI: `${origin}/`, popup: true }
+          : { ...tip, redirectURI: `${origin}/tip/done` },
+      );
+      req.session.tips = { ...req.session.tips, [kind]: { reference: order.reference, url } };
+      res.redirect(303, url);
+    } catch (error) {
+      next(error);
+    }
   });
 
   app.post('/profile/api', requireUser, async (req, res, next) => {

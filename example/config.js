@@ -23,6 +23,8 @@ import { fileURLToPath } from 'node:url';
  * @property {string[] | undefined} redisClusterNodes  REDIS_CLUSTER_NODES: the same through a Redis Cluster, its seed nodes as host:port,host:port
  * @property {number | undefined} emulatorPort  KUDOS_EMULATOR_PORT (default: a free port)
  * @property {boolean} trustProxy       TRUST_PROXY=1 behind a TLS-terminating proxy
+ * @property {string[]} scrapers        SCRAPER_ADDRESSES: addresses besides the loopback that may read /healthz and /metrics (comma-separated)
+ * @property {string | undefined} scraperToken  SCRAPER_TOKEN: a bearer token that lets any address read /healthz and /metrics
  */
 
 /** The demo client the embedded emulator registers for the example. */
@@ -80,5 +82,10 @@ export function readConfig(env = process.env) {
     redisClusterNodes: clusterNodes(env.REDIS_CLUSTER_NODES),
     emulatorPort: env.KUDOS_EMULATOR_PORT === undefined ? undefined : Number(env.KUDOS_EMULATOR_PORT),
     trustProxy: env.TRUST_PROXY === '1',
+    scrapers: (env.SCRAPER_ADDRESSES ?? '')
+      .split(',')
+      .map((address) => address.trim())
+      .filter(Boolean),
+    scraperToken: env.SCRAPER_TOKEN || undefined,
   };
 }

@@ -33,7 +33,8 @@ const payments = kudosPayments({
     // look at it; listed by payments.unprocessed() until payments.acknowledge(txHash).
     console.log(`payment to look at: ${reason} ${txHash} ${received}`);
   },
-  onError: (error) => console.warn(`webhook refused: ${error.code}`), // never given the secret
+  // A refused or failed notification, or money that went elsewhere (not_to_receiver): never given the secret.
+  onError: (error) => console.warn(`kudos payments: ${error.code}: ${error.message}`),
 });
 
 const app = express();
@@ -41,13 +42,19 @@ app.post('/webhooks/kudos', payments.webhook);
 
 // A new order and the widget link that pays it (in your app: an order of the signed-in user, with
 // `user: <their Kudos ID>` so that only they can pay it).
-app.post('/orders', async (_req, res) => {
-  const { order, url } = await payments.createOrder({
-    amount: '2', // whole tokens, as the widget takes them
-    redirectURI: `${shopURL}/paid`, // on your agent's payment redirect whitelist
-    data: { item: 'mug' },
-  });
-  res.json({ reference: order.reference, widget: url });
+// Errors go to next(): Express 4 does not catch a rejected async route (the store down would end the
+// process); Express 5 does the same for you.
+app.post('/orders', async (_req, res, next) => {
+  try {
+    const { order, url } = await payments.createOrder({
+      amount: '2', // whole tokens, as the widget takes them
+      redirectURI: `${shopURL}/paid`, // on your agent's payment redirect whitelist
+      data: { item: 'mug' },
+    });
+    res.json({ reference: order.reference, widget: url });
+  } catch (error) {
+    next(error);
+  }
 });
 
 // The widget's return page. Anyone can type its URL with any hash: the answer is only ever about the
@@ -58,10 +65,14 @@ const ANSWERS = {
   not_this_order: 'this payment is not for this order',
   unknown_order: 'no such order',
 };
-app.get('/paid', async (req, res) => {
+app.get('/paid', async (req, res, next) => {
   const { state, tx_hash: txHash } = req.query;
-  const { status } = await payments.check({ reference: String(state), txHash: String(txHash) });
-  res.status(status === 'unknown_order' ? 404 : 200).send(ANSWERS[status]);
+  try {
+    const { status } = await payments.check({ reference: String(state), txHash: String(txHash) });
+    res.status(status === 'unknown_order' ? 404 : 200).send(ANSWERS[status]);
+  } catch (error) {
+    next(error); // the store is down: Express answers 500, and the process lives on
+  }
 });
 
 app.listen(Number(process.env.PORT ?? 3001));

@@ -434,6 +434,12 @@ export const KUDOS_ERROR_CODES = [
       "told to `onError`: a kept record the store cannot read (edited by hand, another program's key) is skipped by `unprocessed()` and `redrive()` (the others are listed and redriven), and replaced as if absent by the next delivery of its payment (which is processed)",
   },
   {
+    code: 'body_timeout',
+    status: 408,
+    error: 'KudosWebhookError',
+    meaning: 'the body was not received within `bodyTimeoutMs` (10 s by default); the sender retries',
+  },
+  {
     code: 'not_to_receiver',
     status: 422,
     error: 'KudosWebhookError',

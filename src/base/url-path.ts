@@ -25,3 +25,14 @@ export function splitTarget(target: string): { path: string; search: string } {
     ? { path: target, search: '' }
     : { path: target.slice(0, mark), search: target.slice(mark) };
 }
+
+/**
+ * Whether an absolute URL carries credentials (`https://user:password@host`): an address of the
+ * service that does would put the password into fetch's own error (which quotes the URL), so the
+ * options refuse it.
+ */
+export function hasCredentials(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const { username, password } = new URL(url);
+  return username !== '' || password !== '';
+}

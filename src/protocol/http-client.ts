@@ -56,10 +56,22 @@ export function isOk(status: number): boolean {
   return status >= 200 && status <= 299;
 }
 
-/** The headers a call sends: its own, and its bearer token's. */
+/** What a header can carry of a token: visible ASCII (the token response refuses anything else). */
+const HEADER_TOKEN = /^[\x21-\x7E]+$/;
+
+/**
+ * The headers a call sends: its own, and its bearer token's. A stored token that a header cannot
+ * carry (a newline) is `reauth_required`: the request would fail with an error that quotes it.
+ */
 function headersOf(call: HttpCall): Record<string, string> {
   const headers = { ...call.headers };
-  if (call.accessToken !== undefined) headers.authorization = `Bearer ${call.accessToken}`;
+  if (call.accessToken === undefined) return headers;
+  if (!HEADER_TOKEN.test(call.accessToken)) {
+    throw new KudosTokenError('reauth_required', {
+      message: `the access token stored for ${LABEL[call.service]} ${call.what} cannot be sent in a header; sign the user in again`,
+    });
+  }
+  headers.authorization = `Bearer ${call.accessToken}`;
   return headers;
 }
 
@@ -79,7 +91,7 @@ function readLimit(call: HttpCall, status: number): { limit: number; overflow: '
 const LABEL: Record<KudosService, string> = { token: 'Kudos token endpoint', api: 'Kudos API' };
 
 /** The client's own failures. */
-type Failure = 'timeout' | 'body_timeout' | 'network_error' | 'too_large' | 'not_json';
+type Failure = 'timeout' | 'body_timeout' | 'network_error' | 'too_large' | 'not_json' | 'redirect';
 
 /** Each failure as its service's code (the compiler checks each is one of that class's rows). */
 const FAILURE_CODES = {
@@ -89,6 +101,7 @@ const FAILURE_CODES = {
     network_error: 'network_error',
     too_large: 'invalid_token_response',
     not_json: 'invalid_token_response',
+    redirect: 'invalid_token_response',
   },
   api: {
     timeout: 'timeout',
@@ -96,6 +109,7 @@ const FAILURE_CODES = {
     network_error: 'network_error',
     too_large: 'response_too_large',
     not_json: 'invalid_response',
+    redirect: 'invalid_response',
   },
 } as const satisfies {
   token: Record<Failure, KudosErrorCodeOf<'KudosTokenError'>>;
@@ -116,6 +130,7 @@ function failure(
     network_error: `${subject} could not be reached (${reasonOf(cause)})`,
     too_large: `${subject} answered more than ${call.maxBytes} bytes`,
     not_json: `${subject} answered HTTP ${httpStatus} but not with JSON`,
+    redirect: `${subject} answered HTTP ${httpStatus}, a redirect to another origin or one that would send its body again: not followed`,
   }[kind];
   if (call.service === 'api') {
     return new KudosApiError(FAILURE_CODES.api[kind], { message, cause, httpStatus });
@@ -194,6 +209,44 @@ export function request(call: HttpCall): Promise<HttpAnswer> {
   });
 }
 
+/** Most redirects followed for one call. */
+const MAX_REDIRECTS = 5;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * fetch, following redirects only within the call's origin (a redirect elsewhere would hand the API's
+ * answer, or the request's body, to another site): one to another origin is `redirect` (an
+ * `invalid_response`), and so is a 307 or 308 that would send a body that cannot be sent twice. A
+ * caller's own `redirect: 'manual'` or `'error'` is fetch's.
+ */
+async function fetchFollowing(call: HttpCall, init: RequestInit): Promise<Response> {
+  if (init.redirect === 'manual' || init.redirect === 'error') return fetch(call.url, init);
+  let url = call.url;
+  let next: RequestInit = { ...init, redirect: 'manual' };
+  for (let hops = 0; ; hops++) {
+    const res = await fetch(url, next);
+    const location = res.headers.get('location');
+    if (!REDIRECTS.has(res.status) || location === null) return res;
+    void res.body?.cancel().catch(() => undefined);
+    const target = URL.canParse(location, url) ? new URL(location, url) : undefined;
+    const keepsBody = res.status === 307 || res.status === 308;
+    const resends = keepsBody && next.body !== undefined && next.body !== null;
+    if (
+      hops >= MAX_REDIRECTS ||
+      target?.origin !== new URL(url).origin ||
+      (resends && next.body instanceof ReadableStream)
+    ) {
+      throw failure(call, 'redirect', { httpStatus: res.status });
+    }
+    url = target.href;
+    // 301 and 302 after a POST, and 303 always, go on as a GET without a body (as fetch does).
+    if (!keepsBody && (res.status === 303 || (next.method ?? 'GET').toUpperCase() === 'POST')) {
+      const { body: _body, ...rest } = next;
+      next = { ...rest, method: 'GET' };
+    }
+  }
+}
+
 /**
  * Sends one request with fetch and answers its `Response` once the headers are in; the deadline
  * goes on covering the body, which (for a 2xx answer) errors with `response_too_large` past
@@ -207,9 +260,10 @@ export async function requestResponse(call: HttpCall, init: RequestInit = {}): P
   for (const [name, value] of Object.entries(headersOf(call))) headers.set(name, value);
   let res: Response;
   try {
-    res = await fetch(call.url, { ...init, headers, signal });
+    res = await fetchFollowing(call, { ...init, headers, signal });
   } catch (cause) {
-    if (init.signal?.aborted) throw cause;
+    if (init.signal?.aborted || cause instanceof KudosApiError || cause instanceof KudosTokenError)
+      throw cause;
     throw failure(call, deadline.aborted ? 'timeout' : 'network_error', { cause });
   }
   // Only a 2xx body is the caller's to read; an error's is read by readResponse, for its code.

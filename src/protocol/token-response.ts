@@ -47,6 +47,22 @@ function checkOptionalString(json: Record<string, unknown>, field: string): void
 }
 
 /**
+ * A token is sent back in a header (`Authorization: Bearer ...`) or a form: one that holds a space, a
+ * control character (a newline) or a character outside visible ASCII cannot be, and would make a
+ * later request fail with an error that carries it. Refused when received, never stored.
+ */
+const TOKEN_TEXT = /^[\x21-\x7E]+$/;
+
+function checkTokenText(json: Record<string, unknown>, field: string): void {
+  const value = json[field];
+  if (typeof value === 'string' && !TOKEN_TEXT.test(value)) {
+    throw invalid(
+      `token response "${field}" holds a character a header cannot carry (a space, a control character or non-ASCII)`,
+    );
+  }
+}
+
+/**
  * Narrows a parsed token response. Throws `KudosTokenError` with code `invalid_token_response`
  * naming the offending field, so that nobody is ever logged in without a user id.
  */
@@ -81,6 +97,7 @@ function validateAnswer(json: unknown, required: readonly string[]): Record<stri
     }
   }
   for (const field of [...PROFILE_FIELDS, 'refresh_token']) checkOptionalString(record, field);
+  for (const field of ['access_token', 'refresh_token']) checkTokenText(record, field);
   const expiresIn = record.expires_in;
   if (expiresIn !== undefined && (typeof expiresIn !== 'number' || !(expiresIn > 0))) {
     throw invalid('token response "expires_in" must be a positive number when present');

@@ -4,7 +4,7 @@ import type OAuth2Strategy from 'passport-oauth2';
 import { isObjectLike } from '../base/guards.js';
 import { checkPositive } from '../base/numbers.js';
 import { renamedOption } from '../base/renamed.js';
-import { withoutTrailingSlashes } from '../base/url-path.js';
+import { hasCredentials, withoutTrailingSlashes } from '../base/url-path.js';
 import type { ResolvedEndpoints } from '../callback/exchange.js';
 import type { KudosSkipUserProfile } from '../callback/load-profile.js';
 import { KUDOS_API, KUDOS_PAGES } from '../protocol/endpoints.js';
@@ -140,6 +140,11 @@ function optionalURL(options: Record<string, unknown>, name: string): string | u
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !URL.canParse(value)) {
     throw new TypeError(`KudosStrategy option "${name}" must be an absolute URL`);
+  }
+  if (hasCredentials(value)) {
+    throw new TypeError(
+      `KudosStrategy option "${name}" must not carry credentials (user:password@): the client secret goes in "clientSecret"`,
+    );
   }
   return value;
 }

@@ -2,7 +2,7 @@ import { KudosApiError, KudosTokenError } from '../base/errors.js';
 import { checkPositive } from '../base/numbers.js';
 import { renamedOption } from '../base/renamed.js';
 import { type KudosApiCallMessage, traced, traceURL } from '../base/trace.js';
-import { withoutTrailingSlashes } from '../base/url-path.js';
+import { hasCredentials, withoutTrailingSlashes } from '../base/url-path.js';
 import {
   answerError,
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -103,9 +103,9 @@ function checkClientOptions(options: KudosClientOptions): {
     );
   }
   const baseURL = options.baseURL ?? options.strategy.baseURL;
-  if (typeof baseURL !== 'string' || !URL.canParse(baseURL)) {
+  if (typeof baseURL !== 'string' || !URL.canParse(baseURL) || hasCredentials(baseURL)) {
     throw new TypeError(
-      'createKudosClient requires "baseURL", an absolute URL (or a strategy created with the "baseURL" option)',
+      'createKudosClient requires "baseURL", an absolute URL without credentials (or a strategy created with the "baseURL" option)',
     );
   }
   const given = renamedOption(options, 'timeout', 'timeoutMs', 'createKudosClient');

@@ -115,10 +115,29 @@ export async function readDeliveryBody(
   contentLength: string | undefined,
   read: () => unknown,
   limit: number,
+  timeoutMs?: number,
 ): Promise<unknown> {
   checkMediaType(contentType);
   checkDeclaredLength(contentLength, limit);
-  return parseNotificationBody(await read(), limit);
+  const body = timeoutMs === undefined ? await read() : await withinTime(read, timeoutMs);
+  return parseNotificationBody(body, limit);
+}
+
+/** `read()`, or `body_timeout` (408) when it takes longer than `ms`: a body that drips holds nothing. */
+function withinTime(read: () => unknown, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new KudosWebhookError('body_timeout', {
+            message: `notification body was not received within ${ms} ms`,
+          }),
+        ),
+      ms,
+    );
+  });
+  return Promise.race([Promise.resolve().then(read), late]).finally(() => clearTimeout(timer));
 }
 
 /** Gets a Node request's notification body as parsed JSON ({@link readDeliveryBody} of {@link nodeRequestBody}). */

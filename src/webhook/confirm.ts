@@ -60,6 +60,13 @@ function bodyOf(body: Json): { messages: Json[]; memo: string | undefined } {
   };
 }
 
+/** The block's time of a lookup answer (`tx_response.timestamp`, RFC 3339), epoch milliseconds. */
+function blockTimeOf(body: unknown): number | undefined {
+  const response = isObject(body) && isObject(body.tx_response) ? body.tx_response : undefined;
+  const time = typeof response?.timestamp === 'string' ? Date.parse(response.timestamp) : Number.NaN;
+  return Number.isFinite(time) ? time : undefined;
+}
+
 function listOf(value: unknown): Json[] {
   return Array.isArray(value) ? value.filter(isObject) : [];
 }
@@ -257,9 +264,14 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
       );
     }
     // The memo as the chain records it, with the verdict: what names an order, whatever the
-    // notification says.
+    // notification says; and when its block was made: when it was paid.
     const memo = isObject(body) ? bodyOf(body).memo : undefined;
+    const blockTime = blockTimeOf(body);
     const verdict = checkChainTransaction(body, notification, receivers, denom);
-    return memo === undefined ? verdict : { ...verdict, memo };
+    return {
+      ...verdict,
+      ...(memo === undefined ? {} : { memo }),
+      ...(blockTime === undefined ? {} : { blockTime }),
+    };
   };
 }

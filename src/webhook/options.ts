@@ -19,6 +19,8 @@ const DEFAULT_DEDUPE_TTL_MS = 7 * 24 * 3600 * 1000;
 const DEFAULT_LEASE_MS = 60 * 1000;
 /** Default longest wait for the handler before answering 503 `handler_timeout`. */
 const DEFAULT_HANDLER_TIMEOUT_MS = 25 * 1000;
+/** Default longest time reading a notification's body: 10 s (a 64 kB body takes milliseconds). */
+const DEFAULT_BODY_TIMEOUT_MS = 10 * 1000;
 /** Options of `kudosWebhook()`, `kudosWebhookFetch()` and `kudosReceiver()`. */
 export interface KudosWebhookOptions {
   /**
@@ -49,6 +51,11 @@ export interface KudosWebhookOptions {
   handlerTimeoutMs?: number;
   /** Largest body in bytes; default 64 kB. */
   maxBodyBytes?: number;
+  /**
+   * Longest time reading a body, in milliseconds (a body that drips a byte a second would hold the
+   * receiver); past it the delivery is answered 408 `body_timeout`, and the sender retries. Default 10 s.
+   */
+  bodyTimeoutMs?: number;
   /** @deprecated The old name of `maxBodyBytes`, still read (with a warning) until the next minor version. */
   limit?: number;
   /** Accept only this `tx.amount.denom` (422 `unexpected_denom` otherwise). */
@@ -95,7 +102,14 @@ function checkOptions(options: KudosWebhookOptions): readonly string[] | undefin
     throw new TypeError('kudosWebhook requires an "onNotification" function');
   }
   const secrets = checkSecrets(options.secret);
-  for (const name of ['limit', 'maxBodyBytes', 'dedupeTtlMs', 'leaseMs', 'handlerTimeoutMs'] as const) {
+  for (const name of [
+    'limit',
+    'maxBodyBytes',
+    'dedupeTtlMs',
+    'leaseMs',
+    'handlerTimeoutMs',
+    'bodyTimeoutMs',
+  ] as const) {
     const value = options[name];
     if (value !== undefined) checkPositive(value, `kudosWebhook option "${name}"`);
   }
@@ -115,5 +129,6 @@ export function resolveReceiverOptions(options: KudosWebhookOptions) {
     ttlMs: options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS,
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
+    bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
   };
 }

@@ -14,6 +14,9 @@ export type KudosNotificationHandler = (
   req: WebhookRequest | undefined,
 ) => void | Promise<void>;
 
+/** Longest a done key is remembered for a notification the confirmer did not confirm: an hour. */
+const UNCONFIRMED_DONE_TTL_MS = 3600 * 1000;
+
 /** What every path into the receiver shares: the store, its timings, the confirmer and the handler. */
 export interface PipelineSettings {
   store: KudosDedupeStore;
@@ -73,6 +76,9 @@ async function applyConfirmation(notification: KudosNotification, confirm: Kudos
       ? verdict.received
       : 0n;
   if (typeof verdict.memo === 'string') notification.memo = verdict.memo;
+  if (typeof verdict.blockTime === 'number' && Number.isFinite(verdict.blockTime)) {
+    notification.blockTime = verdict.blockTime;
+  }
   if (!notification.confirmed && Array.isArray(verdict.paidTo) && verdict.paidTo.length > 0) {
     notification.paidTo = verdict.paidTo.filter((a): a is string => typeof a === 'string');
   }
@@ -144,7 +150,15 @@ function processNotification(
       timeoutMs: settings.timeoutMs,
       report: (error) => settings.report(error, input.req),
       trusted: input.trusted,
-      trustedAfter: () => notification.confirmed,
+      // Only a receiver with a confirmer can verify: without one, an unauthenticated notification
+      // is all it will ever know, and closes its key as before (run such a receiver only behind a secret).
+      ...(settings.confirm ? { trustedAfter: () => notification.confirmed } : {}),
+      // A notification the confirmer found paying the shop nothing (another receiver, a hash of
+      // someone else's payment offered on a return page) keeps its key an hour at most.
+      doneTtlMs: () =>
+        settings.confirm && !notification.confirmed && notification.paidTo === undefined
+          ? Math.min(settings.ttlMs, UNCONFIRMED_DONE_TTL_MS)
+          : settings.ttlMs,
       keep: {
         key: notification.key,
         txHash: notification.tx.txHash,

@@ -22,8 +22,17 @@ interface ProcessOnceOptions {
   report: (error: KudosWebhookError) => void;
   /** Whether the notification was verified before its claim (its secret checked, or fetched from the service). */
   trusted: boolean;
-  /** Read once the work succeeded: whether the key is trusted now (e.g. confirmed on the chain). */
+  /**
+   * Read once the work succeeded: whether the key is trusted now (e.g. confirmed on the chain). Given,
+   * a notification neither trusted before its claim nor after its work releases its key instead of
+   * closing it; absent (nothing can verify it), it closes it as trusted work would.
+   */
   trustedAfter?: () => boolean;
+  /**
+   * Read once the work succeeded: how long the done key is remembered, when not `ttlMs` (a
+   * notification that proved to pay nothing need not hold a key for days).
+   */
+  doneTtlMs?: () => number;
   /**
    * What the store keeps until the work succeeds (`attempts` and `lastError` are filled in here), so
    * that `unprocessed()` lists it and `redrive()` runs it again. A trusted notification is kept with
@@ -99,8 +108,9 @@ function keepLease(
  * - a key another delivery is processing rejects with `in_progress` (409, retryable), never 200,
  *   so a redelivery is not lost if that first attempt then fails;
  * - a claimed key runs `work` under a lease renewed while it runs. Success marks the key done and
- *   resolves `processed`; failure releases the key (the next redelivery processes it) and rejects
- *   with the work's error;
+ *   resolves `processed` (a notification neither trusted nor verified by then releases it instead:
+ *   it may not close a key); failure releases the key (the next redelivery processes it) and
+ *   rejects with the work's error;
  * - work slower than `timeoutMs` rejects with `handler_timeout` (503, retryable) while it goes on
  *   under its lease, no longer renewed: a late success still marks the key done, a late failure
  *   releases it, and once the lease runs out a redelivery may run the work again (so work that
@@ -254,7 +264,12 @@ function runClaimed(
   const finished = call(() => work({ verified: () => keeper.verified() })).then(
     () => {
       stopLease();
-      return markDone(store, key, options, { ...holder, trusted: keeper.trustedNow() });
+      // Neither authenticated nor confirmed (a body anyone could post): it closes nothing. Marking
+      // its key done would bury the real notification of the same hash (answered duplicate), and
+      // complete() would forget what was kept of it; the key is released instead.
+      if (options.trustedAfter && !keeper.trustedNow()) return releaseHolder(store, key, holder);
+      const ttlMs = options.doneTtlMs?.() ?? options.ttlMs;
+      return markDone(store, key, { ...options, ttlMs }, { ...holder, trusted: keeper.trustedNow() });
     },
     async (error: unknown) => {
       stopLease();

@@ -151,7 +151,7 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
     onError(error, req);
     const headers: Record<string, string> = {};
     if (error.code === 'method_not_allowed') headers.allow = 'POST';
-    if (error.code === 'payload_too_large') headers.connection = 'close';
+    if (error.code === 'payload_too_large' || error.code === 'body_timeout') headers.connection = 'close';
     if (error.status === 503 || error.status === 409) headers['retry-after'] = RETRY_AFTER_S;
     const body = { error: error.message, code: error.code, ...(error.path ? { path: error.path } : {}) };
     return { ...json(error.status, body, headers), error };
@@ -175,6 +175,7 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
       header(delivery.headers, 'content-length'),
       () => (typeof delivery.body === 'function' ? delivery.body() : delivery.body),
       limit,
+      resolved.bodyTimeoutMs,
     );
     const { notification, outcome } = await runNotification(settings, {
       body: parsed,

@@ -149,6 +149,9 @@ async function feed(
     else result.processed++;
   } catch (error) {
     result.failed++;
+    // A delivery holds the same transaction right now (the return page and the notification came
+    // together): it decides it; not a failure to tell.
+    if (error instanceof KudosWebhookError && error.code === 'in_progress') return;
     settings.report(asHandlerError(error), undefined);
   }
 }

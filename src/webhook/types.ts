@@ -39,6 +39,8 @@ export interface KudosConfirmation {
    * addresses it paid, as the chain spells them (docs/payments.md#money-that-went-elsewhere).
    */
   paidTo?: readonly string[];
+  /** When the transaction's block was made (epoch milliseconds), as the chain shows it. */
+  blockTime?: number;
 }
 
 /** Where a notification came from: a delivery of the service, or the receiver's own lookup (`reconcile()`). */
@@ -80,4 +82,9 @@ export interface KudosNotification {
    * receivers: the addresses the chain shows it paid (a shop whose `receiver` is not its wallet).
    */
   paidTo?: readonly string[];
+  /**
+   * When the transaction's block was made (epoch milliseconds), when the confirmer read it
+   * (`cosmosConfirmer` does): when it was paid, however late a notification brings it.
+   */
+  blockTime?: number;
 }

@@ -24,9 +24,11 @@ describe('example app: /metrics and /healthz (real HTTP, embedded emulator)', ()
     const alice = new CookieClient();
     const back = await passAuthorization(alice, locationOf(await alice.get(`${example.url}/auth/kudos`)));
     await alice.get(locationOf(back));
+    // The profile's tip link makes the order when followed, and redirects to the widget.
     const tipLink = async () => {
       const profile = await (await alice.get(`${example.url}/profile`)).text();
-      return (/id="tip" href="([^"]+)"/.exec(profile)?.[1] ?? '').replaceAll('&amp;', '&');
+      const href = (/id="tip" href="([^"]+)"/.exec(profile)?.[1] ?? '').replaceAll('&amp;', '&');
+      return locationOf(await alice.get(new URL(href, example.url).toString())).toString();
     };
     payLink(emulator(), await tipLink(), 'alice');
     await emulator().idle();

@@ -40,10 +40,14 @@ describe('example app: tips as orders (real HTTP, embedded emulator)', () => {
     return client;
   }
 
-  /** The tip link of a fresh order of the signed-in user, from the profile page. */
-  async function tipLink(client: CookieClient): Promise<URL> {
+  /**
+   * The widget link of the signed-in user's tip (`id` tip or tip-popup): the profile's link, followed
+   * (the order is made then, and redirected to).
+   */
+  async function tipLink(client: CookieClient, id = 'tip'): Promise<URL> {
     const profile = await (await client.get(`${example.url}/profile`)).text();
-    return new URL((/id="tip" href="([^"]+)"/.exec(profile)?.[1] ?? '').replaceAll('&amp;', '&'));
+    const href = (new RegExp(`id="${id}" href="([^"]+)"`).exec(profile)?.[1] ?? '').replaceAll('&amp;', '&');
+    return locationOf(await client.get(new URL(href, example.url).toString()));
   }
 
   /** Pays a tip link through the widget's pages as the signed-in user; answers the return page. */
@@ -102,9 +106,7 @@ describe('example app: tips as orders (real HTTP, embedded emulator)', () => {
       expect(rows[0]).toContain('<td>alice</td>');
       // The same through the popup's return (POST /tip/popup, as its script sends the widget's message).
       const profile = await (await mallory.get(`${example.url}/profile`)).text();
-      const popupOrder = new URL(
-        (/id="tip-popup" href="([^"]+)"/.exec(profile)?.[1] ?? '').replaceAll('&amp;', '&'),
-      ).searchParams.get('state');
+      const popupOrder = (await tipLink(mallory, 'tip-popup')).searchParams.get('state');
       const csrf = /data-csrf="([^"]+)"/.exec(profile)?.[1] ?? '';
       const popup = await mallory.postForm(`${example.url}/tip/popup`, {
         tx_hash: tx.txHash,
@@ -251,5 +253,57 @@ describe('example app: tips as orders (real HTTP, embedded emulator)', () => {
       csrf: /name="csrf" value="([^"]+)"/.exec(await paymentsPage(alice))?.[1] ?? '',
     });
     expect(denied.status).toBe(403);
+  });
+});
+
+describe('example app: orders when the payer asks, operator routes for operators (real HTTP)', () => {
+  let example: Awaited<ReturnType<typeof startExample>>;
+  beforeAll(async () => {
+    example = await startExample(
+      exampleEnv({
+        SESSION_SECRET: 'operators-test-session-secret',
+        TRUST_PROXY: '1',
+        SCRAPER_TOKEN: 'scrape-me-0123',
+      }),
+    );
+  });
+  afterAll(() => example.close());
+
+  it('makes a tip’s order when the payer follows its link, not per view, and uses an open one again', async () => {
+    const alice = new CookieClient();
+    const back = await passAuthorization(alice, locationOf(await alice.get(`${example.url}/auth/kudos`)));
+    await alice.get(locationOf(back));
+    for (let i = 0; i < 20; i++) {
+      const profile = await (await alice.get(`${example.url}/profile`)).text();
+      expect(profile).toContain('id="tip" href="/tip"');
+      expect(profile).not.toMatch(/ko[0-9a-f]{32}/); // no order behind a view
+    }
+    const first = locationOf(await alice.get(`${example.url}/tip`));
+    const again = locationOf(await alice.get(`${example.url}/tip`));
+    expect(first.pathname).toBe('/in/widget/pay');
+    expect(again.searchParams.get('state')).toBe(first.searchParams.get('state'));
+    const popup = locationOf(await alice.get(`${example.url}/tip?popup=1`));
+    expect(popup.searchParams.get('opener')).toBe('1');
+    expect(popup.searchParams.get('state')).not.toBe(first.searchParams.get('state'));
+    // Signed out: no order at all.
+    expect((await fetch(`${example.url}/tip`, { redirect: 'manual' })).headers.get('location')).toBe('/');
+  });
+
+  it('serves /healthz and /metrics to the loopback and the configured scraper only', async () => {
+    const visitor = { 'x-forwarded-for': '203.0.113.7' }; // through the trusted proxy, from the Internet
+    for (const path of ['/healthz', '/metrics']) {
+      expect((await fetch(`${example.url}${path}`)).status).toBe(200);
+      const stranger = await fetch(`${example.url}${path}`, { headers: visitor });
+      expect(stranger.status).toBe(404);
+      expect(await stranger.text()).toBe('Not Found');
+      const wrong = await fetch(`${example.url}${path}`, {
+        headers: { ...visitor, authorization: 'Bearer nope' },
+      });
+      expect(wrong.status).toBe(404);
+      const scraper = await fetch(`${example.url}${path}`, {
+        headers: { ...visitor, authorization: 'Bearer scrape-me-0123' },
+      });
+      expect(scraper.status).toBe(200);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -178,6 +178,61 @@ describeSqlite("the README's payment snippet (kudosPayments), run against the em
   }, 60_000);
 });
 
+describeSqlite(
+  "the README's payment routes on Express 4, their store failing (the snippet as written)",
+  () => {
+    it('answers 503 through the error handler and lives on while another process holds the database', async () => {
+      // The same compiled snippet, with Express 4 (which does not catch a rejected async route).
+      const file = compile('payments');
+      const onExpress4 = file.replace(/\.js$/, '-express4.js');
+      writeFileSync(onExpress4, readFileSync(file, 'utf8').replace(/from 'express'/, "from 'express4'"));
+      const kudos = await startKudosEmulator({ users: USERS, paymentDelayMs: 5 });
+      const dir = mkdtempSync(join(tmpdir(), 'readme-express4-'));
+      const db = join(dir, 'payments.db');
+      const shop = await runSnippet(onExpress4, {
+        KUDOS_BASE_URL: kudos.baseURL,
+        KUDOS_AUTH_URL: kudos.authURL,
+        KUDOS_SHOP_WALLET: kudos.walletOf('bobby'),
+        KUDOS_PAYMENTS_DB: db,
+      });
+      const { DatabaseSync } = await import('node:sqlite');
+      const holder = new DatabaseSync(db);
+      try {
+        const made = await fetch(`${shop.url}/orders`, { method: 'POST' });
+        expect(made.status).toBe(200);
+        const { reference } = (await made.json()) as { reference: string };
+        kudos.setWebhook('shop-agent', undefined);
+        const tx = kudos.pay({
+          from: 'alice',
+          to: 'bobby',
+          amount: '2',
+          via: 'shop-agent',
+          remarks: `order ${reference}`,
+        });
+        await kudos.idle();
+        // The store fails: another process holds the database's write lock.
+        holder.exec('PRAGMA busy_timeout = 100; BEGIN EXCLUSIVE');
+        // Express's error handler answers the error's status: 503 store_unavailable, retry later.
+        expect((await fetch(`${shop.url}/orders`, { method: 'POST' })).status).toBe(503);
+        const paid = await fetch(`${shop.url}/paid?state=${reference}&tx_hash=${tx.txHash}`);
+        expect([200, 503]).toContain(paid.status);
+        expect(shop.child.exitCode).toBeNull(); // still running
+        holder.exec('ROLLBACK');
+        expect((await fetch(`${shop.url}/orders`, { method: 'POST' })).status).toBe(200);
+        expect(await (await fetch(`${shop.url}/paid?state=${reference}&tx_hash=${tx.txHash}`)).text()).toBe(
+          'paid, thank you',
+        );
+      } finally {
+        holder.close();
+        shop.child.kill('SIGTERM');
+        await kudos.close();
+        rmSync(dir, { recursive: true, force: true });
+        rmSync(onExpress4, { force: true });
+      }
+    }, 60_000);
+  },
+);
+
 describeSqlite('the low-level snippet of docs/payments.md (kudosWebhook), run against the emulator', () => {
   let kudos: KudosEmulator;
   let shop: Awaited<ReturnType<typeof runSnippet>>;
@@ -212,7 +267,9 @@ describeSqlite('the low-level snippet of docs/payments.md (kudosWebhook), run ag
     await expect.poll(() => shop.output).toContain(`paid: ${paid.txHash} 2000000000 memo=order 7`);
     await expect
       .poll(() => shop.output)
-      .toContain(`not paid: ${elsewhere.txHash} success (the transaction pays none of the shop's receivers)`);
+      .toContain(
+        `not paid: ${elsewhere.txHash} success (the transaction pays none of the shop's receivers (it paid ${kudos.walletOf('mallory-alt', 'kudos')}))`,
+      );
   });
 });
 

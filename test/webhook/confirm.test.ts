@@ -109,11 +109,13 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
       confirmed: false,
       reason: 'the transfers on chain do not add up to the notified amount',
       memo: 'kudos pay via shop-agent',
+      blockTime: expect.any(Number), // the block's time, when it was paid
     });
     expect(await confirm(real)).toEqual({
       confirmed: true,
       received: nano(2),
       memo: 'kudos pay via shop-agent',
+      blockTime: Math.floor(tx.completeTs / 1000) * 1000, // the chain gives it to the second
     });
     // Another shop's confirmer: a real payment, not to it.
     expect(await shopConfirmer(kudos.walletOf('alice'))(real)).toMatchObject({
@@ -138,8 +140,9 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     // Both wallets are the shop's: both parts count.
     const both = shopConfirmer([kudos.walletOf('bobby'), kudos.walletOf('shop-agent')]);
     const memo = 'kudos pay via shop-agent'; // the chain's memo, given back with the verdict
-    expect(await both(multi)).toEqual({ confirmed: true, received: nano(2), memo });
-    expect(await both(fee)).toEqual({ confirmed: true, received: nano(3), memo });
+    const blockTime = expect.any(Number);
+    expect(await both(multi)).toEqual({ confirmed: true, received: nano(2), memo, blockTime });
+    expect(await both(fee)).toEqual({ confirmed: true, received: nano(3), memo, blockTime });
     const claimsMore = { amount: '2000000000', value: 2_000_000_000n, denom: 'nanokudos' };
     const forged: KudosNotification = {
       ...multi,

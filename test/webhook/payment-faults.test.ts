@@ -573,7 +573,8 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
         ),
       );
     }
-    expect(store.evictions).toBeGreaterThan(1500);
+    // Neither authenticated nor confirmed, a forged body closes no key: the store does not even fill.
+    expect(store.evictions).toBe(0);
     // The real success is delivered again: still a duplicate.
     const first = kudos.deliveries.find((d) => d.txHash === tx.txHash && d.txStatus === 'success');
     kudos.resend(first?.id ?? -1);

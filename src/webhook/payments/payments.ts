@@ -1,7 +1,7 @@
 import { isRecord } from '../../base/guards.js';
 import { checkPositive } from '../../base/numbers.js';
 import { renamedOption } from '../../base/renamed.js';
-import { withoutTrailingSlashes } from '../../base/url-path.js';
+import { hasCredentials, withoutTrailingSlashes } from '../../base/url-path.js';
 import { KUDOS_PAGES } from '../../protocol/endpoints.js';
 import { DEFAULT_TIMEOUT_MS } from '../../protocol/limits.js';
 import { TOKEN_AMOUNT, tokensToUnits } from '../../protocol/widget.js';
@@ -34,6 +34,7 @@ import {
   type KudosPaymentRecord,
 } from './records.js';
 import { isReference, memoFor, newReference } from './reference.js';
+import { ReturnPageLookups } from './return-page.js';
 
 /** Default time an order can be paid: 24 hours. */
 const DEFAULT_ORDER_TTL_MS = 24 * 3600 * 1000;
@@ -42,9 +43,12 @@ const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
 /** Most exceptions one `unprocessed()` lists. */
 const MAX_LISTED = 100_000;
 const HASH = /^[0-9A-Fa-f]{64}$/;
-/** How long `check()` waits for a delivery that holds the transaction to decide it, and how often it looks. */
+/** How long `check()` waits for a delivery that holds the transaction to decide it. */
 const CHECK_WAIT_MS = 5000;
-const CHECK_POLL_MS = 50;
+/** Default most lookups the return page (`check()`) makes at once. */
+const DEFAULT_MAX_CHECK_LOOKUPS = 32;
+/** How long the return page remembers a hash the service does not know, or that pays the shop nothing. */
+const DEFAULT_UNKNOWN_HASH_MS = 10_000;
 
 /** Options of {@link kudosPayments}. */
 export interface KudosPaymentsOptions {
@@ -95,12 +99,25 @@ export interface KudosPaymentsOptions {
   leaseMs?: number;
   /** Longest wait for the decision and `onPaid` before answering 503, as `kudosWebhook()`; default 25 s. */
   handlerTimeoutMs?: number;
+  /** Longest time reading a notification's body, as `kudosWebhook()`; default 10 s. */
+  bodyTimeoutMs?: number;
   /** Largest notification body in bytes, as `kudosWebhook()`; default 64 kB. */
   maxBodyBytes?: number;
   /** @deprecated The old name of `maxBodyBytes`, still read (with a warning) until the next minor version. */
   limit?: number;
   /** Time limit of each request to the service and the chain, in milliseconds; default 10000. */
   timeoutMs?: number;
+  /**
+   * Most lookups the return page (`check()`) has in flight at once, each for a hash no path brought
+   * yet; past it a visitor is answered `pending` at once (no new socket). One lookup per hash however
+   * many visitors ask. Default 32.
+   */
+  maxCheckLookups?: number;
+  /**
+   * How long `check()` remembers a hash the service does not know (or one that pays the shop
+   * nothing), answering `pending` without a new lookup, in milliseconds. Default 10 s.
+   */
+  unknownHashCacheMs?: number;
   /** Clock in epoch milliseconds (tests). */
   now?: () => number;
 }
@@ -207,7 +224,10 @@ export interface KudosPayments {
   check(args: { reference: string; txHash: string; user?: string }): Promise<KudosPaymentCheck>;
   /** Notifications not processed yet, and exceptions not acknowledged, oldest first. */
   unprocessed(): Promise<KudosPaymentsUnprocessed[]>;
-  /** Marks an exception seen (refunded, or looked at): no longer listed. False when there is none. */
+  /**
+   * Marks an exception seen (refunded, or looked at): no longer listed. True only when this call
+   * acknowledged it: false when there is none, or it was acknowledged already.
+   */
   acknowledge(txHash: string): Promise<boolean>;
   /** Runs the kept notifications again (on a schedule): see `kudosWebhook().redrive()`. */
   redrive(): Promise<KudosRedriveResult>;
@@ -221,8 +241,8 @@ export interface KudosPayments {
 }
 
 function absoluteURL(value: unknown, name: string): string {
-  if (typeof value !== 'string' || !URL.canParse(value)) {
-    throw new TypeError(`kudosPayments option "${name}" must be an absolute URL`);
+  if (typeof value !== 'string' || !URL.canParse(value) || hasCredentials(value)) {
+    throw new TypeError(`kudosPayments option "${name}" must be an absolute URL without credentials`);
   }
   return withoutTrailingSlashes(value);
 }
@@ -346,7 +366,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
           ? 'not_to_receiver'
           : 'problem' in named
             ? named.problem
-            : judge(order?.value, facts, now()),
+            : judge(order?.value, facts, n.blockTime ?? now()),
         reference: named.reference,
         received: facts.received,
         payer: facts.payer,
@@ -378,6 +398,14 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
 
   /** Credits what pays an order and tells the app; surfaces what does not. Idempotent: a replay changes nothing. */
   async function settle(n: KudosNotification, req: WebhookRequest | undefined): Promise<void> {
+    try {
+      await decideAndTell(n, req);
+    } finally {
+      lookups.decided(n.tx.txHash); // a return page waiting for this transaction reads the decision now
+    }
+  }
+
+  async function decideAndTell(n: KudosNotification, req: WebhookRequest | undefined): Promise<void> {
     const paidTo = misdirected(n);
     // Nothing reached the shop: pending, failed, another denomination, or paid to someone else.
     if (!n.paid && !paidTo) return;
@@ -398,6 +426,25 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     await ledger.changePayment(record.txHash, (r) => (r.told ? undefined : { ...r, told: true }));
   }
 
+  const lookups = new ReturnPageLookups(
+    (hash) => webhook.reconcile({ baseURL, txHash: hash, timeoutMs }),
+    checkPositive(
+      options.maxCheckLookups ?? DEFAULT_MAX_CHECK_LOOKUPS,
+      'kudosPayments option "maxCheckLookups"',
+      {
+        whole: true,
+      },
+    ),
+    checkPositive(
+      options.unknownHashCacheMs ?? DEFAULT_UNKNOWN_HASH_MS,
+      'kudosPayments option "unknownHashCacheMs"',
+      {
+        zero: true,
+      },
+    ),
+    Date.now,
+  );
+
   const webhook = kudosWebhook({
     secret: options.secret,
     confirm: cosmosConfirmer({
@@ -412,6 +459,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     dedupeTtlMs: retentionMs,
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     ...(options.handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs: options.handlerTimeoutMs }),
+    ...(options.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: options.bodyTimeoutMs }),
     ...maxBodyBytes(options),
   });
 
@@ -489,17 +537,17 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     const first = await answer();
     if (first) return first;
     // Nothing brought this transaction yet (a late notification): fetch it from the service and
-    // decide it as any path would. A failure leaves it pending.
-    const looked = await webhook.reconcile({ baseURL, txHash: hash, timeoutMs }).catch(() => undefined);
-    // A delivery of the same transaction holds it right now (the notification and the payer's
-    // return arrive together): wait for its decision a little, rather than answer "pending".
-    const held = (looked?.failed ?? 0) > 0;
-    const deadline = Date.now() + CHECK_WAIT_MS;
-    let known = await answer();
-    while (!known && held && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, CHECK_POLL_MS));
+    // decide it as any path would, once however many visitors ask, and within the lookup limit.
+    const looked = await lookups.run(hash);
+    let known = looked === 'busy' || looked === 'unknown' ? undefined : await answer();
+    if (!known && looked === 'held') {
+      // A delivery of the same transaction holds it right now (the notification and the payer's
+      // return arrive together): its decision is told here when it is made in this process; else
+      // read once more after the wait (another instance's delivery).
+      await lookups.waitForDecision(hash, CHECK_WAIT_MS);
       known = await answer();
     }
+    if (!known && looked === 'looked') lookups.nothingFor(hash); // pays the shop nothing (yet)
     return known ?? { status: 'pending', order: before.value };
   }
 
@@ -522,10 +570,12 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
 
   async function acknowledge(txHash: string): Promise<boolean> {
     if (typeof txHash !== 'string' || !HASH.test(txHash)) return false;
-    const after = await ledger.changePayment(txHash.toUpperCase(), (r) =>
-      r.outcome === 'credited' || r.acknowledged ? undefined : { ...r, acknowledged: true },
-    );
-    return after !== undefined && after.outcome !== 'credited';
+    let acknowledged = false;
+    await ledger.changePayment(txHash.toUpperCase(), (r) => {
+      acknowledged = r.outcome !== 'credited' && !r.acknowledged;
+      return acknowledged ? { ...r, acknowledged: true } : undefined;
+    });
+    return acknowledged;
   }
 
   return {
