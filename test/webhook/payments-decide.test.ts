@@ -100,7 +100,11 @@ describe('namedOrder(): the memo names the order; an authenticated state must ag
     ['memo and another state', { state: B }, { problem: 'order_conflict', reference: A }],
     ['two references in the memo', { memo: `${A} ${B}` }, { problem: 'order_conflict', reference: null }],
     // The memo decides on every path: a state alone names nothing (the return page sees none).
-    ['no reference in the memo, a state', { memo: 'kudos pay', state: B }, { problem: 'no_order', reference: null }],
+    [
+      'no reference in the memo, a state',
+      { memo: 'kudos pay', state: B },
+      { problem: 'no_order', reference: null },
+    ],
     [
       'a state that is no reference',
       { memo: 'kudos pay', state: 'cart-7' },
