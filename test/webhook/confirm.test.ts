@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { cosmosConfirmer, type KudosNotification } from '../../src/webhook/index.js';
-import { chainServer, WALLETS } from '../helpers/chain-answer.mjs';
+import { chainServer, msgSend, WALLETS } from '../helpers/chain-answer.mjs';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { startWebhookApp, type WebhookApp } from '../helpers/webhook-app.js';
 
@@ -258,6 +258,49 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
       });
       expect(await testChain(withDenom('nanokudos', nano(2)))).toMatchObject({ confirmed: false });
       expect(() => cosmosConfirmer({ restURL, receiver: shop, denom: '' })).toThrow('"denom"');
+    } finally {
+      chain.closeAllConnections();
+      chain.close();
+    }
+  });
+
+  // The chain takes both spellings of an account (docs/kudos-service.md#wallet-addresses): a payer
+  // who signed as kudos1… is the notification's cosmos1… payer, and the shop's receiver matches either.
+  it('compares the payer and the receivers as accounts: either spelling on either side', async () => {
+    kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent', remarks: 'order 8' });
+    await kudos.idle();
+    const sample = received.at(-1) as KudosNotification;
+    const [payerLegacy, payerMain] = [kudos.walletOf('alice'), kudos.walletOf('alice', 'kudos')];
+    const [shopLegacy, shopMain] = [kudos.walletOf('bobby'), kudos.walletOf('bobby', 'kudos')];
+    let chainFrom = payerMain;
+    const chainTo = shopLegacy;
+    const chain = chainServer(() => ({
+      memo: 'order 8',
+      messages: [msgSend(chainFrom, chainTo, { denom: 'nanokudos', amount: '1000000000' })],
+    }));
+    await new Promise<void>((resolve) => chain.listen(0, '127.0.0.1', resolve));
+    const restURL = `http://127.0.0.1:${(chain.address() as AddressInfo).port}`;
+    try {
+      const notified = (from: string, to: string): KudosNotification => ({
+        ...sample,
+        tx: { ...sample.tx, from, to: [to] },
+      });
+      for (const receiver of [shopLegacy, shopMain]) {
+        const confirm = cosmosConfirmer({ restURL, receiver });
+        for (const [from, to] of [
+          [payerLegacy, shopMain],
+          [payerMain, shopLegacy],
+        ] as const) {
+          expect(await confirm(notified(from, to))).toMatchObject({ confirmed: true, received: nano(1) });
+        }
+      }
+      // Another account paid: not the notification's payer, not confirmed.
+      chainFrom = kudos.walletOf('bobby');
+      expect(
+        await cosmosConfirmer({ restURL, receiver: shopMain })(notified(payerLegacy, shopMain)),
+      ).toMatchObject({
+        confirmed: false,
+      });
     } finally {
       chain.closeAllConnections();
       chain.close();

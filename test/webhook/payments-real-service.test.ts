@@ -72,6 +72,21 @@ describe('addresses compared as accounts: either spelling of the shop’s wallet
     expect(shop.paid.map((p) => p.order.reference)).toEqual([order.reference]);
   });
 
+  it('makes links whose memo the chain takes, whatever the label: CJK, accents, emoji are paid and credited', async () => {
+    kudos = await emulator();
+    shop = await new Shop(kudos).start();
+    for (const memo of ['漢'.repeat(120), 'é'.repeat(150), '😀'.repeat(120)]) {
+      const { order, url } = await shop.payments.createOrder({ amount: '1', memo });
+      const remarks = new URL(url).searchParams.get('remarks') ?? '';
+      expect(Buffer.byteLength(remarks, 'utf8')).toBeLessThanOrEqual(256);
+      expect(remarks.endsWith(` ${order.reference}`)).toBe(true);
+      // The widget's own checks and the chain's byte limit: paid.
+      expect(payLink(kudos, url, 'alice').request.remarks).toBe(remarks);
+    }
+    await kudos.idle();
+    expect(shop.paid).toHaveLength(3);
+  });
+
   it('credits a payment with an agent fee (a MsgMultiSend) to the main-prefix spelling: only the shop’s part', async () => {
     kudos = await emulator();
     shop = await new Shop(kudos).start({ fee: '0.5' });
