@@ -3,7 +3,7 @@ import { KudosError } from '../base/errors.js';
 import { checkPositive } from '../base/numbers.js';
 import type { KudosRedisAdapter } from './adapter.js';
 import { redisAdapter } from './client-kind.js';
-import { checkServer } from './server-check.js';
+import { checkServer, evictionRefusal, type ServerCheck } from './server-check.js';
 
 /** Options shared by the Redis stores. */
 export interface KudosRedisOptions {
@@ -16,10 +16,19 @@ export interface KudosRedisOptions {
    * or lose a kept one. Only for a Redis that holds nothing else, with an alert on its memory.
    */
   acceptEviction?: boolean;
+  /**
+   * How often the eviction policy is read again while the store runs, in milliseconds: the first
+   * command after this long (and the first after a command failed: a reconnect, a failover to
+   * another master) reads it on every master first. While a policy that may evict holds, the store
+   * refuses every command (`store_unusable`), as at start. Default 60000: at most a minute apart.
+   */
+  policyCheckMs?: number;
 }
 
 /** Default time limit of one Redis command. */
 const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
+/** Default time between two readings of the eviction policy while the store runs: a minute. */
+const DEFAULT_POLICY_CHECK_MS = 60_000;
 
 /** Deletes KEYS[1] only while it holds ARGV[1]: nobody releases a claim that is no longer theirs. */
 export const DELETE_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
@@ -34,9 +43,17 @@ export class RedisKeys {
   private readonly acceptEviction: boolean;
   /** The start-up check, once it passed (or while it runs); undefined until then, or after it failed. */
   private checked: Promise<void> | undefined;
-  /** Whether the check passed: every later command goes straight to Redis. */
+  /** Whether the check passed: later commands go straight to Redis, but for the policy's re-reading. */
   private passed = false;
   private warned = false;
+  private readonly policyCheckMs: number;
+  /** When the policy was last read (epoch ms), and whether a failed command asks for it again now. */
+  private policyReadAt = 0;
+  private policyDue = false;
+  /** The reading of the policy under way, which the commands meanwhile wait for. */
+  private rereading: Promise<void> | undefined;
+  /** While a policy that may evict holds: the refusal every command answers. */
+  private refusal: KudosError | undefined;
 
   constructor(client: unknown, options: KudosRedisOptions, defaultPrefix: string, who: string) {
     this.adapter = redisAdapter(client, who);
@@ -52,6 +69,10 @@ export class RedisKeys {
     if (typeof accept !== 'boolean')
       throw new TypeError(`${who} option "acceptEviction" must be true or false`);
     this.acceptEviction = accept;
+    this.policyCheckMs = checkPositive(
+      options?.policyCheckMs ?? DEFAULT_POLICY_CHECK_MS,
+      `${who} option "policyCheckMs"`,
+    );
   }
 
   key(name: string): string {
@@ -64,8 +85,23 @@ export class RedisKeys {
    * or its policy changed since).
    */
   ready(): Promise<void> {
+    this.checked ??= checkServer(this.serverCheck()).then(
+      () => {
+        this.passed = true;
+        this.policyReadAt = Date.now();
+      },
+      (error: unknown) => {
+        this.checked = undefined;
+        throw error;
+      },
+    );
+    return this.checked;
+  }
+
+  /** What the server checks need of this store. */
+  private serverCheck(): ServerCheck {
     const { eachMaster } = this.adapter;
-    this.checked ??= checkServer({
+    return {
       who: this.who,
       server: this.adapter.server,
       eachMaster: eachMaster && ((args) => this.limited(args[0] as string, () => eachMaster(args))),
@@ -77,22 +113,43 @@ export class RedisKeys {
         this.warned = true;
         process.emitWarning(message, { type: 'KudosRedisWarning' });
       },
-    }).then(
-      () => {
-        this.passed = true;
-      },
-      (error: unknown) => {
-        this.checked = undefined;
-        throw error;
-      },
-    );
-    return this.checked;
+    };
   }
 
-  /** {@link send}, after the start-up check (awaited until it passed; then no longer on the way). */
+  /**
+   * {@link send}, after the start-up check (awaited until it passed), and after the eviction policy
+   * was read again when that is due: refused (`store_unusable`) while a policy that may evict holds.
+   */
   async run(args: string[], key: string | undefined): Promise<unknown> {
     if (!this.passed) await this.ready();
+    else if (this.policyDue || Date.now() - this.policyReadAt >= this.policyCheckMs)
+      await this.rereadPolicy();
+    if (this.refusal) throw this.refusal;
     return this.send(args, key);
+  }
+
+  /**
+   * Reads the eviction policy of every master again (one reading at a time, which concurrent commands
+   * share): an evicting one found (a `CONFIG SET`, a failover to a replica configured otherwise)
+   * makes the store refuse every command until a reading finds `noeviction` again. A reading Redis
+   * does not answer changes nothing and is made again at the next command.
+   */
+  private rereadPolicy(): Promise<void> {
+    this.rereading ??= evictionRefusal(this.serverCheck())
+      .then(
+        (refusal) => {
+          this.refusal = refusal;
+          this.policyDue = false;
+          this.policyReadAt = Date.now();
+        },
+        () => {
+          this.policyDue = true;
+        },
+      )
+      .finally(() => {
+        this.rereading = undefined;
+      });
+    return this.rereading;
   }
 
   /**
@@ -112,7 +169,11 @@ export class RedisKeys {
     try {
       return await Promise.race([work(), timeout]);
     } catch (cause) {
-      if (!isScriptMissing(cause)) this.adapter.unavailable?.();
+      if (!isScriptMissing(cause)) {
+        this.adapter.unavailable?.();
+        // No answer (a reconnect, a failover to another master): the policy is read again first.
+        if (!isRedisReply(cause)) this.policyDue = true;
+      }
       throw new KudosError('redis_unavailable', {
         message: `Redis is unavailable (${what}): ${cause instanceof Error ? cause.message : 'failed'}`,
         cause,
@@ -142,6 +203,13 @@ export class RedisKeys {
       return this.run(['EVAL', script, count, ...keys, ...args], keys[0]);
     }
   }
+}
+
+/** Whether Redis answered with an error of its own (OOM, WRONGTYPE...): it is there, and it answered. */
+function isRedisReply(error: unknown): boolean {
+  return (
+    error instanceof Error && /^[A-Z]{3,}\b/.test(error.message) && !/^ERR no answer/.test(error.message)
+  );
 }
 
 /** Whether a command failed only because the server does not know the script (NOSCRIPT). */

@@ -23,7 +23,7 @@ export interface ServerCheck {
   probeKey: string;
   /** The app accepts an evicting policy (a Redis used for nothing else, its memory watched). */
   acceptEviction: boolean;
-  /** Told once when the policy cannot be read. */
+  /** Told once: a policy that cannot be read, or an evicting one the app accepts. */
   warn(message: string): void;
 }
 
@@ -57,22 +57,37 @@ async function policies(check: ServerCheck): Promise<Array<{ node: string; polic
 }
 
 /**
- * Checks, on every master, that the eviction policy is `noeviction` (else refuses, unless the app
- * accepts eviction; a policy it cannot read is warned of), then writes one key: a read-only replica
- * or an ACL that forbids writing is refused at once, naming the server.
+ * The eviction policy of every master, read now: the refusal (`store_unusable`, naming the server and
+ * its policy) when one may evict and the app does not accept it, else undefined. A policy it cannot
+ * read, or one the app accepts, is warned of. Rejects when Redis does not answer.
  */
-export async function checkServer(check: ServerCheck): Promise<void> {
+export async function evictionRefusal(check: ServerCheck): Promise<KudosError | undefined> {
   for (const { node, policy } of await policies(check)) {
     if (policy === undefined) {
       check.warn(
         `${check.who}: could not read the eviction policy of Redis ${node} (INFO memory); make sure its maxmemory-policy is ${SAFE_POLICY}, or an evicted key can run a payment twice (see docs/scaling.md)`,
       );
-    } else if (policy !== SAFE_POLICY && !check.acceptEviction) {
-      throw storeUnusable(
+    } else if (policy !== SAFE_POLICY && check.acceptEviction) {
+      check.warn(
+        `${check.who}: Redis ${node} has maxmemory-policy ${policy}, accepted (acceptEviction: true): an evicted key can run a payment twice or lose a kept one; watch its used_memory (docs/scaling.md)`,
+      );
+    } else if (policy !== SAFE_POLICY) {
+      return storeUnusable(
         `${check.who}: Redis ${node} has maxmemory-policy ${policy}, which may evict this store's keys when memory runs short (a processed payment would then run again, a kept one be lost). Set maxmemory-policy ${SAFE_POLICY} (CONFIG SET maxmemory-policy ${SAFE_POLICY}, or your provider's parameter group), or pass acceptEviction: true if this Redis holds nothing else and an alert watches its used_memory (docs/scaling.md)`,
       );
     }
   }
+  return undefined;
+}
+
+/**
+ * Checks, on every master, that the eviction policy is `noeviction` (else refuses, unless the app
+ * accepts eviction; a policy it cannot read is warned of), then writes one key: a read-only replica
+ * or an ACL that forbids writing is refused at once, naming the server.
+ */
+export async function checkServer(check: ServerCheck): Promise<void> {
+  const refusal = await evictionRefusal(check);
+  if (refusal) throw refusal;
   try {
     await check.send(['SET', check.probeKey, String(Date.now()), 'PX', '60000'], check.probeKey);
   } catch (error) {

@@ -1,3 +1,4 @@
+import { KudosError } from '../base/errors.js';
 import type { KudosNotificationMessage } from '../base/trace.js';
 import { readDeliveryBody, type WebhookRequest } from './body.js';
 import type { KudosDedupeStore, KudosUnprocessedNotification } from './dedupe.js';
@@ -127,7 +128,13 @@ export function kudosReceiver(options: KudosWebhookOptions): KudosReceiver {
 export function createReceiver(options: KudosWebhookOptions): ReceiverInternals {
   const resolved = resolveReceiverOptions(options);
   const { secrets, limit, store } = resolved;
+  /** The store's last refusal told (a Redis that may evict): told once, not at every delivery it refuses. */
+  let unusableTold: string | undefined;
   const onError = (error: KudosWebhookError, req: WebhookRequest | undefined): void => {
+    if (error.cause instanceof KudosError && error.cause.code === 'store_unusable') {
+      if (error.message === unusableTold) return;
+      unusableTold = error.message;
+    }
     try {
       options.onError?.(error, req);
     } catch {
@@ -184,6 +191,7 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
       req,
       message,
     });
+    unusableTold = undefined; // the store works again: a new refusal is told again
     const body: KudosWebhookAnswerBody =
       outcome === 'duplicate'
         ? { ok: true, duplicate: true, key: notification.key }

@@ -22,11 +22,17 @@ export function storeError(message: string, cause?: unknown): KudosWebhookError 
   return new KudosWebhookError('store_unavailable', { message, cause });
 }
 
-/** A store failure as the receiver answers it: 503, retry later. */
+/** Longest part of a store's own reason that a message carries. */
+const MAX_REASON = 300;
+
+/**
+ * A store failure as the receiver answers it: 503, retry later, with the store's own reason (a Redis
+ * whose policy may evict, no answer from it, a locked SQLite file), which names no secret.
+ */
 function storeFailure(cause: unknown): KudosWebhookError {
-  return cause instanceof KudosWebhookError
-    ? cause
-    : storeError('the order store is unavailable; retry later', cause);
+  if (cause instanceof KudosWebhookError) return cause;
+  const reason = cause instanceof Error && cause.message !== '' ? cause.message.slice(0, MAX_REASON) : 'failed';
+  return storeError(`the order store is unavailable (${reason}); retry later`, cause);
 }
 
 /**
