@@ -28,11 +28,19 @@ if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) en
 // ARGV[n+2], merged into the one kept already: attempts added, a null lastError keeps the kept one,
 // the first arrival stays (as mergeKept() does in MemoryDedupeStore). The body travels as a JSON
 // string inside the record, so Lua's JSON never re-encodes it. A kept record this store cannot read
-// (edited by hand, another program's key) is replaced as if absent, never an error that would block
-// the payment's every redelivery: `unreadable` says so, for the caller to report once.
+// (edited by hand, another program's key, a key of another type: a hash, a list, where GET would
+// answer WRONGTYPE) is replaced as if absent, never an error that would block the payment's every
+// redelivery: `unreadable` says so, for the caller to report once.
 const keepAt = (n: number) => `local new = cjson.decode(ARGV[${n}])
 local unreadable = false
-local raw = redis.call('GET', KEYS[2])
+local raw = false
+local kind = redis.call('TYPE', KEYS[2]).ok
+if kind == 'string' then
+  raw = redis.call('GET', KEYS[2])
+elseif kind ~= 'none' then
+  redis.call('DEL', KEYS[2])
+  unreadable = true
+end
 if raw then
   local ok, old = pcall(cjson.decode, raw)
   if ok and type(old) == 'table' and type(old.attempts) == 'number' and type(old.receivedAt) == 'number' then
