@@ -43,6 +43,22 @@ for i = 1, n do
 end
 return 1`;
 
+// The oldest ARGV[1] listed records of the index KEYS[1], in one round trip whatever their number:
+// each record's ID and text (its key is ARGV[2] .. ID, in the index's slot: the same hash tag); an ID
+// whose record expired is forgotten by the index too.
+const LISTED = `local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+local out = {}
+for _, id in ipairs(ids) do
+  local value = redis.call('HGET', ARGV[2] .. id, 'v')
+  if value then
+    out[#out + 1] = id
+    out[#out + 1] = value
+  else
+    redis.call('ZREM', KEYS[1], id)
+  end
+end
+return out`;
+
 /**
  * The orders and payment decisions of `kudosPayments()` in Redis, shared by every instance: node-redis
  * or ioredis, one server, Sentinel or Cluster (all keys in one hash slot). Each change is one Lua
@@ -81,17 +97,15 @@ export class RedisOrderStore extends RedisStore implements KudosOrderStore {
     return Number(await this.redis.script(WRITE, keys, args)) === 1;
   }
 
+  /** The oldest `limit` listed records: one script, one round trip, whatever their number. */
   async listed(limit: number): Promise<Array<{ id: string; value: string }>> {
     const count = Math.floor(limit);
     if (!(count >= 1)) return []; // ZRANGE 0 -1 would list everything
-    const ids = await this.redis.run(['ZRANGE', this.index, '0', String(count - 1)], this.index);
+    const reply = await this.redis.script(LISTED, [this.index], [String(count), this.recordKey('')]);
+    const flat = Array.isArray(reply) ? reply.map(String) : [];
     const found: Array<{ id: string; value: string }> = [];
-    for (const id of Array.isArray(ids) ? ids.map(String) : []) {
-      const record = await this.read(id);
-      if (record) found.push({ id, value: record.value });
-      // Its record expired (listed with a TTL): the index forgets it too.
-      else await this.redis.run(['ZREM', this.index, id], this.index);
-    }
+    for (let i = 0; i + 1 < flat.length; i += 2)
+      found.push({ id: flat[i] as string, value: flat[i + 1] as string });
     return found;
   }
 }
