@@ -3,7 +3,7 @@ import { KudosError } from '../base/errors.js';
 import { checkPositive } from '../base/numbers.js';
 import type { KudosRedisAdapter } from './adapter.js';
 import { redisAdapter } from './client-kind.js';
-import { checkServer, evictionRefusal, type ServerCheck } from './server-check.js';
+import { checkServer, evictionRefusal, fullProblem, type ServerCheck } from './server-check.js';
 
 /** Options shared by the Redis stores. */
 export interface KudosRedisOptions {
@@ -128,6 +128,16 @@ export class RedisKeys {
     return this.send(args, key);
   }
 
+  /** See {@link RedisStore.health}. */
+  async health(): Promise<void> {
+    if (!this.passed) await this.ready();
+    else if (this.policyDue || Date.now() - this.policyReadAt >= this.policyCheckMs)
+      await this.rereadPolicy();
+    if (this.refusal) throw this.refusal;
+    const full = await fullProblem(this.serverCheck());
+    if (full) throw new KudosError('redis_unavailable', { message: full });
+  }
+
   /**
    * Reads the eviction policy of every master again (one reading at a time, which concurrent commands
    * share): an evicting one found (a `CONFIG SET`, a failover to a replica configured otherwise)
@@ -233,5 +243,14 @@ export abstract class RedisStore {
    */
   ready(): Promise<void> {
     return this.redis.ready();
+  }
+
+  /**
+   * Rejects when the store cannot write now: a policy that may evict (`store_unusable`), or a full
+   * `noeviction` Redis, which answers reads but refuses writes (`redis_unavailable`, naming the
+   * server and its memory). Reads `INFO memory` (one round trip, or one per master of a cluster).
+   */
+  health(): Promise<void> {
+    return this.redis.health();
   }
 }

@@ -99,3 +99,26 @@ export async function checkServer(check: ServerCheck): Promise<void> {
     throw error;
   }
 }
+
+/** Room a write needs below `maxmemory`: a kept notification is up to 64 kB, its command as large. */
+const WRITE_ROOM_BYTES = 128 * 1024;
+
+/**
+ * Why Redis refuses writes now, read from `INFO memory` on every master (a read, which a full Redis
+ * still answers): one whose `used_memory` leaves less than a notification's room below its
+ * `maxmemory` refuses the next write with OOM. Undefined when every master has room.
+ */
+export async function fullProblem(check: ServerCheck): Promise<string | undefined> {
+  const args = ['INFO', 'memory'];
+  const replies = check.eachMaster
+    ? await check.eachMaster(args)
+    : [{ node: check.server ?? 'the Redis server', reply: await check.send(args, undefined) }];
+  for (const { node, reply } of replies) {
+    const used = Number(infoField(reply, 'used_memory'));
+    const max = Number(infoField(reply, 'maxmemory'));
+    if (max > 0 && used + WRITE_ROOM_BYTES > max) {
+      return `Redis ${node} is full (used_memory ${used} of maxmemory ${max}): it refuses writes (OOM) until memory is freed or raised`;
+    }
+  }
+  return undefined;
+}

@@ -102,6 +102,12 @@ export interface KudosDedupeStore {
    */
   kept?(limit: number, unreadable?: KudosUnreadableKept): Promise<KudosKeptNotification[]>;
   /**
+   * Optional: rejects when the store cannot take a write now (a full Redis under `noeviction`, a
+   * policy that may evict), with the reason; `status()` then answers `storeOk: false`. A store that
+   * answers reads while it refuses writes should have it.
+   */
+  health?(): Promise<void>;
+  /**
    * True when a `claimed` answer has kept `claim.keep` already (as `keep()` would), in the same
    * step: the receiver then makes no separate `keep()` call for the claim.
    */

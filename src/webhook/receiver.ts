@@ -228,7 +228,11 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
     // A record the store cannot read is told by unprocessed() and redrive(), not at every health poll.
     status: () =>
       readStatus(
-        async () => (await listUnprocessed(store, () => undefined)).map((n) => ({ since: n.receivedAt })),
+        async () => {
+          // A store that reads but refuses writes (a full Redis) is not ok: new payments meet 503.
+          await (store as KudosDedupeStore).health?.();
+          return (await listUnprocessed(store, () => undefined)).map((n) => ({ since: n.receivedAt }));
+        },
         lastNotificationAt,
         Date.now(),
       ),

@@ -262,6 +262,28 @@ describe('a full noeviction Redis, then raised', () => {
     expect(await hook.unprocessed()).toEqual([]);
     await admin.flushAll();
   });
+
+  it('status() says storeOk: false while the full Redis refuses writes (it still answers reads), true once raised', async () => {
+    const prefix = `health-full:${randomUUID()}:`;
+    const hook = kudosWebhook({
+      secret: SECRET,
+      store: new RedisDedupeStore(client, { prefix }),
+      onNotification: () => undefined,
+    });
+    const orders = new RedisOrderStore(client, { prefix: `${prefix}orders:` });
+    expect((await hook.status()).storeOk).toBe(true);
+    await orders.ready();
+    expect(await fill()).toBeGreaterThan(0);
+    expect(await hook.unprocessed()).toEqual([]); // reads are answered
+    const full = await hook.status();
+    expect(full.storeOk).toBe(false);
+    expect(full.storeError).toContain(`Redis 127.0.0.1:${redis.port} is full`);
+    await expect(orders.health()).rejects.toMatchObject({ code: 'redis_unavailable' });
+    await admin.configSet('maxmemory', '0');
+    expect((await hook.status()).storeOk).toBe(true);
+    await expect(orders.health()).resolves.toBeUndefined();
+    await admin.flushAll();
+  });
 });
 
 describe('nothing the stores write lives without a TTL', () => {

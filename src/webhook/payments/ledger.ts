@@ -31,7 +31,8 @@ const MAX_REASON = 300;
  */
 function storeFailure(cause: unknown): KudosWebhookError {
   if (cause instanceof KudosWebhookError) return cause;
-  const reason = cause instanceof Error && cause.message !== '' ? cause.message.slice(0, MAX_REASON) : 'failed';
+  const reason =
+    cause instanceof Error && cause.message !== '' ? cause.message.slice(0, MAX_REASON) : 'failed';
   return storeError(`the order store is unavailable (${reason}); retry later`, cause);
 }
 
@@ -180,6 +181,11 @@ export class Ledger {
       if (await this.write([this.paymentChange(next, found.version)])) return next;
     }
     throw storeError('the payment record kept changing under every try; retry later');
+  }
+
+  /** Rejects when the order store says it cannot write now (see `KudosOrderStore.health`). */
+  health(): Promise<void> {
+    return call(async () => this.store.health?.());
   }
 
   /** The exceptions not acknowledged yet, oldest first. */

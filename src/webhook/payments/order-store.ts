@@ -41,4 +41,9 @@ export interface KudosOrderStore {
   write(changes: readonly KudosOrderStoreChange[]): Promise<boolean>;
   /** The listed records, in the order they were first listed (oldest first), at most `limit`. */
   listed(limit: number): Promise<Array<{ id: string; value: string }>>;
+  /**
+   * Optional: rejects when the store cannot take a write now (a full Redis, a policy that may evict),
+   * with the reason; `status()` then answers `storeOk: false`.
+   */
+  health?(): Promise<void>;
 }

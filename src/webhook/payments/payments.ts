@@ -597,7 +597,14 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
       combinedStatus(
         ...(await Promise.all([
           webhook.status(),
-          readStatus(async () => (await exceptionsWaiting()).map((e) => ({ since: e.at })), null, Date.now()),
+          readStatus(
+            async () => {
+              await ledger.health();
+              return (await exceptionsWaiting()).map((e) => ({ since: e.at }));
+            },
+            null,
+            Date.now(),
+          ),
         ])),
       ),
   };
