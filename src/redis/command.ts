@@ -121,19 +121,21 @@ export class RedisKeys {
    * was read again when that is due: refused (`store_unusable`) while a policy that may evict holds.
    */
   async run(args: string[], key: string | undefined): Promise<unknown> {
+    await this.usable();
+    return this.send(args, key);
+  }
+
+  /** The start-up check passed, and the policy was read again when due: else the refusal. */
+  private async usable(): Promise<void> {
     if (!this.passed) await this.ready();
     else if (this.policyDue || Date.now() - this.policyReadAt >= this.policyCheckMs)
       await this.rereadPolicy();
     if (this.refusal) throw this.refusal;
-    return this.send(args, key);
   }
 
   /** See {@link RedisStore.health}. */
   async health(): Promise<void> {
-    if (!this.passed) await this.ready();
-    else if (this.policyDue || Date.now() - this.policyReadAt >= this.policyCheckMs)
-      await this.rereadPolicy();
-    if (this.refusal) throw this.refusal;
+    await this.usable();
     const full = await fullProblem(this.serverCheck());
     if (full) throw new KudosError('redis_unavailable', { message: full });
   }
