@@ -82,7 +82,9 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'integration', include: INTEGRATION } },
-      { extends: true, test: { name: 'e2e', include: E2E } },
+      // A browser, an app and an emulator per file: waits sized for a busy 2-core machine (a wait is
+      // the machine's there, not the code's), so that npm test passes beside another job too.
+      { extends: true, test: { name: 'e2e', include: E2E, testTimeout: 90_000, hookTimeout: 90_000 } },
     ],
   },
 });

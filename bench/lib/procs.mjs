@@ -4,6 +4,19 @@ import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('..', import.meta.url));
 
+/** Every app started and not stopped yet: ended with the benchmark, however it ends. */
+const running = new Set();
+const endAll = () => {
+  for (const child of running) child.kill('SIGKILL');
+};
+process.once('exit', endAll);
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.once(signal, () => {
+    endAll();
+    process.exit(1);
+  });
+}
+
 /**
  * Starts `bench/apps/<name>.mjs` with env and resolves with its port and a stop function.
  * @param {string} name
@@ -14,6 +27,8 @@ export function startApp(name, env = {}) {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   return new Promise((resolve, reject) => {
     let text = '';
     const timer = setTimeout(() => reject(new Error(`${name} did not start`)), 15_000);

@@ -8,7 +8,8 @@ describe('npm run bench (smoke: tiny amounts)', () => {
   it('runs every section and writes a report with each figure', () => {
     const run = spawnSync(process.execPath, ['bench/run.mjs', '--smoke'], {
       encoding: 'utf8',
-      timeout: 120_000,
+      // Sized for a busy machine: the smoke run takes about 20 s alone.
+      timeout: 300_000,
     });
     expect(run.status, run.stderr).toBe(0);
     const results = JSON.parse(readFileSync('test-results/bench-smoke/results.json', 'utf8'));

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { BROWSER_WAIT_MS, launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../helpers/listen.js';
 import { startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
@@ -76,7 +76,7 @@ Promise.allSettled([
       transactions: (await (await fetch(`${kudos.authURL}/_emulator/state`)).json()).transactions.length,
     };
     const page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(BROWSER_WAIT_MS);
     await page.goto(attacker.url);
     await page.waitForFunction(() => (window as unknown as { done?: boolean }).done === true);
     await page.close();
@@ -123,7 +123,7 @@ setTimeout(() => { window.done = true; }, 500);
       expect(new URL(tosser.url).hostname).toBe(new URL(target).hostname); // same host, another port
       const context = await browser.newContext();
       const page = await context.newPage();
-      page.setDefaultTimeout(10_000);
+      page.setDefaultTimeout(BROWSER_WAIT_MS);
       await page.goto(tosser.url);
       await page.waitForFunction(() => (window as unknown as { done?: boolean }).done === true);
       const cookies = await context.cookies(target);

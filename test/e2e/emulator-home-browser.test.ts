@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { BROWSER_WAIT_MS, launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 
@@ -34,7 +34,7 @@ describe('the emulator home page in a real browser (Chromium through playwright-
 
   it('shows clients, users, agents with webhook and wallet, transactions, and deliveries with a working Resend button', async () => {
     const page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(BROWSER_WAIT_MS);
     await page.goto(kudos.authURL);
     expect(await page.locator('#clients').textContent()).toContain('kudos-demo-client');
     expect(await page.locator('#users').textContent()).toMatch(/bobby.*cosmos1/s);

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startExample } from '../../example/start.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { BROWSER_WAIT_MS, launchChromium } from '../helpers/chromium.js';
 import { exampleEnv } from '../helpers/example-env.js';
 import { listenLocal } from '../helpers/listen.js';
 
@@ -62,7 +62,7 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
   });
   beforeEach(async () => {
     context = await browser.newContext();
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(BROWSER_WAIT_MS);
     page = await context.newPage();
   });
   afterEach(() => context.close());
@@ -155,7 +155,7 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
           await page.reload();
           return page.locator('tr.payment').first().textContent();
         },
-        { timeout: 10_000, interval: 250 },
+        { timeout: BROWSER_WAIT_MS, interval: 250 },
       )
       .toContain('paid');
     const row = (await page.locator('tr.payment').first().textContent()) ?? '';
@@ -202,7 +202,9 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
       await page.goto(other.url);
       const framed = () => page.frames().find((f) => f !== page.mainFrame());
       // Chromium shows its error page in the frame instead of the profile.
-      await expect.poll(() => framed()?.url(), { timeout: 10_000 }).toBe('chrome-error://chromewebdata/');
+      await expect
+        .poll(() => framed()?.url(), { timeout: BROWSER_WAIT_MS })
+        .toBe('chrome-error://chromewebdata/');
       expect(await framed()?.locator('#display-name').count()).toBe(0);
     } finally {
       await other.close();

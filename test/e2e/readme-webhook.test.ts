@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { BROWSER_WAIT_MS, launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { freePort } from '../helpers/free-port.js';
 import { payLink } from '../helpers/pay-link.js';
@@ -34,7 +34,7 @@ async function signedIn(
   user = 'alice',
 ): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext();
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(BROWSER_WAIT_MS);
   const page = await context.newPage();
   await page.goto(`${kudos.authURL}/in/login`);
   await page.fill('input[name=username]', user);

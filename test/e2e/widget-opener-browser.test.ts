@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { BROWSER_WAIT_MS, launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../helpers/listen.js';
 
@@ -51,7 +51,7 @@ window.addEventListener('message', (e) => {
   async function openPopup(query: string) {
     const context = await browser.newContext();
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(BROWSER_WAIT_MS);
     // Sign in at the emulator first (the popup shares the browser's cookies).
     await page.goto(`${kudos.authURL}/in/login`);
     await page.fill('input[name=username]', 'alice');

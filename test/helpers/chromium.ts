@@ -5,6 +5,12 @@ import { expect } from 'vitest';
 /** Debian's Chromium, which .ci/run installs (playwright-core downloads no browser). */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+/**
+ * How long a browser test waits for a page, a navigation or an element: sized for a busy 2-core
+ * machine (a page that takes 10 s there is the machine's wait, not the code's failure).
+ */
+export const BROWSER_WAIT_MS = 30_000;
+
 /** Quiet flags: no sandbox in CI containers, no GPU, and nothing that reaches out of the machine. */
 const ARGS = [
   '--no-sandbox',
