@@ -20,6 +20,7 @@ const INTEGRATION = [
   'test/webhook/payments.test.ts',
   'test/webhook/payments-real-service.test.ts',
   'test/webhook/payments-attack-six.test.ts',
+  'test/webhook/payments-fulfil-retry.test.ts',
 ];
 const E2E = [
   'test/e2e/**/*.test.ts',

@@ -1,5 +1,10 @@
 import http from 'node:http';
-import type { KudosEmulator } from '../../src/testing/index.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import {
+  type KudosEmulator,
+  type KudosEmulatorOptions,
+  startKudosEmulator,
+} from '../../src/testing/index.js';
 import {
   type KudosPaidOrder,
   type KudosPaymentException,
@@ -8,6 +13,7 @@ import {
   type KudosWebhookError,
   kudosPayments,
 } from '../../src/webhook/index.js';
+import { PAYMENT_USERS } from './emulator-user.js';
 import { type Listening, listenLocal } from './listen.js';
 
 /** The webhook secret of the payment tests' shop. */
@@ -63,4 +69,30 @@ export class PaymentsShop {
   paidTimes(reference: string): number {
     return this.paid.filter((p) => p.order.reference === reference).length;
   }
+}
+
+/**
+ * One emulator for a describe block (its real sender quick to retry: 3 attempts 20 ms apart), and the
+ * block's shop, closed after each test once every payment and delivery is over.
+ */
+export function paymentsFixture(options: KudosEmulatorOptions = {}) {
+  const fixture = {
+    kudos: undefined as unknown as KudosEmulator,
+    shop: undefined as PaymentsShop | undefined,
+  };
+  beforeAll(async () => {
+    fixture.kudos = await startKudosEmulator({
+      users: PAYMENT_USERS,
+      paymentDelayMs: 5,
+      webhook: { attempts: 3, retryDelayMs: 20, timeoutMs: 2000 },
+      ...options,
+    });
+  });
+  afterAll(() => fixture.kudos?.close());
+  afterEach(async () => {
+    await fixture.kudos.idle();
+    await fixture.shop?.server.close();
+    fixture.shop = undefined;
+  });
+  return fixture;
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { createClient } from 'redis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisDedupeStore } from '../../src/redis/index.js';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import {
@@ -14,7 +14,7 @@ import {
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { listenLocal } from '../helpers/listen.js';
 import { payLink } from '../helpers/pay-link.js';
-import { PaymentsShop } from '../helpers/payments-shop.js';
+import { PaymentsShop, paymentsFixture } from '../helpers/payments-shop.js';
 import { sharedRedis } from '../helpers/redis-server.js';
 import { deliver } from '../helpers/webhook-app.js';
 
@@ -39,38 +39,25 @@ function forgeries(record: Record<string, unknown>): unknown[] {
 }
 
 describe('a forged body never buries a real payment (secret: false)', () => {
-  let kudos: KudosEmulator;
-  let shop: PaymentsShop | undefined;
-  beforeAll(async () => {
-    kudos = await startKudosEmulator({
-      users: USERS,
-      paymentDelayMs: 5,
-      webhook: { attempts: 2, retryDelayMs: 20, timeoutMs: 2000 },
-    });
-  });
-  afterAll(() => kudos?.close());
-  afterEach(async () => {
-    await kudos.idle();
-    await shop?.server.close();
-    shop = undefined;
-  });
+  const f = paymentsFixture({ users: USERS, webhook: { attempts: 2, retryDelayMs: 20, timeoutMs: 2000 } });
 
   it('the real delivery, check() and reconcile() still credit the order after forged copies came first', async () => {
-    shop = await new PaymentsShop(kudos).start({ secret: false });
+    const shop = await new PaymentsShop(f.kudos).start({ secret: false });
+    f.shop = shop;
     const { order, url } = await shop.payments.createOrder({ amount: '2' });
-    kudos.setWebhook('shop-agent', undefined); // Alice's notification is late
-    const tx = payLink(kudos, url, 'alice');
-    await kudos.idle();
-    for (const body of forgeries(await recordOf(kudos, tx.txHash))) {
+    f.kudos.setWebhook('shop-agent', undefined); // Alice's notification is late
+    const tx = payLink(f.kudos, url, 'alice');
+    await f.kudos.idle();
+    for (const body of forgeries(await recordOf(f.kudos, tx.txHash))) {
       expect((await deliver(shop.server.url, body)).status).toBe(200);
     }
     expect(shop.paid).toEqual([]);
     // The real delivery: processed, not a duplicate.
     shop.connect(false);
-    const delivery = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
-    await kudos.idle();
-    expect(kudos.deliveries.find((d) => d.txHash === delivery.txHash)?.responseStatus).toBe(200);
-    const real = await deliver(shop.server.url, { tx: await recordOf(kudos, tx.txHash), metadata: {} });
+    const delivery = f.kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+    await f.kudos.idle();
+    expect(f.kudos.deliveries.find((d) => d.txHash === delivery.txHash)?.responseStatus).toBe(200);
+    const real = await deliver(shop.server.url, { tx: await recordOf(f.kudos, tx.txHash), metadata: {} });
     expect(real.json).toMatchObject({ ok: true });
     expect(real.json.duplicate).toBeUndefined();
     expect(shop.paid.map((p) => p.order.reference)).toEqual([order.reference]);
@@ -80,16 +67,17 @@ describe('a forged body never buries a real payment (secret: false)', () => {
   });
 
   it('a forged copy after a failed onPaid leaves the kept record: redrive() credits the order', async () => {
-    shop = await new PaymentsShop(kudos).start({ secret: false });
+    const shop = await new PaymentsShop(f.kudos).start({ secret: false });
+    f.shop = shop;
     shop.connect(false);
     const { order, url } = await shop.payments.createOrder({ amount: '1' });
     shop.failPaid = true;
-    const tx = payLink(kudos, url, 'alice');
-    await kudos.idle();
+    const tx = payLink(f.kudos, url, 'alice');
+    await f.kudos.idle();
     expect(await shop.payments.unprocessed()).toEqual([
       expect.objectContaining({ kind: 'notification', txHash: tx.txHash }),
     ]);
-    for (const body of forgeries(await recordOf(kudos, tx.txHash))) await deliver(shop.server.url, body);
+    for (const body of forgeries(await recordOf(f.kudos, tx.txHash))) await deliver(shop.server.url, body);
     expect(await shop.payments.unprocessed()).toHaveLength(1);
     shop.failPaid = false;
     expect(await shop.payments.redrive()).toMatchObject({ processed: 1 });
@@ -100,16 +88,16 @@ describe('a forged body never buries a real payment (secret: false)', () => {
     const handled: KudosNotification[] = [];
     const hook = kudosWebhook({
       secret: false,
-      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, receiver: kudos.walletOf('bobby') }),
+      confirm: cosmosConfirmer({ baseURL: f.kudos.baseURL, receiver: f.kudos.walletOf('bobby') }),
       onNotification: (n) => {
         handled.push(n);
       },
     });
     const server = await listenLocal(http.createServer((req, res) => hook(req, res)));
     try {
-      const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
-      await kudos.idle();
-      const record = await recordOf(kudos, tx.txHash);
+      const tx = f.kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+      await f.kudos.idle();
+      const record = await recordOf(f.kudos, tx.txHash);
       for (const body of forgeries(record)) await deliver(server.url, body);
       const real = await deliver(server.url, { tx: record, metadata: {} });
       expect(real.json.duplicate).toBeUndefined();
@@ -240,31 +228,18 @@ describe('the return page costs the shop bounded work', () => {
 });
 
 describe('every path decides alike, expiry at the block’s time, acknowledge says what it did', () => {
-  let kudos: KudosEmulator;
-  let shop: PaymentsShop | undefined;
-  beforeAll(async () => {
-    kudos = await startKudosEmulator({
-      users: USERS,
-      paymentDelayMs: 5,
-      webhook: { attempts: 2, retryDelayMs: 20, timeoutMs: 2000 },
-    });
-  });
-  afterAll(() => kudos?.close());
-  afterEach(async () => {
-    await kudos.idle();
-    await shop?.server.close();
-    shop = undefined;
-  });
+  const f = paymentsFixture({ users: USERS, webhook: { attempts: 2, retryDelayMs: 20, timeoutMs: 2000 } });
 
   it('a memo edited to hold no reference, state intact, is no_order on the notification and on the return page alike', async () => {
-    shop = await new PaymentsShop(kudos).start();
+    const shop = await new PaymentsShop(f.kudos).start();
+    f.shop = shop;
     const first = await shop.payments.createOrder({ amount: '1' });
-    const byNotification = payLink(kudos, first.url, 'alice', (p) => p.set('remarks', 'a mug'));
-    await kudos.idle();
+    const byNotification = payLink(f.kudos, first.url, 'alice', (p) => p.set('remarks', 'a mug'));
+    await f.kudos.idle();
     const second = await shop.payments.createOrder({ amount: '1' });
-    kudos.setWebhook('shop-agent', undefined);
-    const byReturn = payLink(kudos, second.url, 'alice', (p) => p.set('remarks', 'a mug'));
-    await kudos.idle();
+    f.kudos.setWebhook('shop-agent', undefined);
+    const byReturn = payLink(f.kudos, second.url, 'alice', (p) => p.set('remarks', 'a mug'));
+    await f.kudos.idle();
     expect(
       await shop.payments.check({ reference: second.order.reference, txHash: byReturn.txHash }),
     ).toMatchObject({
@@ -279,11 +254,12 @@ describe('every path decides alike, expiry at the block’s time, acknowledge sa
   });
 
   it('a payment made before expiresAt is credited however late it is brought; acknowledge() twice says false the second time', async () => {
-    shop = await new PaymentsShop(kudos).start();
-    kudos.setWebhook('shop-agent', undefined); // the notification comes late
+    const shop = await new PaymentsShop(f.kudos).start();
+    f.shop = shop;
+    f.kudos.setWebhook('shop-agent', undefined); // the notification comes late
     const { order, url } = await shop.payments.createOrder({ amount: '1', expiresInMs: 1500 });
-    const tx = payLink(kudos, url, 'alice');
-    await kudos.idle();
+    const tx = payLink(f.kudos, url, 'alice');
+    await f.kudos.idle();
     await new Promise((resolve) => setTimeout(resolve, 2000)); // past expiresAt now
     expect(Date.now()).toBeGreaterThan(order.expiresAt);
     await shop.payments.reconcile({ txHash: tx.txHash });
@@ -291,8 +267,8 @@ describe('every path decides alike, expiry at the block’s time, acknowledge sa
     // An underpayment to acknowledge, twice.
     shop.connect();
     const cheap = await shop.payments.createOrder({ amount: '2' });
-    const under = payLink(kudos, cheap.url, 'alice', (p) => p.set('amount', '1'));
-    await kudos.idle();
+    const under = payLink(f.kudos, cheap.url, 'alice', (p) => p.set('amount', '1'));
+    await f.kudos.idle();
     expect(await shop.payments.acknowledge(under.txHash)).toBe(true);
     expect(await shop.payments.acknowledge(under.txHash)).toBe(false);
     expect(await shop.payments.acknowledge('F'.repeat(64))).toBe(false);

@@ -14,6 +14,9 @@ export const MAX_TRIES = 8;
 
 /** How long the orders told are gathered before they are marked `fulfilled` in one write. */
 const FULFIL_BATCH_MS = 50;
+/** The first wait before a `fulfilled` mark the store refused is tried again, and the longest. */
+const FULFIL_RETRY_MS = 250;
+const FULFIL_RETRY_MAX_MS = 30_000;
 
 const orderId = (reference: string) => `order:${reference}`;
 const paymentId = (txHash: string) => `payment:${txHash}`;
@@ -149,20 +152,45 @@ export class Ledger {
 
   private toFulfil: KudosOrderStoreChange[] = [];
   private fulfilTimer: NodeJS.Timeout | undefined;
+  /** Flushes in a row whose writes the store refused: the next retry waits longer. */
+  private fulfilFailures = 0;
 
-  /** Writes the orders told since the last flush: together, or each alone when one changed meanwhile. */
+  /**
+   * Writes the orders told since the last flush: together, or each alone when one changed meanwhile
+   * (an order that moved on is left as it is). One the store could not take (a full Redis, a locked
+   * file) is tried again later, 250 ms, then twice as long each time up to 30 s, until it lands: an
+   * order whose `onPaid` returned is never left `paid`.
+   */
   async flushFulfilled(): Promise<void> {
     clearTimeout(this.fulfilTimer);
     this.fulfilTimer = undefined;
     const changes = this.toFulfil;
     this.toFulfil = [];
     if (changes.length === 0) return;
-    const together = await this.write(changes).catch(() => false);
-    // A failed or refused batch: each on its own; an order that moved on is left as it is, and one
-    // the store could not take stays `paid` (the app may be told again: at least once).
-    if (!together && changes.length > 1) {
-      await Promise.all(changes.map((change) => this.write([change]).catch(() => false)));
+    const together = await this.write(changes).catch(() => undefined);
+    if (together === true) {
+      this.fulfilFailures = 0;
+      return;
     }
+    const refused: KudosOrderStoreChange[] = [];
+    if (together === false && changes.length === 1) return; // the order moved on
+    await Promise.all(
+      changes.map((change) =>
+        this.write([change]).catch(() => {
+          refused.push(change);
+        }),
+      ),
+    );
+    if (refused.length === 0) {
+      this.fulfilFailures = 0;
+      return;
+    }
+    this.toFulfil.push(...refused);
+    const wait = Math.min(FULFIL_RETRY_MAX_MS, FULFIL_RETRY_MS * 2 ** this.fulfilFailures);
+    this.fulfilFailures++;
+    clearTimeout(this.fulfilTimer);
+    this.fulfilTimer = setTimeout(() => void this.flushFulfilled(), wait);
+    this.fulfilTimer.unref();
   }
 
   /**
