@@ -63,14 +63,24 @@ export function checkAddress(value: unknown): AddressCheck {
   return { ok: true, account: toHex(bytes), prefix: prefix as AddressPrefix };
 }
 
+/** Most addresses whose account is remembered: a shop sees its own and a few payers' again and again. */
+const MAX_REMEMBERED = 1024;
+const remembered = new Map<string, string>();
+
 /**
  * What an address is compared by: its account (both spellings alike) when it is an address of the
  * chain, else the text itself (a record of another chain, or a test's made-up string, is then only
- * ever equal to itself).
+ * ever equal to itself). Remembered for the addresses seen last (decoding bech32 on every
+ * notification would cost the receiver some of its throughput).
  */
 export function accountKey(address: string): string {
+  const known = remembered.get(address);
+  if (known !== undefined) return known;
   const read = checkAddress(address);
-  return read.ok ? read.account : `text:${address}`;
+  const key = read.ok ? read.account : `text:${address}`;
+  if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+  remembered.set(address, key);
+  return key;
 }
 
 /** Whether two addresses are the same account, in either spelling. */
