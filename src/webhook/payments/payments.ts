@@ -538,15 +538,18 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     if (first) return first;
     // Nothing brought this transaction yet (a late notification): fetch it from the service and
     // decide it as any path would, once however many visitors ask, and within the lookup limit.
+    // Waiting for a decision of this process starts before the lookup: one made meanwhile is not missed.
+    const decision = lookups.waitForDecision(hash, CHECK_WAIT_MS);
     const looked = await lookups.run(hash);
     let known = looked === 'busy' || looked === 'unknown' ? undefined : await answer();
     if (!known && looked === 'held') {
       // A delivery of the same transaction holds it right now (the notification and the payer's
       // return arrive together): its decision is told here when it is made in this process; else
       // read once more after the wait (another instance's delivery).
-      await lookups.waitForDecision(hash, CHECK_WAIT_MS);
+      await decision.done;
       known = await answer();
     }
+    decision.cancel();
     if (!known && looked === 'looked') lookups.nothingFor(hash); // pays the shop nothing (yet)
     return known ?? { status: 'pending', order: before.value };
   }

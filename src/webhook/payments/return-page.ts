@@ -72,21 +72,27 @@ export class ReturnPageLookups {
     this.unknown.set(hash, this.now() + this.unknownTtlMs);
   }
 
-  /** Resolves when this process decided `hash` ({@link decided}), or after `ms`. */
-  waitForDecision(hash: string, ms: number): Promise<void> {
-    return new Promise((resolve) => {
+  /**
+   * A wait for this process to decide `hash` ({@link decided}), at most `ms`: `done` resolves then.
+   * Made before the lookup, so that a decision made while it runs is not missed; `cancel` ends a
+   * wait that is not needed.
+   */
+  waitForDecision(hash: string, ms: number): { done: Promise<void>; cancel: () => void } {
+    let finish: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => {
       const waiters = this.waiting.get(hash) ?? new Set<() => void>();
       this.waiting.set(hash, waiters);
-      const done = () => {
+      finish = () => {
         clearTimeout(timer);
-        waiters.delete(done);
+        waiters.delete(finish);
         if (waiters.size === 0 && this.waiting.get(hash) === waiters) this.waiting.delete(hash);
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = setTimeout(finish, ms);
       timer.unref();
-      waiters.add(done);
+      waiters.add(finish);
     });
+    return { done, cancel: finish };
   }
 
   /** A path of this process decided `hash` (or gave up on it): its waiters read the decision now. */
