@@ -30,11 +30,6 @@ export const MAX_REMARKS = 255;
  */
 export const MAX_MEMO_BYTES = 256;
 
-/** Whether a memo fits the chain and the service: at most 256 UTF-8 bytes and 255 UTF-16 units. */
-export function memoFits(memo: string): boolean {
-  return memo.length <= MAX_REMARKS && Buffer.byteLength(memo, 'utf8') <= MAX_MEMO_BYTES;
-}
-
 /** A decimal token amount (matching {@link TOKEN_AMOUNT}) in the smallest unit, exact. */
 export function tokensToUnits(tokens: string): bigint {
   const [whole = '0', fraction = ''] = tokens.split('.');

@@ -219,9 +219,7 @@ export class RedisKeys {
 
 /** Whether Redis answered with an error of its own (OOM, WRONGTYPE...): it is there, and it answered. */
 function isRedisReply(error: unknown): boolean {
-  return (
-    error instanceof Error && /^[A-Z]{3,}\b/.test(error.message) && !/^ERR no answer/.test(error.message)
-  );
+  return error instanceof Error && /^[A-Z]{3,}\b/.test(error.message);
 }
 
 /** Whether a command failed only because the server does not know the script (NOSCRIPT). */

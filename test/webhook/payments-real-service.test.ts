@@ -5,7 +5,7 @@ import { cosmosConfirmer, type KudosPaymentsOptions, kudosPayments } from '../..
 import { WALLETS } from '../helpers/chain-answer.mjs';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { payLink } from '../helpers/pay-link.js';
-import { PaymentsShop, SHOP_SECRET } from '../helpers/payments-shop.js';
+import { PaymentsShop, paymentsFixture, SHOP_SECRET } from '../helpers/payments-shop.js';
 import { SHOP_CLIENT, shopSignIn } from '../helpers/shop-client.js';
 
 // Payments as the real service makes them (docs/kudos-service.md#wallet-addresses, #memo,
@@ -211,28 +211,15 @@ describe('money that reached the shop’s user but none of receiver is surfaced'
 });
 
 describe('a payment whose metadata the payer’s browser never posted', () => {
-  let kudos: KudosEmulator;
-  let shop: Shop | undefined;
-  beforeAll(async () => {
-    kudos = await startKudosEmulator({
-      users: PAYMENT_USERS,
-      clients: [{ ...SHOP_CLIENT, defaultScopes: ['profile', 'read'] }],
-      paymentDelayMs: 5,
-      webhook: { attempts: 3, retryDelayMs: 20, timeoutMs: 2000 },
-    });
-  });
-  afterAll(() => kudos?.close());
-  afterEach(async () => {
-    await kudos.idle();
-    await shop?.server.close();
-  });
+  const f = paymentsFixture({ clients: [{ ...SHOP_CLIENT, defaultScopes: ['profile', 'read'] }] });
 
   it('is never notified, and is credited by reconcile of the shop’s own history (the memo names the order)', async () => {
-    shop = await new Shop(kudos).start();
+    const shop = await new Shop(f.kudos).start();
+    f.shop = shop;
     const { order, url } = await shop.payments.createOrder({ amount: '2', memo: 'a mug' });
-    const before = kudos.deliveries.length;
+    const before = f.kudos.deliveries.length;
     const params = new URL(url).searchParams;
-    const tx = kudos.pay({
+    const tx = f.kudos.pay({
       from: 'alice',
       to: 'bobby',
       amount: '2',
@@ -241,14 +228,14 @@ describe('a payment whose metadata the payer’s browser never posted', () => {
       state: params.get('state') ?? '',
       metadataPosted: false,
     });
-    await kudos.idle();
+    await f.kudos.idle();
     // Money moved and is recorded; nothing was sent.
     expect(tx.status).toBe('success');
-    expect(kudos.deliveries.length).toBe(before);
-    expect((await fetch(`${kudos.baseURL}/tx/id/${tx.txHash}`)).status).toBe(200);
+    expect(f.kudos.deliveries.length).toBe(before);
+    expect((await fetch(`${f.kudos.baseURL}/tx/id/${tx.txHash}`)).status).toBe(200);
     expect(shop.paid).toEqual([]);
     // The shop's own history, with its user's read token, brings it.
-    const bobby = await shopSignIn(kudos, {}, undefined, 'bobby');
+    const bobby = await shopSignIn(f.kudos, {}, undefined, 'bobby');
     const result = await shop.payments.reconcile({ user: 'bobby', accessToken: bobby.access_token });
     expect(result).toMatchObject({ processed: 1, failed: 0 });
     expect(shop.paid.map((p) => [p.order.reference, p.source])).toEqual([[order.reference, 'reconcile']]);
