@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { HAS_SQLITE } from './test/helpers/has-sqlite.js';
 
@@ -21,6 +24,7 @@ const INTEGRATION = [
   'test/webhook/payments-real-service.test.ts',
   'test/webhook/payments-attack-six.test.ts',
   'test/webhook/payments-fulfil-retry.test.ts',
+  'test/webhook/payments-two-instances.test.ts',
 ];
 const E2E = [
   'test/e2e/**/*.test.ts',
@@ -45,6 +49,17 @@ if (HAS_SQLITE && !process.env.KUDOS_TEST_WARNING_SAID) {
   process.env.KUDOS_TEST_WARNING_SAID = '1';
   process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --disable-warning=ExperimentalWarning`.trim();
   console.log("vitest: node:sqlite's ExperimentalWarning is not repeated by each test process");
+}
+
+// Everything the tests write under the temp directory (their folders, the apps and browsers they start,
+// redis-server's files) goes into one folder of this run, removed when vitest exits: a run leaves
+// nothing behind, even where a test is cut short. os.tmpdir() reads TMPDIR on each call, and every
+// worker and child process inherits it.
+if (!process.env.KUDOS_TEST_TMPDIR) {
+  const dir = mkdtempSync(join(tmpdir(), 'kudos-test-run-'));
+  process.env.KUDOS_TEST_TMPDIR = dir;
+  process.env.TMPDIR = dir;
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 }
 
 export default defineConfig({
@@ -82,7 +97,11 @@ export default defineConfig({
           pool: 'threads',
         },
       },
-      { extends: true, test: { name: 'integration', include: INTEGRATION } },
+      // Real processes and servers: waits sized for a busy machine too (test/helpers/machine-wait.ts).
+      {
+        extends: true,
+        test: { name: 'integration', include: INTEGRATION, testTimeout: 60_000, hookTimeout: 60_000 },
+      },
       // A browser, an app and an emulator per file: waits sized for a busy 2-core machine (a wait is
       // the machine's there, not the code's), so that npm test passes beside another job too.
       { extends: true, test: { name: 'e2e', include: E2E, testTimeout: 90_000, hookTimeout: 90_000 } },

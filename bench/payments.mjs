@@ -1,6 +1,7 @@
 // 12. Payments API: kudosPayments() (orders: the decision, the order's compare-and-set, onPaid)
 // against kudosWebhook() with cosmosConfirmer alone, on the same store and the same chain answer.
 import { WALLETS } from '../test/helpers/chain-answer.mjs';
+import { benchRedisServer } from './lib/redis.mjs';
 import { runnable } from './lib/sqlite.mjs';
 import { measureReceiver, measureVariants } from './lib/variants.mjs';
 
@@ -44,14 +45,38 @@ export async function benchPayments({ runs, amount, warmup }) {
       sqlite: true,
     },
   ];
-  return measureVariants(runnable(variants), runs, (v, storeDir) =>
-    measureReceiver({
-      app: 'payments',
-      env: { MODE: v.mode, STORE: v.store, STORE_DIR: storeDir, ORDERS: String(amount + warmup) },
-      path: `/hook?token=${SECRET}`,
-      body,
-      amount,
-      warmup,
-    }),
-  );
+  // Redis (node-redis, one server of the bench's own, noeviction) when redis-server is installed.
+  const redis = await benchRedisServer();
+  if (redis) {
+    variants.push(
+      { name: 'kudosWebhook + cosmosConfirmer, Redis store (baseline)', mode: 'webhook', store: 'redis' },
+      {
+        name: 'kudosPayments, Redis stores (RedisDedupeStore, RedisOrderStore)',
+        mode: 'payments',
+        store: 'redis',
+      },
+    );
+  }
+  let measured = 0;
+  try {
+    return await measureVariants(runnable(variants), runs, (v, storeDir) =>
+      measureReceiver({
+        app: 'payments',
+        env: {
+          MODE: v.mode,
+          STORE: v.store,
+          STORE_DIR: storeDir,
+          ORDERS: String(amount + warmup),
+          // Each measurement's keys apart: no run finds another's notifications done.
+          ...(redis ? { REDIS_URL: redis.url, REDIS_PREFIX: `bench-payments:${measured++}:` } : {}),
+        },
+        path: `/hook?token=${SECRET}`,
+        body,
+        amount,
+        warmup,
+      }),
+    );
+  } finally {
+    await redis?.stop();
+  }
 }

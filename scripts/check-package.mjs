@@ -1,4 +1,5 @@
-// Checks the package as users receive it: packs the tarball, then runs publint and
+// Checks the package as users receive it: packs the tarball (from no dist/, so that `prepack` must
+// build it, as from a fresh clone), then runs publint and
 // arethetypeswrong on it, and loads every entry point from an install of that tarball
 // with both require() and import.
 import { execFileSync } from 'node:child_process';
@@ -13,7 +14,12 @@ const run = (cmd, args, cwd = process.cwd()) =>
   execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
 
 try {
-  const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work]));
+  // From a clone as it comes (no dist/): the tarball's build can only come from `prepack`.
+  rmSync('dist', { recursive: true, force: true });
+  const packOutput = run('npm', ['pack', '--json', '--pack-destination', work]);
+  const [packed] = JSON.parse(packOutput.slice(packOutput.indexOf('[')));
+  if (!packed.files.some((f) => f.path === 'dist/esm/index.js'))
+    throw new Error('npm pack gave no dist/: the prepack build did not run');
   const tarball = join(work, packed.filename);
   console.log(`packed ${packed.filename}: ${packed.size} bytes, ${packed.entryCount} files`);
 
@@ -35,6 +41,18 @@ try {
     ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, 'passport', '@opentelemetry/api'],
     app,
   );
+  // docs/observability.md's install line resolves as written (no ERESOLVE), the tarball for the package.
+  const otelLine = /^npm install passport-kudos (@opentelemetry\/.+)$/m.exec(
+    readFileSync('docs/observability.md', 'utf8'),
+  )?.[1];
+  if (!otelLine)
+    throw new Error('docs/observability.md has no "npm install passport-kudos @opentelemetry/..." line');
+  run(
+    'npm',
+    ['install', '--dry-run', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...otelLine.split(' ')],
+    app,
+  );
+  console.log(`docs/observability.md's install line resolves: ${otelLine}`);
   for (const entry of Object.keys(pkg.exports).filter((e) => e !== './package.json')) {
     const spec = entry === '.' ? pkg.name : `${pkg.name}/${entry.slice(2)}`;
     const cjs = run(

@@ -55,6 +55,7 @@ const parts = {
       'test/frameworks/fastify/kudos-auth.ts',
       'test/frameworks/fastify/kudos-webhook.ts',
       'test/frameworks/hono/kudos-webhook.ts',
+      'test/frameworks/hono/kudos-payments.ts',
     ].map((file) => [file, `\`\`\`ts\n${readFileSync(file, 'utf8').trimEnd()}\n\`\`\``]),
   ),
 };

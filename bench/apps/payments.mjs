@@ -1,6 +1,6 @@
 // Payments apps: kudosWebhook() with cosmosConfirmer and a no-op handler (the baseline), or
 // kudosPayments() crediting one order per notification (the decision, the order's compare-and-set,
-// onPaid), on the same dedupe store (memory, or SQLite in STORE_DIR) and the same chain: a chain
+// onPaid), on the same dedupe store (memory, SQLite in STORE_DIR, or Redis at REDIS_URL) and the same chain: a chain
 // REST answer served by this process, which pays the shop and names notification i's order in its memo.
 import express from 'express';
 import { cosmosConfirmer, kudosPayments, kudosWebhook } from 'passport-kudos/webhook';
@@ -34,6 +34,15 @@ if (process.env.STORE === 'sqlite') {
     store.close();
     orders.close();
   };
+} else if (process.env.STORE === 'redis') {
+  const { createClient } = await import('redis');
+  const { RedisDedupeStore, RedisOrderStore } = await import('passport-kudos/redis');
+  const client = createClient({ url: process.env.REDIS_URL });
+  await client.connect();
+  const prefix = process.env.REDIS_PREFIX;
+  store = new RedisDedupeStore(client, { prefix: `${prefix}dedupe:` });
+  orders = new RedisOrderStore(client, { prefix: `${prefix}orders:` });
+  close = () => client.quit();
 }
 
 let handled = 0;

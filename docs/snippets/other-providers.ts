@@ -28,8 +28,8 @@ const credentials = new Map<string, string>();
 const kudos = {
   clientID: process.env.KUDOS_CLIENT_ID ?? 'kudos-demo-client',
   clientSecret: process.env.KUDOS_CLIENT_SECRET ?? 'kudos-demo-secret',
-  authURL: process.env.KUDOS_AUTH_URL ?? 'http://localhost:4000',
-  baseURL: process.env.KUDOS_BASE_URL ?? 'http://localhost:4000/api',
+  authURL: process.env.KUDOS_AUTH_URL ?? 'http://127.0.0.1:4000',
+  baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api',
 };
 const appURL = process.env.APP_URL ?? 'http://localhost:3000';
 

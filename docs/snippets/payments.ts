@@ -17,8 +17,8 @@ const store = new SqliteDedupeStore({ path: process.env.KUDOS_PAYMENTS_DB ?? 'ku
 
 const payments = kudosPayments({
   secret: required('KUDOS_WEBHOOK_SECRET'), // in the webhook URL (?token=...) or as the Basic password
-  authURL: process.env.KUDOS_AUTH_URL ?? 'http://localhost:4000',
-  baseURL: process.env.KUDOS_BASE_URL ?? 'http://localhost:4000/api',
+  authURL: process.env.KUDOS_AUTH_URL ?? 'http://127.0.0.1:4000',
+  baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api',
   receiver: required('KUDOS_SHOP_WALLET'), // your wallet, kudos1... or cosmos1... (one account): only what reaches it counts
   to: process.env.KUDOS_SHOP_USER ?? 'bobby', // your Kudos user, whose wallet that is (the link's `to`)
   agent: process.env.KUDOS_AGENT ?? 'shop-agent', // your agent, with the webhook (the link's `via`)

@@ -17,6 +17,7 @@ import {
 } from '../base/trace.js';
 import { failed, spanEnd, spanStart } from './attributes.js';
 import { type KudosReceiverStatus, kudosMetrics } from './metrics.js';
+import { SCOPE_NAME, SCOPE_VERSION } from './scope.js';
 
 /** Options of {@link kudosOpenTelemetry}. */
 export interface KudosOpenTelemetryOptions {
@@ -57,8 +58,8 @@ interface Started {
  * kudosOpenTelemetry({ receivers: { payments } }); // after the OpenTelemetry SDK is set up
  */
 export function kudosOpenTelemetry(options: KudosOpenTelemetryOptions = {}): KudosInstrumentation {
-  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer('passport-kudos');
-  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter('passport-kudos');
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE_NAME, SCOPE_VERSION);
+  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE_NAME, SCOPE_VERSION);
   const record = kudosMetrics(meter, options.receivers ?? {});
   // The passport-kudos operation a call runs inside: entered by each channel's start (bindStore),
   // so that what runs inside it (a token request, a store call) finds its parent there.

@@ -20,6 +20,12 @@ export interface KudosRedisAdapter {
    * command is sent once, to the one server.
    */
   eachMaster?(args: string[]): Promise<Array<{ node: string; reply: unknown }>>;
+  /**
+   * The masters of a cluster as the client knows them now (their addresses, in any stable order),
+   * read locally: a change (a replica promoted, a node added) has the eviction policy read again
+   * at once. Optional.
+   */
+  masters?(): string;
   /** Where the server is (`host:port`, never a credential), for messages. Optional. */
   readonly server?: string;
 }

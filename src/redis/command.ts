@@ -29,6 +29,8 @@ export interface KudosRedisOptions {
 const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
 /** Default time between two readings of the eviction policy while the store runs: a minute. */
 const DEFAULT_POLICY_CHECK_MS = 60_000;
+/** How often the cluster's masters, as the client knows them, are compared with the last reading's. */
+const MASTERS_LOOK_MS = 1000;
 
 /** Deletes KEYS[1] only while it holds ARGV[1]: nobody releases a claim that is no longer theirs. */
 export const DELETE_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
@@ -54,6 +56,9 @@ export class RedisKeys {
   private rereading: Promise<void> | undefined;
   /** While a policy that may evict holds: the refusal every command answers. */
   private refusal: KudosError | undefined;
+  /** The cluster's masters at the last reading of the policy, and when they were last compared. */
+  private mastersRead: string | undefined;
+  private mastersLookedAt = 0;
 
   constructor(client: unknown, options: KudosRedisOptions, defaultPrefix: string, who: string) {
     this.adapter = redisAdapter(client, who);
@@ -85,10 +90,12 @@ export class RedisKeys {
    * or its policy changed since).
    */
   ready(): Promise<void> {
+    const masters = this.checked ? undefined : this.adapter.masters?.();
     this.checked ??= checkServer(this.serverCheck()).then(
       () => {
         this.passed = true;
         this.policyReadAt = Date.now();
+        this.mastersRead = masters;
       },
       (error: unknown) => {
         this.checked = undefined;
@@ -128,9 +135,21 @@ export class RedisKeys {
   /** The start-up check passed, and the policy was read again when due: else the refusal. */
   private async usable(): Promise<void> {
     if (!this.passed) await this.ready();
-    else if (this.policyDue || Date.now() - this.policyReadAt >= this.policyCheckMs)
+    else if (this.policyDue || this.mastersChanged() || Date.now() - this.policyReadAt >= this.policyCheckMs)
       await this.rereadPolicy();
     if (this.refusal) throw this.refusal;
+  }
+
+  /**
+   * Whether the cluster's masters changed since the policy was read (a failover promoted a replica,
+   * whose policy may be another): compared at most every second, from what the client knows.
+   */
+  private mastersChanged(): boolean {
+    if (!this.adapter.masters) return false;
+    const now = Date.now();
+    if (now - this.mastersLookedAt < MASTERS_LOOK_MS) return false;
+    this.mastersLookedAt = now;
+    return this.adapter.masters() !== this.mastersRead;
   }
 
   /** See {@link RedisStore.health}. */
@@ -147,12 +166,14 @@ export class RedisKeys {
    * does not answer changes nothing and is made again at the next command.
    */
   private rereadPolicy(): Promise<void> {
+    const masters = this.adapter.masters?.();
     this.rereading ??= evictionRefusal(this.serverCheck())
       .then(
         (refusal) => {
           this.refusal = refusal;
           this.policyDue = false;
           this.policyReadAt = Date.now();
+          this.mastersRead = masters;
         },
         () => {
           this.policyDue = true;

@@ -47,6 +47,18 @@ export function ioredisAdapter(client: Record<string, unknown>): KudosRedisAdapt
             );
           }
         : undefined,
+    masters:
+      cluster && typeof client.nodes === 'function'
+        ? () =>
+            (client.nodes as (role: string) => Array<Record<string, unknown>>)
+              .call(client, 'master')
+              .map((node) => {
+                const o = (node.options ?? {}) as { host?: unknown; port?: unknown };
+                return `${String(o.host)}:${String(o.port)}`;
+              })
+              .sort()
+              .join(',')
+        : undefined,
     unavailable:
       typeof refresh === 'function'
         ? atMostEvery(REFRESH_EVERY_MS, () => {

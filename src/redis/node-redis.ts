@@ -54,7 +54,17 @@ export function nodeRedisClusterAdapter(cluster: Record<string, unknown>): Kudos
             );
           }
         : undefined,
+    masters: () => addresses(cluster.masters),
   };
+}
+
+/** The addresses of node-redis's cluster nodes (`{ address }` each), sorted and joined. */
+function addresses(nodes: unknown): string {
+  if (!Array.isArray(nodes)) return '';
+  return nodes
+    .map((node) => String((node as { address?: unknown }).address))
+    .sort()
+    .join(',');
 }
 
 /** Asks node-redis's slot map to rediscover (an internal it uses on MOVED), when it has one. */

@@ -26,9 +26,6 @@ CREATE TABLE IF NOT EXISTS kudos_orders (
 CREATE INDEX IF NOT EXISTS kudos_orders_listed ON kudos_orders (listed_at) WHERE listed_at IS NOT NULL;
 `;
 
-/** Thrown inside a write transaction to undo it: a record was not at the version the change expects. */
-const STALE = Symbol('stale');
-
 const until = (change: KudosOrderStoreChange, now: number) =>
   change.ttlMs === null ? null : now + change.ttlMs;
 
@@ -53,33 +50,65 @@ export class SqliteOrderStore implements KudosOrderStore {
     return row && { value: String(row.value), version: Number(row.version) };
   }
 
-  async write(changes: readonly KudosOrderStoreChange[]): Promise<boolean> {
+  /**
+   * Applies every change of `changes` or none. The writes asked for in the same turn of the event
+   * loop are committed together (group commit): one disk sync for all of them, each still all or
+   * none (a savepoint of its own) and each answered only once the commit is durable. Under load,
+   * a payment's decision then shares its sync with the others' and with the `fulfilled` marks.
+   */
+  write(changes: readonly KudosOrderStoreChange[]): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ changes, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private pending: Array<{
+    changes: readonly KudosOrderStoreChange[];
+    resolve: (applied: boolean) => void;
+    reject: (error: unknown) => void;
+  }> = [];
+
+  /** Commits the writes gathered in this turn, in the order they were asked for. */
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
     const now = this.file.now();
-    const [only] = changes;
-    // One change of a record read before: one UPDATE checks the version and writes (SQLite runs a
-    // statement atomically), without a transaction around it.
-    if (changes.length === 1 && only && only.version !== null) return this.update(only, now) === 1;
-    let applied = true;
+    const [first] = batch;
+    let applied: boolean[];
     try {
-      this.file.write(() => {
-        // Each statement checks its own record (its version, or no live record for an insert); the
-        // first that finds another undoes the whole transaction.
-        for (const change of changes) {
-          if ((change.version === null ? this.insert(change, now) : this.update(change, now)) !== 1) {
-            throw STALE;
-          }
-        }
-      });
+      // One change of a record read before: one UPDATE checks the version and writes (SQLite runs a
+      // statement atomically), without a transaction around it.
+      const single = batch.length === 1 && first?.changes.length === 1 && first.changes[0]?.version !== null;
+      applied = single
+        ? [this.update(first.changes[0] as KudosOrderStoreChange, now) === 1]
+        : this.file.write(() => batch.map(({ changes }) => this.applyAll(changes, now)));
     } catch (error) {
-      if (error !== STALE) throw error;
-      applied = false;
+      for (const { reject } of batch) reject(error);
+      return;
     }
-    if (++this.writesSinceSweep >= SWEEP_EVERY) {
+    for (const [i, { resolve }] of batch.entries()) resolve(applied[i] === true);
+    this.writesSinceSweep += batch.length;
+    if (this.writesSinceSweep >= SWEEP_EVERY) {
       this.writesSinceSweep = 0;
       this.file
         .sql('DELETE FROM kudos_orders WHERE id IN (SELECT id FROM kudos_orders WHERE until <= ? LIMIT ?)')
         .run(now, SWEEP_BATCH);
     }
+  }
+
+  /**
+   * Applies `changes` inside the open transaction, all or none (a savepoint): each statement checks
+   * its own record (its version, or no live record for an insert); the first that finds another
+   * undoes the others. Answers whether they were applied.
+   */
+  private applyAll(changes: readonly KudosOrderStoreChange[], now: number): boolean {
+    this.file.sql('SAVEPOINT kudos_change').run();
+    const applied = changes.every(
+      (change) => (change.version === null ? this.insert(change, now) : this.update(change, now)) === 1,
+    );
+    if (!applied) this.file.sql('ROLLBACK TO kudos_change').run();
+    this.file.sql('RELEASE kudos_change').run();
     return applied;
   }
 

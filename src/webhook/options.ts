@@ -16,9 +16,9 @@ const DEFAULT_WEBHOOK_LIMIT = 64 * 1024;
 /** Default time a processed notification key is remembered: 7 days. */
 const DEFAULT_DEDUPE_TTL_MS = 7 * 24 * 3600 * 1000;
 /** Default processing lease: renewed while the handler runs; a crashed process's claim expires after it. */
-const DEFAULT_LEASE_MS = 60 * 1000;
+export const DEFAULT_LEASE_MS = 60 * 1000;
 /** Default longest wait for the handler before answering 503 `handler_timeout`. */
-const DEFAULT_HANDLER_TIMEOUT_MS = 25 * 1000;
+export const DEFAULT_HANDLER_TIMEOUT_MS = 25 * 1000;
 /** Default longest time reading a notification's body: 10 s (a 64 kB body takes milliseconds). */
 const DEFAULT_BODY_TIMEOUT_MS = 10 * 1000;
 /** Options of `kudosWebhook()`, `kudosWebhookFetch()` and `kudosReceiver()`. */
@@ -56,6 +56,11 @@ export interface KudosWebhookOptions {
    * receiver); past it the delivery is answered 408 `body_timeout`, and the sender retries. Default 10 s.
    */
   bodyTimeoutMs?: number;
+  /**
+   * Clock in epoch milliseconds that every time of the receiver reads (a notification's arrival,
+   * `status()`, how old a record `reconcile()` processes); default `Date.now` (tests).
+   */
+  now?: () => number;
   /** @deprecated The old name of `maxBodyBytes`, still read (with a warning) until the next minor version. */
   limit?: number;
   /** Accept only this `tx.amount.denom` (422 `unexpected_denom` otherwise). */
@@ -116,6 +121,13 @@ function checkOptions(options: KudosWebhookOptions): readonly string[] | undefin
   return secrets;
 }
 
+/** The `now` option, checked. */
+function clock(now: unknown): () => number {
+  if (now === undefined) return Date.now;
+  if (typeof now !== 'function') throw new TypeError('kudosWebhook option "now" must be a function');
+  return now as () => number;
+}
+
 /** The options checked, with their defaults. */
 export function resolveReceiverOptions(options: KudosWebhookOptions) {
   const secrets = checkOptions(options);
@@ -130,5 +142,6 @@ export function resolveReceiverOptions(options: KudosWebhookOptions) {
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
     bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+    now: clock(options.now),
   };
 }

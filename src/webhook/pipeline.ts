@@ -20,6 +20,8 @@ const UNCONFIRMED_DONE_TTL_MS = 3600 * 1000;
 /** What every path into the receiver shares: the store, its timings, the confirmer and the handler. */
 export interface PipelineSettings {
   store: KudosDedupeStore;
+  /** The receiver's clock (epoch ms). */
+  now: () => number;
   ttlMs: number;
   leaseMs: number;
   timeoutMs: number;
@@ -163,7 +165,7 @@ function processNotification(
         key: notification.key,
         txHash: notification.tx.txHash,
         status: notification.tx.status,
-        receivedAt: input.receivedAt ?? Date.now(),
+        receivedAt: input.receivedAt ?? settings.now(),
         body,
         source: input.source,
         trusted: input.trusted,

@@ -143,6 +143,7 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
   };
   const settings: PipelineSettings = {
     store,
+    now: resolved.now,
     ttlMs: resolved.ttlMs,
     leaseMs: resolved.leaseMs,
     timeoutMs: resolved.handlerTimeoutMs,
@@ -176,7 +177,7 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
       throw new KudosWebhookError('method_not_allowed', { message: 'use POST' });
     if (!secretOk)
       throw new KudosWebhookError('invalid_secret', { message: 'webhook secret is missing or wrong' });
-    lastNotificationAt = Date.now();
+    lastNotificationAt = resolved.now();
     const parsed = await readDeliveryBody(
       header(delivery.headers, 'content-type'),
       header(delivery.headers, 'content-length'),
@@ -234,7 +235,7 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
           return (await listUnprocessed(store, () => undefined)).map((n) => ({ since: n.receivedAt }));
         },
         lastNotificationAt,
-        Date.now(),
+        resolved.now(),
       ),
   };
   return receiver;

@@ -128,7 +128,7 @@ async function feed(
   result.seen++;
   // Older than the TTL: its key may be forgotten, so a payment handled then would run again.
   const ts = isRecord(record) && typeof record.ts === 'number' ? record.ts : undefined;
-  if (ts === undefined || ts < Date.now() - settings.ttlMs) {
+  if (ts === undefined || ts < settings.now() - settings.ttlMs) {
     result.stale++;
     return;
   }
@@ -234,7 +234,7 @@ async function clientPages({ client, userId }: KudosReconcileWithClient): Promis
 async function readHistory(
   settings: PipelineSettings,
   page: HistoryPage,
-  since = Date.now() - settings.ttlMs,
+  since = settings.now() - settings.ttlMs,
   result: KudosReconcileResult,
 ): Promise<KudosReconcileResult> {
   const seen = new Set<string>();

@@ -44,9 +44,9 @@ describe('README.md', () => {
     expect(readme.split('\n').length).toBeLessThanOrEqual(600);
     const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
     expect(headings).toEqual([
-      'Developing passport-kudos',
-      'Contents',
       'Install',
+      'Try it from a clone',
+      'Contents',
       'Quick start',
       'The login button',
       'Keeping users signed in',
@@ -55,16 +55,20 @@ describe('README.md', () => {
       'Running several instances',
       'Going to production',
       'More',
+      'Developing passport-kudos',
     ]);
     // The payment section opens with the three must-dos, before its code.
     const payments = readme.slice(readme.indexOf('## Receiving payments'));
     expect(payments.indexOf('1. **Set `receiver`**')).toBeLessThan(payments.indexOf('```'));
   });
 
-  it('opens with what the package is, and has the two commands for a fresh clone in its first screen', () => {
+  it('opens for users: what the package is, how to install it, the two commands for a fresh clone', () => {
     const firstScreen = readme.split('\n').slice(0, 40).join('\n');
     expect(firstScreen).toMatch(/^# passport-kudos\n\nKudos is a tipping and payment service/);
-    expect(firstScreen).toContain('## Developing passport-kudos');
+    expect(firstScreen).toContain('## Install');
+    expect(firstScreen).toContain('npm install passport-kudos');
+    expect(firstScreen).toContain('## Try it from a clone');
+    expect(firstScreen).not.toContain('## Developing passport-kudos'); // contributors further down
     expect(firstScreen).toContain('npm ci && npm start');
     expect(firstScreen).toContain('npm test');
   });
@@ -196,5 +200,44 @@ describe('the guide: README.md, CONTRIBUTING.md and docs/', () => {
     const runner = RUN_BY[file];
     if (runner) expect(readFileSync(runner, 'utf8')).toContain(`docs/snippets/${file}`);
     else expect(code).toMatch(/^\/\/ Fragment: .+/);
+  });
+});
+
+describe('one default service address', () => {
+  it('every snippet and guide that defaults to a local Kudos names http://127.0.0.1:4000', () => {
+    const files = [
+      'README.md',
+      ...readdirSync('docs')
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+      ...readdirSync('docs/snippets').map((f) => `docs/snippets/${f}`),
+    ];
+    const others = files.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/'(http:\/\/[a-z0-9.]+:4000)(?:\/api)?'/g)]
+        .map((m) => m[1])
+        .filter((address) => address !== 'http://127.0.0.1:4000')
+        .map((address) => `${file}: ${address}`),
+    );
+    expect(others).toEqual([]);
+  });
+});
+
+describe("docs/observability.md's install line", () => {
+  const line =
+    /^npm install passport-kudos (@opentelemetry\/.+)$/m.exec(text('docs/observability.md'))?.[1] ?? '';
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { devDependencies: Record<string, string> };
+
+  it('names every @opentelemetry package the snippet imports, each at the range this repository tests', () => {
+    const installed = Object.fromEntries(
+      line
+        .split(' ')
+        .map((spec) => [spec.slice(0, spec.lastIndexOf('@')), spec.slice(spec.lastIndexOf('@') + 1)]),
+    );
+    const imported = [
+      ...readFileSync('docs/snippets/observability.ts', 'utf8').matchAll(/from '(@opentelemetry\/[a-z-]+)'/g),
+    ].map((m) => m[1] as string);
+    expect(Object.keys(installed).sort()).toEqual([...new Set(imported)].sort());
+    for (const [name, range] of Object.entries(installed))
+      expect(range, name).toBe(pkg.devDependencies[name]);
   });
 });

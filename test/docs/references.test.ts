@@ -43,3 +43,26 @@ describe('references inside the repository', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe('docs/payments.md: the picture of the flow', () => {
+  const svg = readFileSync('docs/payment-flow.svg', 'utf8');
+
+  it('is linked from docs/payments.md before the identities, with a text alternative', () => {
+    const guide = readFileSync('docs/payments.md', 'utf8');
+    const image = /!\[([^\]]{80,})\]\(payment-flow\.svg\)/.exec(guide);
+    expect(image).not.toBeNull();
+    expect(guide.indexOf('(payment-flow.svg)')).toBeLessThan(guide.indexOf('## Three identities'));
+  });
+
+  it('is a standalone SVG (no script, no outside reference) that names every part of the flow', () => {
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]* viewBox="/);
+    expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
+    expect(svg).not.toMatch(/<script|href="http|xlink:href="(?!#)/);
+    // Every opened element is closed (a renderer refuses an SVG that is not well-formed XML).
+    const opened = [...svg.matchAll(/<([a-z]+)\b[^>]*?(\/)?>/g)].filter((m) => !m[2]).map((m) => m[1]);
+    const closed = [...svg.matchAll(/<\/([a-z]+)>/g)].map((m) => m[1]);
+    expect(opened.sort()).toEqual(closed.sort());
+    for (const part of ['Payer', 'widget', 'Chain', 'Kudos service', 'webhook', 'Return page', 'Reconcile'])
+      expect(svg).toContain(part);
+  });
+});

@@ -28,7 +28,11 @@ export interface PackedApp {
 /** Packs this package (as `npm publish` would) and installs it, with `dependencies`, into a new app. */
 export function packedApp(name: string, dependencies: string[]): PackedApp {
   const work = mkdtempSync(join(tmpdir(), `passport-kudos-${name}-`));
-  const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], process.cwd()));
+  // --ignore-scripts: npm test built dist/ already, and `prepack` would rebuild it (emptying it first)
+  // under the tests running beside this one. scripts/check-package.mjs packs with it, after them.
+  const [packed] = JSON.parse(
+    run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], process.cwd()),
+  );
   const dir = join(work, 'app');
   mkdirSync(dir);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));

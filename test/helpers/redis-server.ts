@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from 'redis';
+import { afterAll, beforeAll } from 'vitest';
 import { freePort } from './free-port.js';
 
 /** A real redis-server on 127.0.0.1 that a test can stop and start again (data kept on disk). */
@@ -100,4 +102,25 @@ export async function sharedRedis(): Promise<{ url: string; close: () => Promise
   if (given) return { url: given, close: async () => undefined };
   const server = await startRedisServer();
   return { url: server.url, close: () => server.close() };
+}
+
+/**
+ * A redis-server of the describe block's own and a node-redis client connected to it: started before
+ * the block's tests, closed after them. Read `client` and `server` inside the tests.
+ */
+export function redisWithClient(args: string[] = []) {
+  const served = {
+    server: undefined as unknown as RedisServer,
+    client: undefined as unknown as ReturnType<typeof createClient>,
+  };
+  beforeAll(async () => {
+    served.server = await startRedisServer(args);
+    served.client = createClient({ url: served.server.url });
+    await served.client.connect();
+  });
+  afterAll(async () => {
+    await served.client?.quit();
+    await served.server?.close();
+  });
+  return served;
 }

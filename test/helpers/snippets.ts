@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
+import { MACHINE_WAIT_MS } from './machine-wait.js';
 
 // A snippet of docs/snippets compiled as it is and run as its own process, as a reader would run it.
 
@@ -42,10 +43,18 @@ export async function runSnippet(file: string, env: Record<string, string>, port
   child.stderr?.on('data', (c: Buffer) => {
     shop.output += c.toString();
   });
-  // Wait until it listens (it answers a GET of the webhook with 404 or 405).
-  for (let i = 0; i < 100; i++) {
-    if (await fetch(`${url}/webhooks/kudos`).catch(() => undefined)) break;
+  // Wait until it listens (it answers a GET of the webhook with 404 or 405): as long as a busy
+  // machine may take to start it, and no longer than it lives.
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  for (const end = Date.now() + MACHINE_WAIT_MS; ; ) {
+    if (await fetch(`${url}/webhooks/kudos`).catch(() => undefined)) return shop;
+    if (exited || Date.now() > end) {
+      child.kill('SIGKILL');
+      throw new Error(`${file} did not listen on ${url}${exited ? ' (it exited)' : ''}: ${shop.output}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return shop;
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import {
   type DataPoint,
@@ -147,6 +148,14 @@ describe('passport-kudos/otel with the OpenTelemetry SDK', () => {
     expect(duration.attributes).toEqual({ 'kudos.operation': 'token', 'kudos.outcome': 'success' });
     expect((duration.value as Histogram).count).toBe(1);
     expect((duration.value as Histogram).sum).toBeGreaterThan(0);
+
+    // Spans and meters carry the package's name and version (the version package.json sets).
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    for (const span of finished) {
+      expect(span.instrumentationScope).toMatchObject({ name: 'passport-kudos', version });
+    }
+    const scopes = resourceMetrics.scopeMetrics.map((m) => m.scope);
+    expect(scopes).toEqual([expect.objectContaining({ name: 'passport-kudos', version })]);
   });
 
   it('a wrong client secret: the token span and the callback span end in error with the service’s code', async () => {

@@ -1,9 +1,9 @@
-import { createClient } from 'redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { createClient } from 'redis';
+import { describe, expect, it } from 'vitest';
 import { RedisDedupeStore, RedisOrderStore } from '../../src/redis/index.js';
 import { kudosPayments } from '../../src/webhook/index.js';
 import { WALLETS } from '../helpers/chain-answer.mjs';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { redisWithClient } from '../helpers/redis-server.js';
 
 // What health costs on Redis, counted in commands at a real redis-server of its own: status() and
 // unprocessed() read the exceptions in a bounded number of round trips, whatever their number.
@@ -30,23 +30,13 @@ function counted(client: ReturnType<typeof createClient>) {
 }
 
 describe('status() and unprocessed() with 10,000 exceptions on Redis', () => {
-  let redis: RedisServer;
-  let client: ReturnType<typeof createClient>;
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    client = createClient({ url: redis.url });
-    await client.connect();
-  });
-  afterAll(async () => {
-    await client?.quit();
-    await redis?.close();
-  });
+  const served = redisWithClient();
 
   it('costs a bounded number of commands, not one per exception', async () => {
     const prefix = 'health:';
     // 10,000 exceptions (payments through the agent that name no order), as the ledger writes them.
     for (let at = 0; at < EXCEPTIONS; at += 1000) {
-      const batch = client.multi();
+      const batch = served.client.multi();
       for (let i = at; i < at + 1000; i++) {
         const txHash = i.toString(16).toUpperCase().padStart(64, '0');
         const value = JSON.stringify({
@@ -65,7 +55,7 @@ describe('status() and unprocessed() with 10,000 exceptions on Redis', () => {
       }
       await batch.exec();
     }
-    const stores = counted(client);
+    const stores = counted(served.client);
     const payments = kudosPayments({
       secret: 'health-cost-secret-0123456',
       authURL: 'http://127.0.0.1:9',

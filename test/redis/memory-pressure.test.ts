@@ -15,6 +15,7 @@ import { type KudosWebhookHandler, kudosWebhook } from '../../src/webhook/index.
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../helpers/listen.js';
 import { type ConnectedRedis, connectRedis, type RedisLibrary } from '../helpers/redis-clients.js';
+import { keyTtls } from '../helpers/redis-keys.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 
 type Client = ReturnType<typeof createClient>;
@@ -299,14 +300,7 @@ describe('nothing the stores write lives without a TTL', () => {
     await redis.close();
   });
 
-  /** Every key under `prefix`, with its PTTL (-1: none). */
-  async function ttls(prefix: string): Promise<Map<string, number>> {
-    const found = new Map<string, number>();
-    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
-      for (const key of [keys].flat()) found.set(key, await client.pTTL(key));
-    }
-    return found;
-  }
+  const ttls = (prefix: string) => keyTtls(client, prefix);
 
   it('kept notifications never listed or redriven: every key has a TTL, and after it no index entry remains', async () => {
     const prefix = `ttl:${randomUUID()}:`;

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { SqliteDedupeStore } from '../../src/sqlite/index.js';
 import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { type KudosKeptNotification, kudosWebhook } from '../../src/webhook/index.js';
+import { type ChildApp, startChildApp } from '../helpers/child-app.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { describeSqlite } from '../helpers/sqlite.js';
 
@@ -15,11 +15,7 @@ import { describeSqlite } from '../helpers/sqlite.js';
 const APP = join(import.meta.dirname, '../fixtures/apps/durable-shop.mjs');
 const SECRET = 'durable-shop-secret-0123456789';
 
-interface ShopProcess {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
+type ShopProcess = ChildApp;
 
 describeSqlite('SqliteDedupeStore survives a SIGKILL of the app (real process, emulator sender)', () => {
   let dir: string;
@@ -41,37 +37,12 @@ describeSqlite('SqliteDedupeStore survives a SIGKILL of the app (real process, e
   });
 
   async function start(env: Record<string, string>): Promise<ShopProcess> {
-    const child = spawn(process.execPath, [APP], {
-      env: {
-        ...process.env,
-        WEBHOOK_SECRET: SECRET,
-        STORE_PATH: join(dir, 'webhook.db'),
-        HANDLED_LOG: join(dir, 'handled.log'),
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    shop = await startChildApp(APP, {
+      WEBHOOK_SECRET: SECRET,
+      STORE_PATH: join(dir, 'webhook.db'),
+      HANDLED_LOG: join(dir, 'handled.log'),
+      ...env,
     });
-    let text = '';
-    child.stdout?.on('data', (c: Buffer) => {
-      text += c.toString();
-    });
-    child.stderr?.on('data', (c: Buffer) => {
-      text += c.toString();
-    });
-    const port = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const found = /listening on (\d+)/.exec(text);
-        if (found) {
-          clearInterval(timer);
-          resolve(found[1] as string);
-        }
-      }, 10);
-      child.on('exit', () => {
-        clearInterval(timer);
-        reject(new Error(`the shop exited: ${text}`));
-      });
-    });
-    shop = { child, url: `http://127.0.0.1:${port}`, output: () => text };
     kudos.setWebhook('shop-agent', `${shop.url}/webhooks/kudos?token=${SECRET}`);
     return shop;
   }

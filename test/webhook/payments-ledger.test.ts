@@ -42,7 +42,7 @@ class CountingStore extends MemoryOrderStore {
 describe('Ledger', () => {
   it('credits an order and records its payment in one write; a second credit of it is refused', async () => {
     const store = new CountingStore();
-    const ledger = new Ledger(store, 60_000, Date.now);
+    const ledger = new Ledger(store, { retentionMs: 60_000, exceptionTtlMs: null }, Date.now);
     const o = order();
     await ledger.createOrder(o);
     const read = await ledger.order(o.reference);
@@ -56,7 +56,7 @@ describe('Ledger', () => {
 
   it('marks the orders told within a moment fulfilled in one write; one that moved on does not stop the others', async () => {
     const store = new CountingStore();
-    const ledger = new Ledger(store, 60_000, Date.now);
+    const ledger = new Ledger(store, { retentionMs: 60_000, exceptionTtlMs: null }, Date.now);
     const orders = [order(), order(), order()];
     const paid = [];
     for (const [i, o] of orders.entries()) {
@@ -99,11 +99,70 @@ describe('Ledger', () => {
 
   it('writes the fulfilled orders by itself, a moment after the last was told', async () => {
     const store = new CountingStore();
-    const ledger = new Ledger(store, 60_000, Date.now);
+    const ledger = new Ledger(store, { retentionMs: 60_000, exceptionTtlMs: null }, Date.now);
     const o = order();
     await ledger.createOrder(o);
     const saved = await ledger.decide(credit(o, 'CC'.repeat(32)), await ledger.order(o.reference));
     if (saved?.order) ledger.fulfil(saved.order);
     await expect.poll(async () => (await ledger.order(o.reference))?.value.status).toBe('fulfilled');
+  });
+
+  it('fulfilled marks waiting for their batch ride along the next decision: one write for both', async () => {
+    const store = new CountingStore();
+    const ledger = new Ledger(store, { retentionMs: 60_000, exceptionTtlMs: null }, Date.now);
+    const [a, b] = [order(), order()];
+    await ledger.createOrder(a);
+    await ledger.createOrder(b);
+    const paidA = await ledger.decide(credit(a, 'A1'.repeat(32)), await ledger.order(a.reference));
+    if (paidA?.order) ledger.fulfil(paidA.order);
+    store.writes.length = 0;
+    const paidB = await ledger.decide(credit(b, 'B1'.repeat(32)), await ledger.order(b.reference));
+    expect(paidB?.order?.value.status).toBe('paid');
+    expect(store.writes).toEqual([3]); // b paid, its payment, and a's fulfilled mark
+    expect((await ledger.order(a.reference))?.value.status).toBe('fulfilled');
+    await ledger.flushFulfilled();
+    expect(store.writes).toEqual([3]); // nothing left for the batch
+  });
+
+  it('a rider that moved on does not stop the decision: written alone, the rider dropped', async () => {
+    const store = new CountingStore();
+    const ledger = new Ledger(store, { retentionMs: 60_000, exceptionTtlMs: null }, Date.now);
+    const [a, b] = [order(), order()];
+    await ledger.createOrder(a);
+    await ledger.createOrder(b);
+    const paidA = await ledger.decide(credit(a, 'A2'.repeat(32)), await ledger.order(a.reference));
+    if (!paidA?.order) throw new Error('a was not credited');
+    ledger.fulfil(paidA.order);
+    const moved = {
+      id: `order:${a.reference}`,
+      version: paidA.order.version,
+      value: 'moved on',
+      ttlMs: 60_000,
+      listed: false,
+    };
+    await store.write([moved]);
+    store.writes.length = 0;
+    const paidB = await ledger.decide(credit(b, 'B2'.repeat(32)), await ledger.order(b.reference));
+    expect(paidB?.order?.value.status).toBe('paid');
+    expect(store.writes).toEqual([3, 2]); // with the rider (refused), then alone
+    await ledger.flushFulfilled();
+    expect((await store.read(`order:${a.reference}`))?.value).toBe('moved on');
+  });
+
+  it('an order remembered as this process wrote it, changed by another instance: the credit is refused, then read again', async () => {
+    const store = new MemoryOrderStore();
+    const here = new Ledger(store, { retentionMs: 60_000, exceptionTtlMs: null }, Date.now);
+    const there = new Ledger(store, { retentionMs: 60_000, exceptionTtlMs: null }, Date.now);
+    const o = order();
+    await here.createOrder(o);
+    // The other instance credits it first.
+    expect(await there.decide(credit(o, 'C1'.repeat(32)), await there.order(o.reference))).toBeDefined();
+    // This one still remembers it open (version 1): its credit is a compare-and-set, refused.
+    const remembered = await here.orderToDecide(o.reference);
+    expect(remembered).toMatchObject({ version: 1, value: { status: 'open' } });
+    expect(await here.decide(credit(o, 'C2'.repeat(32)), remembered)).toBeUndefined();
+    expect(await here.payment('C2'.repeat(32))).toBeUndefined();
+    // Forgotten since: the next decision starts from the store's.
+    expect((await here.orderToDecide(o.reference))?.value.status).toBe('paid');
   });
 });

@@ -5,12 +5,16 @@ import {
   type KudosPaymentRecord,
   readOrder,
   readPayment,
+  readRetoldAt,
   writeOrder,
   writePayment,
 } from './records.js';
 
 /** How often a compare-and-set is tried again after another writer changed the record first. */
 export const MAX_TRIES = 8;
+
+/** Most orders a ledger remembers as it wrote them (see `Ledger.known`): about 4 MB. */
+const MAX_KNOWN = 10_000;
 
 /** How long the orders told are gathered before they are marked `fulfilled` in one write. */
 const FULFIL_BATCH_MS = 50;
@@ -63,29 +67,46 @@ export interface Versioned<T> {
  * is decided once, whichever instance or path gets there first.
  */
 export class Ledger {
+  /** How long an order is kept past its expiry, and a decided payment: the dedupe TTL. */
+  private readonly retentionMs: number;
+  /** How long an exception is listed after its decision; null: until acknowledged. */
+  private readonly exceptionTtlMs: number | null;
+
   constructor(
     private readonly store: KudosOrderStore,
-    /** How long an order is kept past its expiry, and a decided payment: the dedupe TTL. */
-    private readonly retentionMs: number,
+    keep: { retentionMs: number; exceptionTtlMs: number | null },
     private readonly now: () => number,
-  ) {}
-
-  private orderChange(order: KudosOrder, version: number | null): KudosOrderStoreChange {
-    const ttlMs = Math.max(0, order.expiresAt - this.now()) + this.retentionMs;
-    return { id: orderId(order.reference), version, value: writeOrder(order), ttlMs, listed: false };
+  ) {
+    this.retentionMs = keep.retentionMs;
+    this.exceptionTtlMs = keep.exceptionTtlMs;
   }
 
-  /** An exception the app has not acknowledged is kept and listed with no end; anything else expires. */
+  /**
+   * An order's change. A `paid` order is listed until its `fulfilled` mark lands (in the same write
+   * that credits it: no extra round trip), so that `unfulfilled()` finds one whose process died
+   * between `onPaid` and that mark.
+   */
+  private orderChange(order: KudosOrder, version: number | null, retoldAt?: number): KudosOrderStoreChange {
+    const ttlMs = Math.max(0, order.expiresAt - this.now()) + this.retentionMs;
+    const value = writeOrder(order, retoldAt);
+    return { id: orderId(order.reference), version, value, ttlMs, listed: order.status === 'paid' };
+  }
+
+  /**
+   * An exception the app has not acknowledged is listed until `exceptionTtlMs` after its decision
+   * (every rewrite keeps that end: telling it never extends it); anything else is kept for the
+   * dedupe TTL.
+   */
   private paymentChange(record: KudosPaymentRecord, version: number | null): KudosOrderStoreChange {
     const open = record.outcome !== 'credited' && !record.acknowledged;
     const value = writePayment(record);
-    return {
-      id: paymentId(record.txHash),
-      version,
-      value,
-      ttlMs: open ? null : this.retentionMs,
-      listed: open,
-    };
+    return { id: paymentId(record.txHash), version, value, ttlMs: this.ttlOf(record, open), listed: open };
+  }
+
+  private ttlOf(record: KudosPaymentRecord, open: boolean): number | null {
+    if (!open) return this.retentionMs;
+    if (this.exceptionTtlMs === null) return null;
+    return Math.max(1, record.decidedAt + this.exceptionTtlMs - this.now());
   }
 
   private write(changes: KudosOrderStoreChange[]): Promise<boolean> {
@@ -105,6 +126,31 @@ export class Ledger {
     if (!(await this.write([this.orderChange(order, null)]))) {
       throw storeError('an order with this reference exists already');
     }
+    this.remember({ value: order, version: 1 });
+  }
+
+  /**
+   * Open orders this process wrote last, at the version it wrote (at most {@link MAX_KNOWN}): a
+   * payment's decision starts from one without reading the store. Safe however stale: the decision's
+   * write is a compare-and-set at that version, and a refused one forgets it and reads the store.
+   */
+  private readonly known = new Map<string, Versioned<KudosOrder>>();
+
+  private remember(order: Versioned<KudosOrder>): void {
+    const { reference } = order.value;
+    this.known.delete(reference); // the newest last: the Map's order is the eviction order
+    this.known.set(reference, order);
+    if (this.known.size > MAX_KNOWN) this.known.delete(this.known.keys().next().value as string);
+  }
+
+  /** The order to decide a payment from: as this process last wrote it, else as the store has it. */
+  async orderToDecide(reference: string): Promise<Versioned<KudosOrder> | undefined> {
+    return this.known.get(reference) ?? this.order(reference);
+  }
+
+  /** Forgets what this process knew of an order (a write at that version was refused). */
+  forget(reference: string): void {
+    this.known.delete(reference);
   }
 
   order(reference: string): Promise<Versioned<KudosOrder> | undefined> {
@@ -126,15 +172,34 @@ export class Ledger {
   ): Promise<{ order?: Versioned<KudosOrder> } | undefined> {
     const payment = this.paymentChange(record, null);
     if (record.outcome !== 'credited' || order?.value.status !== 'open') {
-      return (await this.write([payment])) ? {} : undefined;
+      return (await this.writeWithRiders([payment])) ? {} : undefined;
     }
     const paid: KudosOrder = {
       ...order.value,
       status: 'paid',
       payment: { txHash: record.txHash, received: record.received, payer: record.payer, paidAt: this.now() },
     };
-    const saved = await this.write([this.orderChange(paid, order.version), payment]);
+    const saved = await this.writeWithRiders([this.orderChange(paid, order.version), payment]);
+    this.known.delete(paid.reference); // paid: no later payment is decided from it as open
     return saved ? { order: { value: paid, version: order.version + 1 } } : undefined;
+  }
+
+  /**
+   * Writes `changes` with the `fulfilled` marks waiting for their batch riding along: one commit for
+   * both under load (a SQLite commit is a disk sync; the marks would need one of their own). When the
+   * write with them is refused (a mark's order moved on) or fails, `changes` are written alone and the
+   * marks go back to their batch.
+   */
+  private async writeWithRiders(changes: KudosOrderStoreChange[]): Promise<boolean> {
+    const riders = this.toFulfil;
+    if (riders.length === 0) return this.write(changes);
+    this.toFulfil = [];
+    const together = await this.write([...changes, ...riders]).catch(() => undefined);
+    if (together === true) return true;
+    this.toFulfil.push(...riders);
+    this.fulfilTimer ??= setTimeout(() => void this.flushFulfilled(), FULFIL_BATCH_MS);
+    this.fulfilTimer.unref();
+    return this.write(changes);
   }
 
   /**
@@ -214,6 +279,32 @@ export class Ledger {
   /** Rejects when the order store says it cannot write now (see `KudosOrderStore.health`). */
   health(): Promise<void> {
     return call(async () => this.store.health?.());
+  }
+
+  /**
+   * Paid orders whose `fulfilled` mark never landed, paid (and, when told again already, claimed)
+   * before `before`: the app may never have been told (see {@link claimRetelling}).
+   */
+  async unfulfilled(limit: number, before: number): Promise<Array<Versioned<KudosOrder>>> {
+    const listed = await call(() => this.store.listed(limit));
+    const found: Array<Versioned<KudosOrder>> = [];
+    for (const { id, value } of listed) {
+      const order = id.startsWith('order:') ? readOrder(value) : undefined;
+      if (order?.status !== 'paid' || !order.payment || order.payment.paidAt >= before) continue;
+      if ((readRetoldAt(value) ?? 0) >= before) continue; // another redrive claimed it lately
+      const current = await this.read(id, (text) => text); // its version: listed() gives none
+      if (current?.value === value) found.push({ value: order, version: current.version });
+    }
+    return found;
+  }
+
+  /**
+   * Claims a paid order found by {@link unfulfilled} to tell the app again (compare-and-set: one
+   * instance's redrive wins); answers it at its new version, or undefined when another came first.
+   */
+  async claimRetelling(order: Versioned<KudosOrder>): Promise<Versioned<KudosOrder> | undefined> {
+    const claimed = this.orderChange(order.value, order.version, this.now());
+    return (await this.write([claimed])) ? { value: order.value, version: order.version + 1 } : undefined;
   }
 
   /** The exceptions not acknowledged yet, oldest first. */

@@ -84,6 +84,27 @@ export function orderStoreContract(
       },
     },
     {
+      name: 'writes asked for at once are each all or none, and one refused undoes no other',
+      run: async () => {
+        const store = await makeStore();
+        const [order, payment, taken, fresh] = [newId(), newId(), newId(), newId()];
+        await store.write([keep(order, 'open'), keep(taken, 'taken')]);
+        const answers = await Promise.all([
+          store.write([keep(order, 'paid', 1), keep(payment, 'credited')]),
+          store.write([keep(fresh, 'new'), keep(taken, 'again')]),
+          store.write([keep(fresh, 'alone')]),
+        ]);
+        same(answers, [true, false, true], 'the answers, in order');
+        same(await store.read(payment), { value: 'credited', version: 1 }, 'the first write');
+        same(await store.read(taken), { value: 'taken', version: 1 }, 'the refused write changed nothing');
+        same(
+          await store.read(fresh),
+          { value: 'alone', version: 1 },
+          'the third write, after the refused one',
+        );
+      },
+    },
+    {
       name: 'applies several changes all or none',
       run: async () => {
         const store = await makeStore();

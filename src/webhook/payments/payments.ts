@@ -11,7 +11,7 @@ import type { KudosDedupeStore, KudosUnprocessedNotification } from '../dedupe.j
 import { KudosWebhookError } from '../errors.js';
 import { kudosWebhookFetch } from '../fetch.js';
 import { type KudosWebhookHandler, kudosWebhook } from '../middleware.js';
-import type { KudosWebhookOptions } from '../options.js';
+import { DEFAULT_HANDLER_TIMEOUT_MS, DEFAULT_LEASE_MS, type KudosWebhookOptions } from '../options.js';
 import { parseKudosNotification } from '../parse.js';
 import {
   fetchTransactionRecord,
@@ -40,6 +40,8 @@ import { ReturnPageLookups } from './return-page.js';
 const DEFAULT_ORDER_TTL_MS = 24 * 3600 * 1000;
 /** How long decided payments and expired orders are remembered: the dedupe TTL's default, 7 days. */
 const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
+/** How long an exception waits for `acknowledge()`: 30 days, a month's reconciliation of the shop's books. */
+const DEFAULT_EXCEPTION_TTL_MS = 30 * 24 * 3600 * 1000;
 /** Most exceptions one `unprocessed()` lists. */
 const MAX_LISTED = 100_000;
 const HASH = /^[0-9A-Fa-f]{64}$/;
@@ -95,6 +97,14 @@ export interface KudosPaymentsOptions {
   orderTtlMs?: number;
   /** How long a processed notification (and a decided payment) is remembered; default 7 days. */
   dedupeTtlMs?: number;
+  /**
+   * How long an exception waits for `acknowledge()` after it was decided, in milliseconds; default
+   * 30 days. Until then it is listed by `unprocessed()` and counted by `status()` (each one says when
+   * it goes: `keptUntil`); past it the record expires (the payment stays on the chain, where a
+   * `reconcile()` of the shop's history decides and tells it again). `null` keeps every exception until
+   * acknowledged: the store then grows with every stranger's payment.
+   */
+  exceptionTtlMs?: number | null;
   /** Processing lease of a notification, as `kudosWebhook()`; default 60 s. */
   leaseMs?: number;
   /** Longest wait for the decision and `onPaid` before answering 503, as `kudosWebhook()`; default 25 s. */
@@ -175,6 +185,8 @@ export interface KudosPaymentException {
   decidedAt: number;
   /** `not_to_receiver`: the addresses the chain shows the payment reached instead of `receiver`. */
   paidTo?: string[];
+  /** When the record of this exception expires unless acknowledged (epoch ms); null: never (`exceptionTtlMs: null`). */
+  keptUntil: number | null;
 }
 
 /** One line of {@link KudosPayments.unprocessed}: a notification not processed yet, or an exception. */
@@ -274,7 +286,11 @@ function notToReceiver(record: KudosPaymentRecord): KudosWebhookError {
 }
 
 /** A decision that credits no order, as the app is told of it. */
-function exceptionOf(record: KudosPaymentRecord, reason: KudosPaymentProblem): KudosPaymentException {
+function exceptionOf(
+  record: KudosPaymentRecord,
+  reason: KudosPaymentProblem,
+  exceptionTtlMs: number | null,
+): KudosPaymentException {
   return {
     reason,
     txHash: record.txHash,
@@ -284,6 +300,7 @@ function exceptionOf(record: KudosPaymentRecord, reason: KudosPaymentProblem): K
     source: record.source,
     decidedAt: record.decidedAt,
     ...(record.paidTo === undefined ? {} : { paidTo: [...record.paidTo] }),
+    keptUntil: exceptionTtlMs === null ? null : record.decidedAt + exceptionTtlMs,
   };
 }
 
@@ -318,8 +335,19 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     options.dedupeTtlMs ?? DEFAULT_RETENTION_MS,
     'kudosPayments option "dedupeTtlMs"',
   );
+  const exceptionTtlMs =
+    options.exceptionTtlMs === null
+      ? null
+      : checkPositive(
+          options.exceptionTtlMs ?? DEFAULT_EXCEPTION_TTL_MS,
+          'kudosPayments option "exceptionTtlMs"',
+        );
   const now = options.now ?? Date.now;
-  const ledger = new Ledger(options.orders ?? new MemoryOrderStore({ now }), retentionMs, now);
+  const ledger = new Ledger(
+    options.orders ?? new MemoryOrderStore({ now }),
+    { retentionMs, exceptionTtlMs },
+    now,
+  );
   const authenticated = options.secret !== false;
 
   /**
@@ -358,15 +386,20 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     const facts = await factsOf(n);
     for (let tries = 0; tries < MAX_TRIES; tries++) {
       const named = namedOrder(facts);
+      const at = n.blockTime ?? now();
       // Money that went elsewhere pays no order: the order it names is only said with it.
-      const order = 'problem' in named || paidTo ? undefined : await ledger.order(named.reference);
+      let order = 'problem' in named || paidTo ? undefined : await ledger.orderToDecide(named.reference);
+      // An order as this process last wrote it decides a credit only (whose write checks its
+      // version); any other outcome is judged from the store's, so that its reason is exact.
+      if (order && !('problem' in named) && judge(order.value, facts, at) !== 'credited')
+        order = await ledger.order(named.reference);
       const record: KudosPaymentRecord = {
         txHash: facts.txHash,
         outcome: paidTo
           ? 'not_to_receiver'
           : 'problem' in named
             ? named.problem
-            : judge(order?.value, facts, n.blockTime ?? now()),
+            : judge(order?.value, facts, at),
         reference: named.reference,
         received: facts.received,
         payer: facts.payer,
@@ -421,7 +454,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
       return;
     }
     if (record.told) return;
-    await options.onException?.(exceptionOf(record, record.outcome));
+    await options.onException?.(exceptionOf(record, record.outcome, exceptionTtlMs));
     if (record.outcome === 'not_to_receiver') options.onError?.(notToReceiver(record), req);
     await ledger.changePayment(record.txHash, (r) => (r.told ? undefined : { ...r, told: true }));
   }
@@ -442,7 +475,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
         zero: true,
       },
     ),
-    Date.now,
+    now,
   );
 
   const webhook = kudosWebhook({
@@ -457,6 +490,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     ...(options.store ? { store: options.store } : {}),
     ...(options.onError ? { onError: options.onError } : {}),
     dedupeTtlMs: retentionMs,
+    now,
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     ...(options.handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs: options.handlerTimeoutMs }),
     ...(options.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: options.bodyTimeoutMs }),
@@ -557,7 +591,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
   /** The exceptions not acknowledged, each with when it was decided (a credited payment is never one). */
   async function exceptionsWaiting(): Promise<Array<KudosPaymentException & { at: number }>> {
     return (await ledger.exceptions(MAX_LISTED)).flatMap((e) =>
-      e.outcome === 'credited' ? [] : [{ ...exceptionOf(e, e.outcome), at: e.decidedAt }],
+      e.outcome === 'credited' ? [] : [{ ...exceptionOf(e, e.outcome, exceptionTtlMs), at: e.decidedAt }],
     );
   }
 
@@ -569,6 +603,46 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     ]
       .sort((a, b) => a.at - b.at)
       .map(({ at: _at, ...line }) => line);
+  }
+
+  /** After this long a paid order not marked `fulfilled` is no delivery's any more: its handler ended. */
+  const retellAfterMs =
+    (options.leaseMs ?? DEFAULT_LEASE_MS) + (options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS);
+
+  /**
+   * Tells the app again of each order paid more than {@link retellAfterMs} ago whose `fulfilled` mark
+   * never landed (the process died between `onPaid` and it, or the store refused it until then), one
+   * instance per order (a claim); answers how many were told and how many failed again.
+   */
+  async function retell(): Promise<{ told: number; failed: number }> {
+    const result = { told: 0, failed: 0 };
+    for (const order of await ledger.unfulfilled(MAX_LISTED, now() - retellAfterMs)) {
+      const claimed = await ledger.claimRetelling(order);
+      const payment = claimed?.value.payment;
+      if (!claimed || !payment) continue;
+      const { txHash, received, payer } = payment;
+      const source = (await ledger.payment(txHash))?.value.source ?? 'webhook'; // the path that brought it
+      try {
+        await options.onPaid({ order: claimed.value, txHash, received, payer, source });
+        ledger.fulfil(claimed);
+        result.told++;
+      } catch {
+        result.failed++; // still listed: the next redrive() tells it again
+      }
+    }
+    await ledger.flushFulfilled();
+    return result;
+  }
+
+  /** The kept notifications run again, then the paid orders never marked fulfilled told again. */
+  async function redrive(): Promise<KudosRedriveResult> {
+    const kept = await webhook.redrive();
+    const { told, failed } = await retell();
+    return {
+      processed: kept.processed + told,
+      failed: kept.failed + failed,
+      remaining: kept.remaining + failed,
+    };
   }
 
   async function acknowledge(txHash: string): Promise<boolean> {
@@ -593,7 +667,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     check,
     unprocessed,
     acknowledge,
-    redrive: () => webhook.redrive(),
+    redrive,
     reconcile: (args) => webhook.reconcile({ baseURL, timeoutMs, ...args }),
     // Each store read once: the receiver's status, and the exceptions beside it.
     status: async () =>
@@ -606,7 +680,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
               return (await exceptionsWaiting()).map((e) => ({ since: e.at }));
             },
             null,
-            Date.now(),
+            now(),
           ),
         ])),
       ),

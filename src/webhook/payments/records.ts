@@ -123,9 +123,19 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
-export function writeOrder(order: KudosOrder): string {
+/**
+ * An order's stored text. `retoldAt` (the store's alone, never part of a {@link KudosOrder}): when a
+ * `redrive()` claimed this paid order to tell the app again, its `fulfilled` mark never having landed.
+ */
+export function writeOrder(order: KudosOrder, retoldAt?: number): string {
   const payment = order.payment && { ...order.payment, received: order.payment.received.toString() };
-  return JSON.stringify({ ...order, units: order.units.toString(), payment });
+  return JSON.stringify({ ...order, units: order.units.toString(), payment, retoldAt });
+}
+
+/** The `retoldAt` of an order's stored text (see {@link writeOrder}), or undefined. */
+export function readRetoldAt(text: string): number | undefined {
+  const retoldAt = parseObject(text)?.retoldAt;
+  return isTime(retoldAt) ? retoldAt : undefined;
 }
 
 function readOrderPayment(value: unknown): KudosOrderPayment | null | undefined {

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { authURLOf, type StartedEmulator, startCli } from '../../helpers/cli.js';
+import { MACHINE_WAIT_MS } from '../../helpers/machine-wait.js';
 import { startWebhookSink, type WebhookSink } from '../../helpers/webhook-sink.js';
 
 // The emulator killed (SIGKILL: no chance to save) while a payment is pending, or while a
 // notification waits for a retry, resumes after a restart on the same --state file: the real bin.
 
-const poll = async (until: () => boolean, what: string, ms = 15_000) => {
+const poll = async (until: () => boolean, what: string, ms = MACHINE_WAIT_MS) => {
   const end = Date.now() + ms;
   while (!until()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
@@ -16,7 +17,10 @@ const poll = async (until: () => boolean, what: string, ms = 15_000) => {
   }
 };
 
-describe('kudos-emulator --state survives a crash: pending payments and retries resume', () => {
+// Each case restarts the emulator's process and waits on its sender: sized for a busy machine.
+describe('kudos-emulator --state survives a crash: pending payments and retries resume', {
+  timeout: 3 * MACHINE_WAIT_MS,
+}, () => {
   let sink: WebhookSink;
   let running: StartedEmulator | undefined;
   afterEach(async () => {

@@ -1,0 +1,7 @@
+// How long a test waits on the machine rather than on the code: a process that starts and listens, a
+// restart, a retry schedule run by another process. On a busy 2-core machine (a build beside the
+// tests, CI's neighbours) these take many times what they take alone; a wait sized for that fails
+// only when the thing never happens.
+
+/** The longest such wait, in milliseconds. */
+export const MACHINE_WAIT_MS = 60_000;
