@@ -57,9 +57,14 @@ describe('README.md', () => {
       'More',
       'Developing passport-kudos',
     ]);
-    // The payment section opens with the three must-dos, before its code.
+    // The payment section: the three identities in a table before the code, the decision rules after.
     const payments = readme.slice(readme.indexOf('## Receiving payments'));
-    expect(payments.indexOf('1. **Set `receiver`**')).toBeLessThan(payments.indexOf('```'));
+    const table = payments.indexOf('| `receiver` | your **wallet**');
+    const code = payments.indexOf('<!-- generated:payments.ts -->');
+    const rules = payments.indexOf('A payment pays an order only when');
+    expect(table).toBeGreaterThan(0);
+    expect(code).toBeGreaterThan(table);
+    expect(rules).toBeGreaterThan(code);
   });
 
   it('opens for users: what the package is, how to install it, the two commands for a fresh clone', () => {
