@@ -148,11 +148,6 @@ export class Ledger {
     return this.known.get(reference) ?? this.order(reference);
   }
 
-  /** Forgets what this process knew of an order (a write at that version was refused). */
-  forget(reference: string): void {
-    this.known.delete(reference);
-  }
-
   order(reference: string): Promise<Versioned<KudosOrder> | undefined> {
     return this.read(orderId(reference), readOrder);
   }

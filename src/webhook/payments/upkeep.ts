@@ -1,0 +1,100 @@
+// What the payments API keeps beside the receiver's own recovery: the exceptions waiting for the
+// app, the paid orders it may never have been told of, and the health of both.
+import type { KudosWebhookHandler } from '../middleware.js';
+import type { KudosRedriveResult } from '../recovery.js';
+import { combinedStatus, type KudosWebhookStatus, readStatus } from '../status.js';
+import type { KudosPaymentException, KudosPaymentsOptions, KudosPaymentsUnprocessed } from './api.js';
+import type { Ledger } from './ledger.js';
+import { HASH, MAX_LISTED, type PaymentsSettings } from './settings.js';
+import { exceptionOf } from './settle.js';
+
+/** `unprocessed()`, `acknowledge()`, `redrive()` and `status()` of the payments API. */
+export class PaymentsUpkeep {
+  constructor(
+    private readonly settings: PaymentsSettings,
+    private readonly ledger: Ledger,
+    private readonly webhook: KudosWebhookHandler,
+    private readonly onPaid: KudosPaymentsOptions['onPaid'],
+  ) {}
+
+  /** The exceptions not acknowledged, each with when it was decided (a credited payment is never one). */
+  private async exceptionsWaiting(): Promise<Array<KudosPaymentException & { at: number }>> {
+    const { exceptionTtlMs } = this.settings;
+    return (await this.ledger.exceptions(MAX_LISTED)).flatMap((e) =>
+      e.outcome === 'credited' ? [] : [{ ...exceptionOf(e, e.outcome, exceptionTtlMs), at: e.decidedAt }],
+    );
+  }
+
+  async unprocessed(): Promise<KudosPaymentsUnprocessed[]> {
+    const [notifications, exceptions] = await Promise.all([
+      this.webhook.unprocessed(),
+      this.exceptionsWaiting(),
+    ]);
+    return [
+      ...notifications.map((n) => ({ kind: 'notification' as const, ...n, at: n.receivedAt })),
+      ...exceptions.map((e) => ({ kind: 'exception' as const, ...e })),
+    ]
+      .sort((a, b) => a.at - b.at)
+      .map(({ at: _at, ...line }) => line);
+  }
+
+  async acknowledge(txHash: string): Promise<boolean> {
+    if (typeof txHash !== 'string' || !HASH.test(txHash)) return false;
+    let acknowledged = false;
+    await this.ledger.changePayment(txHash.toUpperCase(), (r) => {
+      acknowledged = r.outcome !== 'credited' && !r.acknowledged;
+      return acknowledged ? { ...r, acknowledged: true } : undefined;
+    });
+    return acknowledged;
+  }
+
+  /** The kept notifications run again, then the paid orders never marked fulfilled told again. */
+  async redrive(): Promise<KudosRedriveResult> {
+    const kept = await this.webhook.redrive();
+    const { told, failed } = await this.retell();
+    return {
+      processed: kept.processed + told,
+      failed: kept.failed + failed,
+      remaining: kept.remaining + failed,
+    };
+  }
+
+  /**
+   * Tells the app again of each order paid more than `retellAfterMs` ago whose `fulfilled` mark
+   * never landed (the process died between `onPaid` and it, or the store refused it until then), one
+   * instance per order (a claim); answers how many were told and how many failed again.
+   */
+  private async retell(): Promise<{ told: number; failed: number }> {
+    const result = { told: 0, failed: 0 };
+    const { now, retellAfterMs } = this.settings;
+    for (const order of await this.ledger.unfulfilled(MAX_LISTED, now() - retellAfterMs)) {
+      const claimed = await this.ledger.claimRetelling(order);
+      const payment = claimed?.value.payment;
+      if (!claimed || !payment) continue;
+      const { txHash, received, payer } = payment;
+      const source = (await this.ledger.payment(txHash))?.value.source ?? 'webhook'; // the path that brought it
+      try {
+        await this.onPaid({ order: claimed.value, txHash, received, payer, source });
+        this.ledger.fulfil(claimed);
+        result.told++;
+      } catch {
+        result.failed++; // still listed: the next redrive() tells it again
+      }
+    }
+    await this.ledger.flushFulfilled();
+    return result;
+  }
+
+  /** Each store read once: the receiver's status, and the exceptions beside it. */
+  async status(): Promise<KudosWebhookStatus> {
+    const orders = readStatus(
+      async () => {
+        await this.ledger.health();
+        return (await this.exceptionsWaiting()).map((e) => ({ since: e.at }));
+      },
+      null,
+      this.settings.now(),
+    );
+    return combinedStatus(...(await Promise.all([this.webhook.status(), orders])));
+  }
+}
