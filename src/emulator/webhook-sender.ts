@@ -65,6 +65,17 @@ function describeFailure(error: Error): string {
 }
 
 /**
+ * A saved outbox entry as the log has it: the log (appended first) may hold an attempt the file's
+ * outbox (rewritten after) does not know yet, when the emulator was killed between the two writes.
+ * Then the entry follows the log: done (answered, or given up) or its next attempt at its time.
+ */
+function afterLog(entry: OutboxEntry, last: WebhookDelivery | undefined): OutboxEntry | undefined {
+  if (!last || last.attempt < entry.attempt) return entry;
+  if (last.retryInMs === undefined) return undefined;
+  return { ...entry, attempt: last.attempt + 1, dueAt: last.at + last.retryInMs };
+}
+
+/**
  * Sends notifications to agents' webhooks. Non-2xx answers and failures are retried with a
  * doubling delay (`retryDelayMs`, then 2x, 4x...) up to `attempts` attempts in all.
  */
@@ -158,7 +169,14 @@ export class WebhookSender {
     }
     this.nextDeliveryId = this.deliveries.length + 1;
     this.nextId = Math.max(this.nextId, saved.nextNotificationId);
-    for (const entry of saved.outbox) {
+    const latest = new Map<number, WebhookDelivery>();
+    for (const delivery of saved.deliveries) {
+      const seen = latest.get(delivery.notificationId);
+      if (!seen || delivery.attempt >= seen.attempt) latest.set(delivery.notificationId, delivery);
+    }
+    for (const saving of saved.outbox) {
+      const entry = afterLog(saving, latest.get(saving.notificationId));
+      if (!entry) continue;
       this.outbox.set(entry.notificationId, entry);
       this.track(
         this.wait(Math.max(0, entry.dueAt - Date.now())).then(() =>

@@ -24,7 +24,27 @@ export function compile(name: string): string {
       files: [`../../docs/snippets/${name}.ts`],
     }),
   );
-  execFileSync(process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), '-p', config]);
+  const tsc = () =>
+    execFileSync(process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), '-p', config], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  try {
+    tsc();
+  } catch {
+    // Once more, for a failure of the machine's (a compiler cut short on a loaded machine); a type
+    // error fails again, with what the compiler said.
+    try {
+      tsc();
+    } catch (error) {
+      const {
+        stdout = '',
+        stderr = '',
+        signal,
+      } = error as { stdout?: string; stderr?: string; signal?: string };
+      throw new Error(`tsc -p ${config} failed${signal ? ` (${signal})` : ''}:\n${stdout}${stderr}`);
+    }
+  }
   return join(OUT, `${name}.js`);
 }
 

@@ -200,12 +200,17 @@ describe('the return page costs the shop bounded work', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const shop = await new PaymentsShop(kudos).start({ orders, onPaid: () => gate });
+    let inOnPaid = false;
+    const onPaid = () => {
+      inOnPaid = true;
+      return gate;
+    };
+    const shop = await new PaymentsShop(kudos).start({ orders, onPaid });
     try {
       const { order, url } = await shop.payments.createOrder({ amount: '1' });
       const tx = payLink(kudos, url, 'alice');
       await tx.settled;
-      await new Promise((resolve) => setTimeout(resolve, 200)); // the delivery is in onPaid now
+      await expect.poll(() => inOnPaid, { timeout: 15_000 }).toBe(true); // the delivery is in onPaid now
       reads = 0;
       const waiting = Promise.all(
         Array.from({ length: 500 }, () =>

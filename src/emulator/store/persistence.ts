@@ -1,5 +1,6 @@
 import {
   appendFileSync,
+  existsSync,
   lstatSync,
   readdirSync,
   readFileSync,
@@ -212,6 +213,9 @@ export class StateFileWriter {
    * is left for later lines to follow.
    */
   save(state: EmulatorState, sender: SenderState): void {
+    // A new file is written before its log holds a line: a kill between a log line and the file would
+    // otherwise leave a log that no file leads to (a pending payment lost at the next start).
+    if (!existsSync(this.file)) writeSnapshot(this.file, smallPart(state, sender) as EmulatorSnapshot);
     const transactions = state.takeUnsavedTransactions();
     const lines = [
       ...transactions.map((tx) => JSON.stringify({ t: saved(tx) })),

@@ -7,6 +7,7 @@ import { startKudosEmulator } from '../../../src/testing/index.js';
 import { authURLOf, runCli, startCli } from '../../helpers/cli.js';
 import { PAYMENT_USERS } from '../../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../../helpers/listen.js';
+import { MACHINE_WAIT_MS } from '../../helpers/machine-wait.js';
 
 // A state file changed by hand, one field at a time, started with the real bin: refused at start
 // naming the field, never a crash when a timer settles a payment, never a 500 on every lookup.
@@ -41,7 +42,9 @@ describe('the emulator refuses a tampered state file at start, naming the field 
     const paid = kudos.pay({ from: 'alice', to: 'bobby', amount: '1.5', via: 'shop-agent' });
     kudos.pay({ from: 'alice', to: 'shop-agent', amount: '2', via: 'bobby' });
     await paid.settled;
-    await new Promise((resolve) => setTimeout(resolve, 300)); // both first attempts made
+    // Both first attempts made (answered, or refused): as long as a busy machine takes.
+    for (const end = Date.now() + MACHINE_WAIT_MS; kudos.deliveries.length < 2 && Date.now() < end; )
+      await new Promise((resolve) => setTimeout(resolve, 20));
     await kudos.close();
     const lines = readFileSync(`${file}.log`, 'utf8')
       .split('\n')
@@ -85,10 +88,12 @@ describe('the emulator refuses a tampered state file at start, naming the field 
       const url = authURLOf(banner);
       const base = /baseURL:\s+(\S+)/.exec(banner)?.[1];
       expect(url).not.toBe('');
-      await new Promise((resolve) => setTimeout(resolve, 700)); // settles after paymentDelayMs (200)
-      const tx = await fetch(`${base}/tx/id/${saved.hash}`);
-      expect(tx.status).toBe(200);
-      expect(await tx.json()).toMatchObject({ txHash: saved.hash, status: 'success' });
+      // It settles after paymentDelayMs (200 ms), or as long as a busy machine takes.
+      const status = async () => {
+        const tx = await fetch(`${base}/tx/id/${saved.hash}`);
+        return tx.status === 200 ? ((await tx.json()) as { status: string }).status : `HTTP ${tx.status}`;
+      };
+      await expect.poll(status, { timeout: MACHINE_WAIT_MS, interval: 100 }).toBe('success');
       expect((await fetch(`${url}/_emulator/deliveries?body=1`)).status).toBe(200);
       expect(started.child.exitCode).toBeNull(); // still running: nothing crashed
     } finally {

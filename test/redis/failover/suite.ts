@@ -145,7 +145,18 @@ export function failoverSuite(name: string, start: () => Promise<Topology>): voi
         await killed;
         await topology.recovered();
         await kudos.idle();
-        await hook.redrive();
+        // The client may not have found the new master yet (its slot map is read again after a
+        // failure): a redrive() that meets the dead one fails, and the app's next scheduled one runs.
+        await expect
+          .poll(
+            () =>
+              hook.redrive().then(
+                () => true,
+                () => false,
+              ),
+            { timeout: 30_000, interval: 500 },
+          )
+          .toBe(true);
         // What the sender gave up on (a failover longer than its retries, a key still held by a claim
         // whose answer was lost), or what the dead master acknowledged and never sent to its replica
         // (a kept record), is for reconcile() on a schedule, as the fault table of docs/payments.md
