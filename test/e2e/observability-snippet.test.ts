@@ -57,7 +57,7 @@ describe('the OpenTelemetry setup of docs/observability.md (docs/snippets/observ
     expect(await health.json()).toMatchObject({ unprocessed: 0, storeOk: true });
 
     // The console exporter's spans: the token request's parent is the callback span.
-    for (let i = 0; i < 50 && !app.output.includes("name: 'kudos.notification'"); i++) {
+    for (let i = 0; i < 3000 && !app.output.includes("name: 'kudos.notification'"); i++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const spans = app.output.split(/\n(?=\{\n)/).filter((s) => s.includes('traceId'));

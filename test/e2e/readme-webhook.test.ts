@@ -313,7 +313,7 @@ describeSqlite("the README's try-it block, its lines run as written (on free por
     const browser = await launchChromium();
     let shop: Awaited<ReturnType<typeof runSnippet>> | undefined;
     try {
-      for (let i = 0; i < 200 && !banner.includes('--help for their options'); i++)
+      for (let i = 0; i < 2400 && !banner.includes('--help for their options'); i++)
         await new Promise((resolve) => setTimeout(resolve, 25));
       const authURL = `http://localhost:${emulatorPort}`;
       expect(banner).toContain(env.KUDOS_SHOP_WALLET); // bobby's wallet, as the banner lists it

@@ -70,7 +70,7 @@ export class TraceRecorder {
 
   /** Waits until `operation` has ended `count` times (operations end a tick after their answer). */
   async until(operation: KudosTraceOperation, count = 1): Promise<void> {
-    for (let i = 0; i < 200 && this.of(operation).length < count; i++) {
+    for (let i = 0; i < 6000 && this.of(operation).length < count; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }

@@ -95,7 +95,7 @@ describe('passport-kudos/otel with the OpenTelemetry SDK', () => {
   }
 
   async function waitFor(check: () => boolean): Promise<void> {
-    for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 6000 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
   it('a sign-in is a trace: the token request (HTTP client conventions) is a child of the callback span', async () => {

@@ -42,7 +42,7 @@ async function interrupt(child: ChildProcess, exit: Promise<number | null>): Pro
 
 /** Waits until `check` holds (at most 5 s). */
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  for (let i = 0; i < 2400 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
 }
 
 /** The output of a child so far, and its end. */
@@ -95,7 +95,7 @@ describe('kudos-emulator as a newcomer meets it', () => {
     expect(hash).toMatch(/^[0-9A-F]{64}$/);
     expect(status).toBe('success'); // trigger payment prints how it ended
     let answer: number | undefined;
-    for (let i = 0; i < 200 && answer === undefined; i++) {
+    for (let i = 0; i < 2400 && answer === undefined; i++) {
       await new Promise((resolve) => setTimeout(resolve, 25));
       const list = JSON.parse((await cli('deliveries', '--json')).stdout) as Array<{
         txHash: string;

@@ -186,7 +186,7 @@ describe('kudos-emulator subcommands against a running emulator', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     const until = async (what: () => boolean) => {
-      for (let i = 0; i < 400 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      for (let i = 0; i < 2400 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
       expect(what(), out).toBe(true);
     };
     try {

@@ -37,7 +37,7 @@ describe('kudos-emulator --verbose', () => {
   });
 
   async function lines(pattern: RegExp, count = 1): Promise<string[]> {
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < 6000; i++) {
       const found = stdout.split('\n').filter((l) => pattern.test(l));
       if (found.length >= count) return found;
       await new Promise((resolve) => setTimeout(resolve, 10));
