@@ -8,6 +8,7 @@ import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.
 import { BROWSER_WAIT_MS, launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { freePort } from '../helpers/free-port.js';
+import { MACHINE_WAIT_MS } from '../helpers/machine-wait.js';
 import { payLink } from '../helpers/pay-link.js';
 import { compile, runSnippet, SNIPPET_SECRET } from '../helpers/snippets.js';
 import { describeSqlite } from '../helpers/sqlite.js';
@@ -294,27 +295,44 @@ describeSqlite("the README's try-it block, its lines run as written (on free por
     const [emulatorLine, shopLine, orderLine] = commands;
     expect(shopLine).toBe('npx tsx shop.ts'); // the snippet, which this test compiles and runs
     expect(orderLine).toBe('curl -s -X POST http://localhost:3001/orders');
-    const [emulatorPort, shopPort] = [await freePort(), await freePort()];
+    const shopPort = await freePort();
     const here = (line: string) => line.replaceAll('localhost:3001', `localhost:${shopPort}`);
-    const started = spawn(
-      'sh',
-      [
-        '-c',
-        `${here(emulatorLine as string).replace('npx kudos-emulator', `"${process.execPath}" dist/cjs/emulator/cli.js`)} --port ${emulatorPort} --quiet`,
-      ],
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-    );
-    const exited = new Promise((resolve) => started.on('exit', resolve));
-    let banner = '';
-    started.stdout?.on('data', (c: Buffer) => {
-      banner += c.toString();
-    });
+    // The emulator from its line, on a free port; once more on another if that port was taken
+    // between the probe and the bind (another program on a busy machine): it then exits at once.
+    const emulatorAt = async (emulatorPort: number) => {
+      const child = spawn(
+        'sh',
+        [
+          '-c',
+          `${here(emulatorLine as string).replace('npx kudos-emulator', `"${process.execPath}" dist/cjs/emulator/cli.js`)} --port ${emulatorPort} --quiet`,
+        ],
+        { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+      );
+      let ended = false;
+      const gone = new Promise((resolve) => child.on('exit', resolve)).then(() => {
+        ended = true;
+      });
+      let text = '';
+      child.stdout?.on('data', (c: Buffer) => {
+        text += c.toString();
+      });
+      child.stderr?.on('data', (c: Buffer) => {
+        text += c.toString();
+      });
+      for (const end = Date.now() + MACHINE_WAIT_MS; !text.includes('--help for their options'); ) {
+        if (ended || Date.now() > end) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      return { child, exited: gone, banner: () => text, port: emulatorPort, ended: () => ended };
+    };
+    let emulator = await emulatorAt(await freePort());
+    for (let tries = 1; tries < 3 && emulator.ended(); tries++) emulator = await emulatorAt(await freePort());
+    const { child: started, exited, port: emulatorPort } = emulator;
+    const banner = emulator.banner();
     const dir = mkdtempSync(join(tmpdir(), 'readme-try-'));
     const browser = await launchChromium();
     let shop: Awaited<ReturnType<typeof runSnippet>> | undefined;
     try {
-      for (let i = 0; i < 2400 && !banner.includes('--help for their options'); i++)
-        await new Promise((resolve) => setTimeout(resolve, 25));
       const authURL = `http://localhost:${emulatorPort}`;
       expect(banner).toContain(env.KUDOS_SHOP_WALLET); // bobby's wallet, as the banner lists it
       shop = await runSnippet(
