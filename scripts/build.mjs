@@ -3,7 +3,7 @@
 // `require('passport-kudos')` takes (see BENCHMARKS.md). Types: tsc declarations, one per source file.
 // Each folder gets a package.json naming its module type, so Node and TypeScript read both right.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { rolldown } from 'rolldown';
 
@@ -26,6 +26,10 @@ const input = {
   'otel/index': 'src/otel/index.ts',
   'emulator/cli': 'src/emulator/cli.ts',
 };
+
+// A tarball packed by the tests (test/helpers/packed-app.ts) while other tests read dist/: npm runs
+// `prepack` even with --ignore-scripts, and a rebuild empties dist/ under them. npm test built it.
+if (process.env.KUDOS_PACK_BUILT === '1' && existsSync('dist/cjs/package.json')) process.exit(0);
 
 rmSync('dist', { recursive: true, force: true });
 const bundle = await rolldown({ input, platform: 'node', external, logLevel: 'warn' });

@@ -28,10 +28,17 @@ export interface PackedApp {
 /** Packs this package (as `npm publish` would) and installs it, with `dependencies`, into a new app. */
 export function packedApp(name: string, dependencies: string[]): PackedApp {
   const work = mkdtempSync(join(tmpdir(), `passport-kudos-${name}-`));
-  // --ignore-scripts: npm test built dist/ already, and `prepack` would rebuild it (emptying it first)
-  // under the tests running beside this one. scripts/check-package.mjs packs with it, after them.
+  // npm test built dist/ already, and `prepack` would rebuild it (emptying it first) under the tests
+  // running beside this one; npm runs it even with --ignore-scripts, so the build is told to keep the
+  // one there (KUDOS_PACK_BUILT). scripts/check-package.mjs packs with a fresh build, after them.
   const [packed] = JSON.parse(
-    run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], process.cwd()),
+    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], {
+      cwd: process.cwd(),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 240_000,
+      env: { ...process.env, KUDOS_PACK_BUILT: '1' },
+    }),
   );
   const dir = join(work, 'app');
   mkdirSync(dir);
