@@ -25,10 +25,13 @@ export function evictingReplicaSuite(): void {
     let kudos: KudosEmulator | undefined;
     const servers: Listening[] = [];
     afterEach(async () => {
+      // The cluster's processes first, whatever the rest does: a client of a cluster that lost a
+      // master may refuse to quit, and must not leave six redis-server processes running.
+      await cluster?.close();
+      cluster = undefined;
       await kudos?.close();
       for (const server of servers.splice(0)) await server.close();
-      await redis?.close();
-      await cluster?.close();
+      await redis?.close().catch(() => undefined);
     });
 
     /** The ports of the nodes that are replicas now. */

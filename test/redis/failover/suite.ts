@@ -93,10 +93,13 @@ export function failoverSuite(name: string, start: () => Promise<Topology>): voi
     let kudos: KudosEmulator | undefined;
     let receiver: Listening | undefined;
     afterEach(async () => {
+      // The topology's processes first, whatever the rest does: a client that lost a master may
+      // refuse to quit, and must not leave redis-server processes running.
+      await topology?.close();
+      topology = undefined;
       await kudos?.close();
       await receiver?.close();
-      await redis?.close();
-      await topology?.close();
+      await redis?.close().catch(() => undefined);
     });
 
     it.each(['node-redis', 'ioredis'] as RedisLibrary[])(
