@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { HAS_SQLITE } from './test/helpers/has-sqlite.js';
 
@@ -9,10 +10,12 @@ import { HAS_SQLITE } from './test/helpers/has-sqlite.js';
 // integration: the emulator over real HTTP, Express apps, real redis-server processes, node:sqlite
 // files, the emulator's command as its own process. e2e: Chromium, the example app and packed
 // tarballs, the docs' code, the benchmarks' harness.
+const EMULATOR_BROWSER = 'packages/kudos-emulator/test/browser/**/*.test.ts';
 const INTEGRATION = [
   'test/redis/**/*.test.ts',
   'test/sqlite/**/*.test.ts',
-  'test/emulator/**/*.test.ts',
+  // The emulator's own package: its tests start it over real HTTP and as its own process.
+  'packages/kudos-emulator/test/**/*.test.ts',
   'test/integration/**/*.test.ts',
   // The emulator's real sender, with its retries: seconds of waiting each.
   'test/webhook/payment-faults.test.ts',
@@ -28,6 +31,7 @@ const INTEGRATION = [
 ];
 const E2E = [
   'test/e2e/**/*.test.ts',
+  EMULATOR_BROWSER,
   'test/docs/**/*.test.ts',
   'test/bench/**/*.test.ts',
   'test/frameworks/**/*.test.ts',
@@ -63,6 +67,14 @@ if (!process.env.KUDOS_TEST_TMPDIR) {
 }
 
 export default defineConfig({
+  // The workspace's packages by name, from their sources, as tsconfig.json's paths say: one copy of
+  // the contract in a run (the emulator's and the library's errors are the same classes).
+  resolve: {
+    alias: {
+      'passport-kudos/contract': fileURLToPath(new URL('./src/contract/index.ts', import.meta.url)),
+      'kudos-emulator': fileURLToPath(new URL('./packages/kudos-emulator/src/index.ts', import.meta.url)),
+    },
+  },
   test: {
     testTimeout: 20_000,
     hookTimeout: 30_000,
@@ -74,13 +86,13 @@ export default defineConfig({
     outputFile: { json: 'test-results/vitest.json' },
     coverage: {
       provider: 'v8',
-      include: ['src/**/*.ts'],
-      // The command's entry point runs main() as it is imported: test/emulator/cli/ runs it as the
+      include: ['src/**/*.ts', 'packages/kudos-emulator/src/**/*.ts'],
+      // The command's entry point runs main() as it is imported: the emulator's test/cli/ runs it as the
       // command it is (a process, whose coverage V8 does not hand back); the code it calls is
-      // measured in process by test/emulator/cli-commands.test.ts.
+      // measured in process by its test/cli-commands.test.ts.
       // On a Node without node:sqlite (before 22.13) the SQLite suites are skipped: their stores are
       // not measured there (CI's Nodes all have it, and measure them).
-      exclude: ['src/emulator/cli.ts', ...(HAS_SQLITE ? [] : ['src/sqlite/**'])],
+      exclude: ['packages/kudos-emulator/src/cli.ts', ...(HAS_SQLITE ? [] : ['src/sqlite/**'])],
       reporter: ['text-summary', 'json-summary'],
       reportsDirectory: 'coverage',
       // Held in CI: `npm test` fails below them.
@@ -100,7 +112,13 @@ export default defineConfig({
       // Real processes and servers: waits sized for a busy machine too (test/helpers/machine-wait.ts).
       {
         extends: true,
-        test: { name: 'integration', include: INTEGRATION, testTimeout: 60_000, hookTimeout: 60_000 },
+        test: {
+          name: 'integration',
+          include: INTEGRATION,
+          exclude: [EMULATOR_BROWSER],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
       },
       // A browser, an app and an emulator per file: waits sized for a busy 2-core machine (a wait is
       // the machine's there, not the code's), so that npm test passes beside another job too.

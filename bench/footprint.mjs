@@ -36,8 +36,13 @@ function install(spec) {
 export function benchFootprint({ withInstall }) {
   const dir = mkdtempSync(join(tmpdir(), 'kudos-pack-'));
   try {
+    // `npm run bench` built dist/ already; the build is told to keep it (KUDOS_PACK_BUILT), as
+    // `prepack` would otherwise rebuild it under whatever else reads it (the tests beside a smoke run).
     const [packed] = JSON.parse(
-      execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { encoding: 'utf8' }),
+      execFileSync('npm', ['pack', '--json', '--pack-destination', dir], {
+        encoding: 'utf8',
+        env: { ...process.env, KUDOS_PACK_BUILT: '1' },
+      }),
     );
     const result = { packedBytes: packed.size, unpackedBytes: packed.unpackedSize, files: packed.entryCount };
     if (!withInstall) return { passportKudos: result };

@@ -1,6 +1,8 @@
 // 4. Refresh storm: 100 concurrent API calls for one user whose access token expired. Counts the
 // requests that reach the token endpoint with createKudosClient, and with passport-oauth2-refresh
 // called naively once per request.
+
+import { startKudosEmulator } from 'kudos-emulator';
 import {
   createKudosClient,
   KudosStrategy,
@@ -8,7 +10,6 @@ import {
   toTokenSet,
   validateTokenResponse,
 } from 'passport-kudos';
-import { startKudosEmulator } from 'passport-kudos/testing';
 import refresh from 'passport-oauth2-refresh';
 
 const CLIENT = { clientID: 'bench', clientSecret: 'bench-secret', redirectURIs: ['http://127.0.0.1/cb'] };

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startKudosEmulator } from 'passport-kudos/testing';
+import { startKudosEmulator } from 'kudos-emulator';
 import { summarize } from './lib/stats.mjs';
 
 const USERS = [

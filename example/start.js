@@ -1,7 +1,7 @@
 // Starts the example: the embedded Kudos emulator when no Kudos URLs are configured, then the app.
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { DEMO_USERS, startKudosEmulator } from 'passport-kudos/testing';
+import { DEMO_USERS, startKudosEmulator } from 'kudos-emulator';
 import { createExampleApp, EXAMPLE_SCOPES } from './app.js';
 import { readConfig } from './config.js';
 import { createStores } from './stores.js';

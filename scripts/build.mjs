@@ -3,7 +3,7 @@
 // `require('passport-kudos')` takes (see BENCHMARKS.md). Types: tsc declarations, one per source file.
 // Each folder gets a package.json naming its module type, so Node and TypeScript read both right.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { rolldown } from 'rolldown';
 
@@ -24,7 +24,7 @@ const input = {
   'sqlite/index': 'src/sqlite/index.ts',
   'testing/index': 'src/testing/index.ts',
   'otel/index': 'src/otel/index.ts',
-  'emulator/cli': 'src/emulator/cli.ts',
+  'contract/index': 'src/contract/index.ts',
 };
 
 // A tarball packed by the tests (test/helpers/packed-app.ts) while other tests read dist/: npm runs
@@ -75,4 +75,5 @@ for (const file of ['dist/cjs/strategy/strategy.d.ts', 'dist/cjs/strategy/option
 }
 writeFileSync('dist/esm/package.json', '{ "type": "module" }\n');
 writeFileSync('dist/cjs/package.json', '{ "type": "commonjs" }\n');
-chmodSync('dist/cjs/emulator/cli.js', 0o755);
+// The emulator's package, on the contract just built (its declarations import passport-kudos/contract).
+execFileSync(process.execPath, ['packages/kudos-emulator/build.mjs'], { stdio: 'inherit' });

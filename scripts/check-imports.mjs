@@ -1,24 +1,18 @@
-// Checks the layers of src/ that ARCHITECTURE.md draws: no import cycles (type-only imports
-// included), and each room imports only the rooms below it (or itself). Exits non-zero naming the
+// Checks the layers that ARCHITECTURE.md draws: no import cycles (type-only imports included), and
+// each room of src/ imports only the rooms below it (or itself). Checks the package boundary too: the
+// emulator's package (packages/kudos-emulator/src) imports the library only through
+// passport-kudos/contract, and the library never imports the emulator. Exits non-zero naming the
 // offending files.
 //
 //   base  <-  protocol  <-  callback, tokens, webhook, redis, sqlite  <-  strategy  <-  index
-//                       <-  emulator
+//                       <-  contract  <-  (the kudos-emulator package)
 //
-// The entry points (index.ts, testing/) sit on top and may re-export any room but each other.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// The entry points (index.ts, testing/, contract/) sit on top and may re-export the rooms they serve.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const LOW = ['base', 'protocol'];
-const EMULATOR = [
-  'emulator',
-  'emulator/cli',
-  'emulator/server',
-  'emulator/model',
-  'emulator/store',
-  'emulator/routes',
-  'emulator/views',
-];
 
 /** Rooms (folders of src/; "index" is src/index.ts) and the rooms each may import. */
 export const ALLOWED = {
@@ -35,12 +29,18 @@ export const ALLOWED = {
   sqlite: [...LOW, 'webhook', 'webhook/payments', 'sqlite'],
   strategy: [...LOW, 'callback', 'tokens', 'strategy'],
   index: [...LOW, 'callback', 'tokens', 'strategy'],
-  ...Object.fromEntries(EMULATOR.map((room) => [room, [...LOW, ...EMULATOR]])),
   // passport-kudos/otel: reads the channels of base/trace.ts, nothing else of the package.
   otel: [...LOW, 'otel'],
-  // passport-kudos/testing: the emulator, and the store contract that third-party stores run.
-  testing: [...LOW, ...EMULATOR, 'webhook', 'webhook/payments'],
+  // passport-kudos/testing: the store contracts that third-party stores run.
+  testing: [...LOW, 'webhook', 'webhook/payments'],
+  // passport-kudos/contract: the wire contract, for the emulator's package.
+  contract: LOW,
 };
+
+/** The emulator's package: its own folders import each other; the library only by this name. */
+const EMULATOR_SRC = 'packages/kudos-emulator/src';
+const LIBRARY_DOOR = 'passport-kudos/contract';
+const BUILTIN = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
 function files(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -49,18 +49,45 @@ function files(dir) {
   });
 }
 
+const specifiers = (text) => [...text.matchAll(/^(?:import|export)[^'"]*from '([^']+)'/gm)].map((m) => m[1]);
+const inside = (dir, file) => !relative(resolve(dir), file).startsWith('..');
 const roomOf = (file) => relative('src', dirname(file)).replaceAll('\\', '/') || 'index';
 const graph = new Map();
+const problems = [];
+
 for (const file of files('src')) {
-  const text = readFileSync(file, 'utf8');
-  const targets = [...text.matchAll(/^(?:import|export)[^'"]*from '(\.[^']+)'/gm)].map((m) =>
-    resolve(dirname(file), m[1].replace(/\.js$/, '.ts')),
+  const specs = specifiers(readFileSync(file, 'utf8'));
+  for (const spec of specs.filter((s) => s === 'kudos-emulator' || s.startsWith('kudos-emulator/'))) {
+    problems.push(`${file} imports '${spec}' (the library never imports the emulator's package)`);
+  }
+  graph.set(
+    resolve(file),
+    specs.filter((s) => s.startsWith('.')).map((s) => resolve(dirname(file), s.replace(/\.js$/, '.ts'))),
   );
+}
+
+const emulatorFiles = existsSync(EMULATOR_SRC) ? files(EMULATOR_SRC) : [];
+for (const file of emulatorFiles) {
+  const targets = [];
+  for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+    if (spec.startsWith('.')) {
+      const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
+      if (inside(EMULATOR_SRC, target)) targets.push(target);
+      else
+        problems.push(
+          `${file} imports ${relative(process.cwd(), target)} (outside its package: use '${LIBRARY_DOOR}')`,
+        );
+    } else if (!BUILTIN.has(spec) && spec !== LIBRARY_DOOR) {
+      problems.push(
+        `${file} imports '${spec}' (the emulator's package imports node: modules and '${LIBRARY_DOOR}' only)`,
+      );
+    }
+  }
   graph.set(resolve(file), targets);
 }
 
-const problems = [];
 for (const [file, targets] of graph) {
+  if (inside(EMULATOR_SRC, file)) continue;
   const from = roomOf(relative(process.cwd(), file));
   if (!(from in ALLOWED)) problems.push(`${relative(process.cwd(), file)}: room "${from}" has no rule here`);
   for (const target of targets) {
@@ -94,4 +121,6 @@ if (problems.length > 0) {
   console.error(`check-imports: ${problems.length} problem(s)\n${problems.join('\n')}`);
   process.exit(1);
 }
-console.log(`check-imports: ${graph.size} files, no cycles, every room imports only the layers below it`);
+console.log(
+  `check-imports: ${graph.size} files, no cycles, every room imports only the layers below it, the emulator's package the library only through ${LIBRARY_DOOR}`,
+);

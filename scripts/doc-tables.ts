@@ -1,7 +1,7 @@
 // The tables the READMEs show, made from their one source (used by scripts/docs.mjs and the tests).
 import { KUDOS_ERROR_CODES } from '../src/base/error-codes.js';
 
-export { routeTableMarkdown } from '../src/emulator/server/route-table.js';
+export { routeTableMarkdown } from '../packages/kudos-emulator/src/server/route-table.js';
 
 /** KUDOS_ERROR_CODES as Markdown. */
 export function errorTableMarkdown(): string {

@@ -1,5 +1,5 @@
 // npm run docs: writes the generated parts of the READMEs from their one source: the emulator's
-// route table (src/emulator/server/route-table.ts), the error-code table (src/base/error-codes.ts), and the code
+// route table (packages/kudos-emulator/src/server/route-table.ts), the error-code table (src/base/error-codes.ts), and the code
 // examples (docs/snippets/*, type-checked and run by npm test). Each part sits between
 // `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`; the tests fail when a README's part
 // differs from what this script writes.
@@ -63,7 +63,7 @@ const parts = {
 const pages = readdirSync('docs')
   .filter((file) => file.endsWith('.md'))
   .map((file) => `docs/${file}`);
-for (const file of ['README.md', 'src/emulator/README.md', ...pages]) {
+for (const file of ['README.md', 'packages/kudos-emulator/ARCHITECTURE.md', ...pages]) {
   let text;
   try {
     text = readFileSync(file, 'utf8');

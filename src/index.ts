@@ -19,17 +19,13 @@ export {
   type KudosErrorCodeOf,
 } from './base/error-codes.js';
 export {
-  ERROR_CONSTRUCTOR_WARNING,
   KudosApiError,
-  type KudosApiErrorLegacyOptions,
   type KudosApiErrorOptions,
   KudosAuthorizationError,
   type KudosAuthorizationErrorOptions,
   KudosError,
-  type KudosErrorLegacyOptions,
   type KudosErrorOptions,
   KudosTokenError,
-  type KudosTokenErrorLegacyOptions,
   type KudosTokenErrorOptions,
 } from './base/errors.js';
 // The channels' names and messages (each message type is also exported by passport-kudos/otel).

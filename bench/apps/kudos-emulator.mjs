@@ -1,7 +1,7 @@
 // The Kudos emulator as a benchmark target: issues CODES authorization codes up front (written to
 // CODES_FILE), then prints "ready <port>".
 import { writeFileSync } from 'node:fs';
-import { startKudosEmulator } from 'passport-kudos/testing';
+import { startKudosEmulator } from 'kudos-emulator';
 
 const kudos = await startKudosEmulator({
   clients: [{ clientID: 'bench', clientSecret: 'bench-secret', redirectURIs: ['http://127.0.0.1/cb'] }],

@@ -2,7 +2,7 @@
 // real HTTP servers on free ports, no network.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type KudosEmulator, startKudosEmulator } from 'passport-kudos/testing';
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { type KudosNotification, kudosWebhook } from 'passport-kudos/webhook';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 

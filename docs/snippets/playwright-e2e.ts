@@ -4,7 +4,7 @@
 // once (autoLogin), so the test lands logged in without clicking through Kudos pages.
 // Run the emulator for it with `npx kudos-emulator --auto-login alice`, or start it in the test:
 
-import { startKudosEmulator } from 'passport-kudos/testing';
+import { startKudosEmulator } from 'kudos-emulator';
 import { chromium } from 'playwright-core';
 
 const kudos = await startKudosEmulator({ autoLogin: 'alice', port: 4000 });

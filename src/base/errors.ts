@@ -25,42 +25,8 @@ export interface KudosErrorOptions {
 }
 
 /**
- * The second argument of the constructors of 0.x, `new KudosError(message, { code, status })`.
- *
- * @deprecated Use `new KudosError(code, { message, cause })`; the status comes from the error table.
- */
-export interface KudosErrorLegacyOptions {
-  code: string;
-  status: number;
-  cause?: unknown;
-}
-
-/** The code of the warning a constructor called in its 0.x shape gives, once per class. */
-export const ERROR_CONSTRUCTOR_WARNING = 'KUDOS_DEP_ERROR_CONSTRUCTOR';
-
-const warned = new Set<string>();
-
-/**
- * Warns once per class that it was constructed in its 0.x shape, which is still read.
- *
- * @internal
- */
-export function warnLegacyShape(
-  kind: KudosErrorClassName,
-  shape: string,
-  now = 'code, { message, ... }',
-): void {
-  if (warned.has(kind)) return;
-  warned.add(kind);
-  process.emitWarning(
-    `new ${kind}(${shape}) is the old shape of this constructor; use new ${kind}(${now}) (the status comes from the error table). The old shape is still read until the next minor version`,
-    { type: 'DeprecationWarning', code: ERROR_CONSTRUCTOR_WARNING },
-  );
-}
-
-/**
  * What every class hands its base: its name (which rows of the table are its own), the code, and
- * the rest. A legacy call gives its own status.
+ * the rest.
  *
  * @internal
  */
@@ -68,15 +34,10 @@ export interface KudosErrorInit extends KudosErrorOptions {
   kind: KudosErrorClassName;
   code: string;
   httpStatus?: number | undefined;
-  legacyStatus?: number;
 }
 
 function isInit(value: unknown): value is KudosErrorInit {
   return typeof value === 'object' && value !== null && 'kind' in value && 'code' in value;
-}
-
-function isLegacy(value: unknown): value is KudosErrorLegacyOptions {
-  return typeof value === 'object' && value !== null && 'code' in value;
 }
 
 /**
@@ -90,22 +51,15 @@ export class KudosError extends Error {
   readonly status: number;
 
   constructor(code: KudosErrorCodeOf<'KudosError'>, options?: KudosErrorOptions);
-  /** @deprecated Use `new KudosError(code, { message, cause })`; still read until the next minor version. */
-  constructor(message: string, options: KudosErrorLegacyOptions);
   /** @internal */
   constructor(init: KudosErrorInit);
-  constructor(first: string | KudosErrorInit, second?: KudosErrorOptions | KudosErrorLegacyOptions) {
-    let init: KudosErrorInit;
-    if (isInit(first)) init = first;
-    else if (isLegacy(second)) {
-      warnLegacyShape('KudosError', 'message, { code, status }');
-      init = { ...second, kind: 'KudosError', message: first, legacyStatus: second.status };
-    } else init = { ...second, kind: 'KudosError', code: first };
+  constructor(first: string | KudosErrorInit, second?: KudosErrorOptions) {
+    const init: KudosErrorInit = isInit(first) ? first : { ...second, kind: 'KudosError', code: first };
     const message = init.message ?? meaningOf(init.kind, init.code);
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = init.kind;
     this.code = init.code as KudosErrorCode;
-    this.status = init.legacyStatus ?? statusOf(init.kind, init.code, init.httpStatus);
+    this.status = statusOf(init.kind, init.code, init.httpStatus);
   }
 }
 
@@ -163,13 +117,8 @@ export class KudosAuthorizationError extends KudosError {
   /** The `error` value exactly as sent (non-enumerable; may hold anything). */
   declare readonly rawCode: string;
 
-  constructor(error: string, options?: KudosAuthorizationErrorOptions);
-  /** @deprecated Use `new KudosAuthorizationError(error, { description })`; still read until the next minor version. */
-  constructor(error: string, description: string | undefined);
-  constructor(error: string, second?: KudosAuthorizationErrorOptions | string) {
-    if (typeof second === 'string')
-      warnLegacyShape('KudosAuthorizationError', 'error, description', 'error, { description }');
-    const described = typeof second === 'string' ? second : second?.description;
+  constructor(error: string, options?: KudosAuthorizationErrorOptions) {
+    const described = options?.description;
     const code = isCodeOf('KudosAuthorizationError', error) ? error : 'authorization_error';
     const text = described === undefined ? undefined : cleanText(described, MAX_DESCRIPTION);
     super({
@@ -193,16 +142,6 @@ export interface KudosTokenErrorOptions extends KudosErrorOptions {
 }
 
 /**
- * The second argument of the 0.x constructor, `new KudosTokenError(message, { code, status })`.
- *
- * @deprecated Use `new KudosTokenError(code, { message, httpStatus, body })`.
- */
-export interface KudosTokenErrorLegacyOptions extends KudosErrorLegacyOptions {
-  httpStatus?: number;
-  body?: string;
-}
-
-/**
  * The token endpoint could not give a usable answer: it answered an error (`code` is the
  * service's own word, e.g. `INVALID_CLIENT_CRED`, or RFC 6749's, e.g. `invalid_grant`), did not
  * answer in time (`timeout`, 504), could not be reached (`network_error`), or answered something
@@ -222,20 +161,11 @@ export class KudosTokenError extends KudosError {
   /** Raw response body (non-enumerable). */
   declare readonly body: string | undefined;
 
-  constructor(code: KudosErrorCodeOf<'KudosTokenError'>, options?: KudosTokenErrorOptions);
-  /** @deprecated Use `new KudosTokenError(code, { message, httpStatus, body })`; still read until the next minor version. */
-  constructor(message: string, options: KudosTokenErrorLegacyOptions);
-  constructor(first: string, second: KudosTokenErrorOptions | KudosTokenErrorLegacyOptions = {}) {
-    const legacy = isLegacy(second);
-    if (legacy) warnLegacyShape('KudosTokenError', 'message, { code, status }');
-    super(
-      legacy
-        ? { ...second, kind: 'KudosTokenError', message: first, legacyStatus: second.status }
-        : { ...second, kind: 'KudosTokenError', code: first },
-    );
-    this.httpStatus = second.httpStatus;
-    this.serviceCode = legacy ? undefined : second.serviceCode;
-    Object.defineProperty(this, 'body', { value: second.body, enumerable: false });
+  constructor(code: KudosErrorCodeOf<'KudosTokenError'>, options: KudosTokenErrorOptions = {}) {
+    super({ ...options, kind: 'KudosTokenError', code });
+    this.httpStatus = options.httpStatus;
+    this.serviceCode = options.serviceCode;
+    Object.defineProperty(this, 'body', { value: options.body, enumerable: false });
   }
 }
 
@@ -245,17 +175,6 @@ export interface KudosApiErrorOptions extends KudosErrorOptions {
   httpStatus?: number | undefined;
   /** The word the API sent, when it is none of the table's codes (`api_error`). */
   serviceCode?: string | undefined;
-}
-
-/**
- * The third and fourth arguments of the 0.x constructor, `new KudosApiError(code, httpStatus, what, options)`.
- *
- * @deprecated Use `new KudosApiError(code, { message, httpStatus, cause })`.
- */
-export interface KudosApiErrorLegacyOptions {
-  status?: number;
-  cause?: unknown;
-  message?: string;
 }
 
 /**
@@ -272,36 +191,9 @@ export class KudosApiError extends KudosError {
   /** The word the API sent when it is not in the table (then `code` is `api_error`). */
   readonly serviceCode: string | undefined;
 
-  constructor(code: KudosErrorCodeOf<'KudosApiError'>, options?: KudosApiErrorOptions);
-  /** @deprecated Use `new KudosApiError(code, { message, httpStatus, cause })`; still read until the next minor version. */
-  constructor(
-    code: string,
-    httpStatus: number | undefined,
-    what: string,
-    options?: KudosApiErrorLegacyOptions,
-  );
-  constructor(
-    code: string,
-    second?: KudosApiErrorOptions | number,
-    what?: string,
-    legacy: KudosApiErrorLegacyOptions = {},
-  ) {
-    const old = typeof second === 'number' || typeof what === 'string';
-    if (old) warnLegacyShape('KudosApiError', 'code, httpStatus, what, options');
-    const httpStatus = typeof second === 'object' ? second.httpStatus : second;
-    super(
-      old
-        ? {
-            kind: 'KudosApiError',
-            code,
-            httpStatus,
-            message: legacy.message ?? `Kudos API answered HTTP ${httpStatus} ${code} for ${what}`,
-            cause: legacy.cause,
-            legacyStatus: legacy.status ?? httpStatus ?? 502,
-          }
-        : { ...(typeof second === 'object' ? second : {}), kind: 'KudosApiError', code },
-    );
-    this.httpStatus = httpStatus;
-    this.serviceCode = typeof second === 'object' ? second.serviceCode : undefined;
+  constructor(code: KudosErrorCodeOf<'KudosApiError'>, options: KudosApiErrorOptions = {}) {
+    super({ ...options, kind: 'KudosApiError', code });
+    this.httpStatus = options.httpStatus;
+    this.serviceCode = options.serviceCode;
   }
 }

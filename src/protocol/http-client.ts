@@ -5,8 +5,10 @@
 // 20, and the login benchmark's goal is 0.95x passport-oauth2, which uses node:http), and fetch for
 // `client.fetch()`, which promises a Fetch `Response` with fetch's own behaviour (redirects,
 // decoding, `RequestInit`, the caller's `signal`).
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+// The modules themselves, their functions read at each call: a test's HTTP mock (nock) replaces
+// `request` on them, and a named import taken before it was loaded would keep the original.
+import http from 'node:http';
+import https from 'node:https';
 import { isCodeOf, type KudosErrorCodeOf } from '../base/error-codes.js';
 import { KudosApiError, KudosTokenError } from '../base/errors.js';
 import { BodyTooLargeError, readCapped } from '../base/read-capped.js';
@@ -148,7 +150,10 @@ function reasonOf(cause: unknown): string {
 }
 
 // Keep-alive agents: logins, refreshes and lookups reuse their connections.
-const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+const agents = {
+  'http:': new http.Agent({ keepAlive: true }),
+  'https:': new https.Agent({ keepAlive: true }),
+};
 
 /**
  * Sends one request with node:http and reads its whole answer, within `timeoutMs` and `maxBytes`.
@@ -157,7 +162,7 @@ const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new Http
  */
 export function request(call: HttpCall): Promise<HttpAnswer> {
   const url = new URL(call.url);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const send = url.protocol === 'https:' ? https.request : http.request;
   const agent = url.protocol === 'https:' ? agents['https:'] : agents['http:'];
   return new Promise((resolve, reject) => {
     let settled = false;

@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import type OAuth2Strategy from 'passport-oauth2';
 import { isObjectLike } from '../base/guards.js';
 import { checkPositive } from '../base/numbers.js';
-import { renamedOption } from '../base/renamed.js';
+import { refuseOldName } from '../base/renamed.js';
 import { hasCredentials, withoutTrailingSlashes } from '../base/url-path.js';
 import type { ResolvedEndpoints } from '../callback/exchange.js';
 import type { KudosSkipUserProfile } from '../callback/load-profile.js';
@@ -50,8 +50,6 @@ export interface KudosStrategyOptionsBase {
   proxy?: boolean;
   /** Time limit of each token request (and profile request) in milliseconds. Default 10000. */
   timeoutMs?: number;
-  /** @deprecated The old name of `timeoutMs`, still read (with a warning) until the next minor version. */
-  timeout?: number;
   /** Headers sent with every token request, as passport-oauth2's `customHeaders`. */
   customHeaders?: Readonly<Record<string, string | number | readonly string[]>>;
   /**
@@ -221,7 +219,7 @@ export function resolveOptions(input: unknown): ResolvedEndpoints {
     throw new TypeError('KudosStrategy option "fetchProfile" needs the "baseURL" option (or "profileURL")');
   }
   const headers = checkHeaders(options.customHeaders);
-  const timeout = renamedOption(options, 'timeout', 'timeoutMs', 'KudosStrategy');
+  refuseOldName(options, 'timeout', 'timeoutMs', 'KudosStrategy');
   return {
     baseURL,
     authorizationURL: deriveURL(options, 'authorizationURL', 'authURL', KUDOS_PAGES.authorize),
@@ -231,7 +229,7 @@ export function resolveOptions(input: unknown): ResolvedEndpoints {
     profileURL,
     scope: joinScope(options.scope ?? DEFAULT_SCOPE),
     request: {
-      timeout: checkPositive(timeout.value ?? DEFAULT_TIMEOUT_MS, `KudosStrategy option "${timeout.name}"`, {
+      timeout: checkPositive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'KudosStrategy option "timeoutMs"', {
         unit: 'milliseconds',
       }),
       ...(headers === undefined ? {} : { headers }),

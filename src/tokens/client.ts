@@ -1,6 +1,6 @@
 import { KudosApiError, KudosTokenError } from '../base/errors.js';
 import { checkPositive } from '../base/numbers.js';
-import { renamedOption } from '../base/renamed.js';
+import { refuseOldName } from '../base/renamed.js';
 import { type KudosApiCallMessage, traced, traceURL } from '../base/trace.js';
 import { hasCredentials, withoutTrailingSlashes } from '../base/url-path.js';
 import {
@@ -38,8 +38,6 @@ export interface KudosClientOptions {
    * Then the call rejects with `KudosApiError` `timeout` (504); a body still being read is cut off.
    */
   timeoutMs?: number;
-  /** @deprecated The old name of `timeoutMs`, still read (with a warning) until the next minor version. */
-  timeout?: number;
   /**
    * Largest 2xx answer body read, in bytes (default 4 MiB): `client.json()` rejects past it, and the
    * body of a `client.fetch()` answer errors when read past it, with `KudosApiError`
@@ -108,11 +106,13 @@ function checkClientOptions(options: KudosClientOptions): {
       'createKudosClient requires "baseURL", an absolute URL without credentials (or a strategy created with the "baseURL" option)',
     );
   }
-  const given = renamedOption(options, 'timeout', 'timeoutMs', 'createKudosClient');
+  refuseOldName(options, 'timeout', 'timeoutMs', 'createKudosClient');
   const timeout = checkPositive(
-    given.value ?? DEFAULT_TIMEOUT_MS,
-    `createKudosClient option "${given.name}"`,
-    { unit: 'milliseconds' },
+    options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    'createKudosClient option "timeoutMs"',
+    {
+      unit: 'milliseconds',
+    },
   );
   const maxResponseBytes = checkPositive(
     options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
@@ -123,22 +123,19 @@ function checkClientOptions(options: KudosClientOptions): {
 }
 
 /**
- * Creates a client that calls the Kudos API for your users and keeps their tokens alive.
- * Concurrent calls for the same user share one refresh (single flight), and the refresh runs
- * under `lock`, re-reading the store first, so one refresh token is spent once even across
- * processes (docs/kudos-service.md#limits rule a).
+ * The refresh of one user's tokens, once at a time: concurrent callers share one refresh (single
+ * flight), which runs under the lock after reading the store again, so that one refresh token is
+ * spent once even across processes.
  */
-export function createKudosClient(options: KudosClientOptions): KudosClient {
-  const { baseURL: base, timeout, maxResponseBytes } = checkClientOptions(options);
+function singleFlightRefresh(
+  options: KudosClientOptions,
+  lockTtl: number,
+  fresh: (set: KudosTokenSet) => boolean,
+): (userId: string, stale: KudosTokenSet) => Promise<KudosTokenSet> {
   const { strategy, tokens } = options;
   const lock = options.lock ?? new MemoryRefreshLock();
-  const early = options.refreshBeforeMs ?? 60_000;
-  const lockTtl = options.lockTtlMs ?? 30_000;
-  const now = options.now ?? Date.now;
   const inflight = new Map<string, Promise<KudosTokenSet>>();
-  const fresh = (set: KudosTokenSet) => set.expiresAt - early > now();
-
-  function refreshFor(userId: string, stale: KudosTokenSet): Promise<KudosTokenSet> {
+  return (userId, stale) => {
     const running = inflight.get(userId);
     if (running) return running;
     const refreshing = lock
@@ -155,7 +152,22 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
       .finally(() => inflight.delete(userId));
     inflight.set(userId, refreshing);
     return refreshing;
-  }
+  };
+}
+
+/**
+ * Creates a client that calls the Kudos API for your users and keeps their tokens alive.
+ * Concurrent calls for the same user share one refresh (single flight), and the refresh runs
+ * under `lock`, re-reading the store first, so one refresh token is spent once even across
+ * processes (docs/kudos-service.md#limits rule a).
+ */
+export function createKudosClient(options: KudosClientOptions): KudosClient {
+  const { baseURL: base, timeout, maxResponseBytes } = checkClientOptions(options);
+  const { tokens } = options;
+  const early = options.refreshBeforeMs ?? 60_000;
+  const now = options.now ?? Date.now;
+  const fresh = (set: KudosTokenSet) => set.expiresAt - early > now();
+  const refreshFor = singleFlightRefresh(options, options.lockTtlMs ?? 30_000, fresh);
 
   async function tokenSet(userId: string): Promise<KudosTokenSet> {
     const set = await tokens.get(userId);

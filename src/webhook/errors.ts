@@ -1,5 +1,5 @@
 import { KUDOS_ERROR_CODES } from '../base/error-codes.js';
-import { KudosError, type KudosErrorOptions, warnLegacyShape } from '../base/errors.js';
+import { KudosError, type KudosErrorOptions } from '../base/errors.js';
 
 type WebhookRow = Extract<(typeof KUDOS_ERROR_CODES)[number], { error: 'KudosWebhookError' }>;
 
@@ -33,17 +33,7 @@ export class KudosWebhookError extends KudosError {
   /** Dotted path of the offending field, for schema violations. */
   readonly path: string | undefined;
 
-  constructor(code: KudosWebhookErrorCode, options?: KudosWebhookErrorOptions);
-  /** @deprecated Use `new KudosWebhookError(code, { message, path, cause })`; still read until the next minor version. */
-  constructor(code: KudosWebhookErrorCode, message: string, path?: string, cause?: unknown);
-  constructor(
-    code: KudosWebhookErrorCode,
-    second: KudosWebhookErrorOptions | string = {},
-    path?: string,
-    cause?: unknown,
-  ) {
-    if (typeof second === 'string') warnLegacyShape('KudosWebhookError', 'code, message, path, cause');
-    const options = typeof second === 'string' ? { message: second, path, cause } : second;
+  constructor(code: KudosWebhookErrorCode, options: KudosWebhookErrorOptions = {}) {
     super({ kind: 'KudosWebhookError', code, message: options.message, cause: options.cause });
     this.path = options.path;
   }

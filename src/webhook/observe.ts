@@ -4,7 +4,12 @@ import {
   type KudosStoreMethod,
   traced,
 } from '../base/trace.js';
-import type { KudosDedupeStore } from './dedupe.js';
+import type {
+  KudosClaimContext,
+  KudosDedupeStore,
+  KudosKeptNotification,
+  KudosUnreadableKept,
+} from './dedupe.js';
 import type { KudosWebhookError } from './errors.js';
 
 // The receiver's side of the tracing channels (base/trace.ts): one `passport-kudos:notification`
@@ -49,25 +54,44 @@ function storeName(store: KudosDedupeStore): string {
 }
 
 /**
- * Calls one store method as a traced operation. Called inside an async function, so a store that
- * throws synchronously rejects too.
+ * The store with each of its calls traced (`passport-kudos:store`, under the store's class name): the
+ * receiver wraps its store once, so that its flow calls the store and reads straight through. A call
+ * runs inside an async function, so a store that throws synchronously rejects too. The optional
+ * methods are there when the store has them.
  */
-export function storeCall<T>(
-  store: KudosDedupeStore,
-  method: KudosStoreMethod,
-  key: string | undefined,
-  call: () => Promise<T>,
-): Promise<T> {
-  return traced(
-    'store',
-    () => ({ operation: 'store', store: storeName(store), method, ...(key === undefined ? {} : { key }) }),
-    async (message) => {
-      const value = await call();
-      if (message) {
-        message.outcome = 'success';
-        if (method === 'claim' && typeof value === 'string') message.answer = value;
-      }
-      return value;
-    },
-  );
+export function tracedStore(store: KudosDedupeStore): KudosDedupeStore {
+  const name = storeName(store);
+  const call = <T>(method: KudosStoreMethod, key: string | undefined, run: () => Promise<T>): Promise<T> =>
+    traced(
+      'store',
+      () => ({ operation: 'store', store: name, method, ...(key === undefined ? {} : { key }) }),
+      async (message) => {
+        const value = await run();
+        if (message) {
+          message.outcome = 'success';
+          if (method === 'claim' && typeof value === 'string') message.answer = value;
+        }
+        return value;
+      },
+    );
+  const { extend, keep, kept, health } = store;
+  return {
+    keepsOnClaim: store.keepsOnClaim === true,
+    claim: (key, leaseMs, claim) => call('claim', key, () => store.claim(key, leaseMs, claim)),
+    complete: (key, ttlMs, claim) => call('complete', key, () => store.complete(key, ttlMs, claim)),
+    release: (key, claim) => call('release', key, () => store.release(key, claim)),
+    ...(extend && {
+      extend: (key: string, leaseMs: number, claim: KudosClaimContext) =>
+        call('extend', key, () => extend.call(store, key, leaseMs, claim)),
+    }),
+    ...(keep && {
+      keep: (record: KudosKeptNotification, ttlMs: number, unreadable?: KudosUnreadableKept) =>
+        call('keep', record.key, () => keep.call(store, record, ttlMs, unreadable)),
+    }),
+    ...(kept && {
+      kept: (limit: number, unreadable?: KudosUnreadableKept) =>
+        call('kept', undefined, () => kept.call(store, limit, unreadable)),
+    }),
+    ...(health && { health: () => health.call(store) }),
+  };
 }

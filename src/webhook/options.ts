@@ -1,6 +1,6 @@
 import { checkPositive } from '../base/numbers.js';
 import { MIN_WEBHOOK_SECRET_LENGTH } from '../base/redact.js';
-import { renamedOption } from '../base/renamed.js';
+import { refuseOldName } from '../base/renamed.js';
 import type { WebhookRequest } from './body.js';
 import type { KudosConfirmer } from './confirm.js';
 import type { KudosDedupeStore } from './dedupe.js';
@@ -61,8 +61,6 @@ export interface KudosWebhookOptions {
    * `status()`, how old a record `reconcile()` processes); default `Date.now` (tests).
    */
   now?: () => number;
-  /** @deprecated The old name of `maxBodyBytes`, still read (with a warning) until the next minor version. */
-  limit?: number;
   /** Accept only this `tx.amount.denom` (422 `unexpected_denom` otherwise). */
   denom?: string;
   /** Told of every refused or failed delivery, redrive or reconcile (for logging). Never given secrets. */
@@ -107,8 +105,8 @@ function checkOptions(options: KudosWebhookOptions): readonly string[] | undefin
     throw new TypeError('kudosWebhook requires an "onNotification" function');
   }
   const secrets = checkSecrets(options.secret);
+  refuseOldName(options, 'limit', 'maxBodyBytes', 'kudosWebhook');
   for (const name of [
-    'limit',
     'maxBodyBytes',
     'dedupeTtlMs',
     'leaseMs',
@@ -135,9 +133,7 @@ export function resolveReceiverOptions(options: KudosWebhookOptions) {
   return {
     secrets,
     store: options.store ?? new MemoryDedupeStore(),
-    limit:
-      (renamedOption(options, 'limit', 'maxBodyBytes', 'kudosWebhook').value as number | undefined) ??
-      DEFAULT_WEBHOOK_LIMIT,
+    limit: options.maxBodyBytes ?? DEFAULT_WEBHOOK_LIMIT,
     ttlMs: options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS,
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,

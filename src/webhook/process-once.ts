@@ -8,7 +8,6 @@ import {
   type KudosKeptNotification,
 } from './dedupe.js';
 import { KudosWebhookError, keptUnreadable } from './errors.js';
-import { storeCall } from './observe.js';
 
 /** Timing of {@link processOnce}. */
 interface ProcessOnceOptions {
@@ -91,7 +90,7 @@ function keepLease(
   if (!extend) return () => undefined;
   const timer = setInterval(
     () => {
-      storeCall(store, 'extend', key, () => extend(key, leaseMs, claim)).catch((cause: unknown) =>
+      extend(key, leaseMs, claim).catch((cause: unknown) =>
         report(storeError('could not renew the processing lease', cause)),
       );
     },
@@ -131,7 +130,7 @@ export async function processOnce(
     token: randomBytes(16).toString('base64url'),
     trusted: options.trusted,
   };
-  const keeper = new Keeper(store, key, options);
+  const keeper = new Keeper(store, options);
   const claimed = await claimKey(store, key, options, holder, keeper);
   if (claimed === 'done') return 'duplicate';
   if (claimed === 'processing') {
@@ -145,7 +144,7 @@ export async function processOnce(
 
 /** Releases a claim, and again for a while if the store does not answer (a failover). */
 function releaseHolder(store: KudosDedupeStore, key: string, holder: KudosClaimContext): Promise<void> {
-  const release = () => storeCall(store, 'release', key, () => store.release(key, holder));
+  const release = () => store.release(key, holder);
   return release().catch(() => retryLater(release, () => undefined));
 }
 
@@ -163,7 +162,7 @@ async function claimKey(
 ): Promise<KudosClaimResult> {
   const claim = keeper.claimContext(holder);
   try {
-    return readClaim(await storeCall(store, 'claim', key, () => store.claim(key, options.leaseMs, claim)));
+    return readClaim(await store.claim(key, options.leaseMs, claim));
   } catch (cause) {
     void releaseHolder(store, key, holder);
     if (cause instanceof DedupeStoreFullError) throw storeError(cause.message, cause);
@@ -194,7 +193,6 @@ class Keeper {
 
   constructor(
     private readonly store: KudosDedupeStore,
-    private readonly key: string,
     private readonly options: ProcessOnceOptions,
   ) {
     this.atClaim =
@@ -239,10 +237,9 @@ class Keeper {
     const lastError = error === undefined ? null : describeError(error);
     const trusted = this.trustedNow();
     this.keptYet = true;
-    await storeCall(this.store, 'keep', this.key, () =>
-      method({ ...base, trusted, attempts, lastError }, this.options.ttlMs, this.unreadable),
-    ).catch((cause: unknown) =>
-      this.options.report(storeError('could not keep the notification for redrive', cause)),
+    await method({ ...base, trusted, attempts, lastError }, this.options.ttlMs, this.unreadable).catch(
+      (cause: unknown) =>
+        this.options.report(storeError('could not keep the notification for redrive', cause)),
     );
   }
 }
@@ -294,7 +291,7 @@ async function markDone(
   options: ProcessOnceOptions,
   holder: KudosClaimContext,
 ): Promise<void> {
-  const complete = () => storeCall(store, 'complete', key, () => store.complete(key, options.ttlMs, holder));
+  const complete = () => store.complete(key, options.ttlMs, holder);
   await complete().catch((cause: unknown) => {
     const stopHolding = keepLease(store, key, options.leaseMs, holder, () => undefined);
     retryLater(

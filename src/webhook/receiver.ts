@@ -3,7 +3,7 @@ import type { KudosNotificationMessage } from '../base/trace.js';
 import { readDeliveryBody, type WebhookRequest } from './body.js';
 import type { KudosDedupeStore, KudosUnprocessedNotification } from './dedupe.js';
 import { KudosWebhookError } from './errors.js';
-import { observeNotification, recordFailure } from './observe.js';
+import { observeNotification, recordFailure, tracedStore } from './observe.js';
 import { type KudosWebhookOptions, resolveReceiverOptions } from './options.js';
 import { type PipelineSettings, runNotification } from './pipeline.js';
 import { asHandlerError } from './process-once.js';
@@ -85,6 +85,9 @@ export interface KudosReceiver {
   status(): Promise<KudosWebhookStatus>;
 }
 
+/** The recovery half of a receiver, defined once for every adapter (and kudosPayments()). */
+export type KudosRecovery = Pick<KudosReceiver, 'unprocessed' | 'redrive' | 'reconcile' | 'status'>;
+
 /** What adapters need of a receiver beyond its public face. @internal */
 export interface ReceiverInternals extends KudosReceiver {
   /** The secrets, to redact a request with; undefined with `secret: false`. */
@@ -124,25 +127,72 @@ export function kudosReceiver(options: KudosWebhookOptions): KudosReceiver {
   return createReceiver(options);
 }
 
+/** `onError` as the receiver calls it: a store's refusal told once, not at every delivery it refuses. */
+function errorReporter(onError: KudosWebhookOptions['onError']) {
+  /** The store's last refusal told (a Redis that may evict). */
+  let unusableTold: string | undefined;
+  return {
+    report(error: KudosWebhookError, req: WebhookRequest | undefined): void {
+      if (error.cause instanceof KudosError && error.cause.code === 'store_unusable') {
+        if (error.message === unusableTold) return;
+        unusableTold = error.message;
+      }
+      try {
+        onError?.(error, req);
+      } catch {
+        // A logger that throws must not change the answer.
+      }
+    },
+    /** The store works again: a new refusal is told again. */
+    storeWorks(): void {
+      unusableTold = undefined;
+    },
+  };
+}
+
+/** The answer to a refused delivery: its status, the headers that go with it, the code and the path. */
+function refusal(error: KudosWebhookError): KudosWebhookAnswer {
+  const headers: Record<string, string> = {};
+  if (error.code === 'method_not_allowed') headers.allow = 'POST';
+  if (error.code === 'payload_too_large' || error.code === 'body_timeout') headers.connection = 'close';
+  if (error.status === 503 || error.status === 409) headers['retry-after'] = RETRY_AFTER_S;
+  const body = { error: error.message, code: error.code, ...(error.path ? { path: error.path } : {}) };
+  return { ...json(error.status, body, headers), error };
+}
+
+/**
+ * What a receiver recovers with and reports, the same for every adapter: the notifications it kept,
+ * their redrive, the reconcile of the shop's history, and its health (`lastNotificationAt`: when a
+ * notification that passed the secret check last arrived).
+ */
+function recoveryOf(settings: PipelineSettings, lastNotificationAt: () => number | null): KudosRecovery {
+  const store = settings.store;
+  return {
+    unprocessed: () => listUnprocessed(store, settings.report),
+    redrive: () => redrive(settings),
+    reconcile: (args) => reconcile(settings, args),
+    // A record the store cannot read is told by unprocessed() and redrive(), not at every health poll.
+    status: () =>
+      readStatus(
+        async () => {
+          // A store that reads but refuses writes (a full Redis) is not ok: new payments meet 503.
+          await (store as KudosDedupeStore).health?.();
+          return (await listUnprocessed(store, () => undefined)).map((n) => ({ since: n.receivedAt }));
+        },
+        lastNotificationAt(),
+        settings.now(),
+      ),
+  };
+}
+
 /** @internal {@link kudosReceiver}, with what the adapters need. */
 export function createReceiver(options: KudosWebhookOptions): ReceiverInternals {
   const resolved = resolveReceiverOptions(options);
   const { secrets, limit, store } = resolved;
-  /** The store's last refusal told (a Redis that may evict): told once, not at every delivery it refuses. */
-  let unusableTold: string | undefined;
-  const onError = (error: KudosWebhookError, req: WebhookRequest | undefined): void => {
-    if (error.cause instanceof KudosError && error.cause.code === 'store_unusable') {
-      if (error.message === unusableTold) return;
-      unusableTold = error.message;
-    }
-    try {
-      options.onError?.(error, req);
-    } catch {
-      // A logger that throws must not change the answer.
-    }
-  };
+  const errors = errorReporter(options.onError);
   const settings: PipelineSettings = {
-    store,
+    // Wrapped once: every call the receiver, redrive and reconcile make to it is traced.
+    store: tracedStore(store),
     now: resolved.now,
     ttlMs: resolved.ttlMs,
     leaseMs: resolved.leaseMs,
@@ -150,19 +200,14 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
     denom: options.denom,
     confirm: options.confirm,
     onNotification: options.onNotification,
-    report: onError,
+    report: errors.report,
   };
   /** When a notification that passed the secret check last arrived (forged traffic does not count). */
   let lastNotificationAt: number | null = null;
 
   function refuse(error: KudosWebhookError, req?: WebhookRequest): KudosWebhookAnswer {
-    onError(error, req);
-    const headers: Record<string, string> = {};
-    if (error.code === 'method_not_allowed') headers.allow = 'POST';
-    if (error.code === 'payload_too_large' || error.code === 'body_timeout') headers.connection = 'close';
-    if (error.status === 503 || error.status === 409) headers['retry-after'] = RETRY_AFTER_S;
-    const body = { error: error.message, code: error.code, ...(error.path ? { path: error.path } : {}) };
-    return { ...json(error.status, body, headers), error };
+    errors.report(error, req);
+    return refusal(error);
   }
 
   async function accept(
@@ -192,7 +237,7 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
       req,
       message,
     });
-    unusableTold = undefined; // the store works again: a new refusal is told again
+    errors.storeWorks();
     const body: KudosWebhookAnswerBody =
       outcome === 'duplicate'
         ? { ok: true, duplicate: true, key: notification.key }
@@ -200,7 +245,7 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
     return { ...json(200, body), notification };
   }
 
-  const receiver: ReceiverInternals = {
+  return {
     secrets,
     limit,
     store,
@@ -223,20 +268,6 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
       });
       return answer;
     },
-    unprocessed: () => listUnprocessed(store, settings.report),
-    redrive: () => redrive(settings),
-    reconcile: (args) => reconcile(settings, args),
-    // A record the store cannot read is told by unprocessed() and redrive(), not at every health poll.
-    status: () =>
-      readStatus(
-        async () => {
-          // A store that reads but refuses writes (a full Redis) is not ok: new payments meet 503.
-          await (store as KudosDedupeStore).health?.();
-          return (await listUnprocessed(store, () => undefined)).map((n) => ({ since: n.receivedAt }));
-        },
-        lastNotificationAt,
-        resolved.now(),
-      ),
+    ...recoveryOf(settings, () => lastNotificationAt),
   };
-  return receiver;
 }

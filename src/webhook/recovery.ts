@@ -1,6 +1,6 @@
 import type { KudosDedupeStore, KudosKeptNotification, KudosUnprocessedNotification } from './dedupe.js';
 import { keptUnreadable } from './errors.js';
-import { observeNotification, storeCall } from './observe.js';
+import { observeNotification } from './observe.js';
 import { type PipelineSettings, runNotification } from './pipeline.js';
 import { asHandlerError } from './process-once.js';
 
@@ -33,7 +33,7 @@ function keptOf(
   }
   const unreadable = (key: string, reason: string) =>
     report(keptUnreadable(key, reason, 'skipped'), undefined);
-  return (limit) => storeCall(store, 'kept', undefined, () => kept(limit, unreadable));
+  return (limit) => kept(limit, unreadable);
 }
 
 /** The notifications that passed verification and were not processed (failed, timed out, or cut off by a crash). */

@@ -17,6 +17,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 // fails it, and every file it names exists.
 const architecture = readFileSync('ARCHITECTURE.md', 'utf8');
 const checker = resolve('scripts/check-imports.mjs');
+const EMULATOR_SRC = 'packages/kudos-emulator/src';
 
 describe('the layers', () => {
   const copies: string[] = [];
@@ -24,12 +25,13 @@ describe('the layers', () => {
     for (const dir of copies) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Runs check-imports on a copy of src/ with `line` appended to `file`. */
+  /** Runs check-imports on a copy of src/ and of the emulator's src/ with `line` appended to `file`. */
   function checkWith(file: string, line: string): { status: number | null; stderr: string } {
-    const dir = mkdtempSync(join(tmpdir(), 'layers-'));
+    const dir = mkdtempSync(join(tmpdir(), 'kudos-layers-'));
     copies.push(dir);
     cpSync('src', join(dir, 'src'), { recursive: true });
-    appendFileSync(join(dir, 'src', file), `\n${line}\n`);
+    cpSync(EMULATOR_SRC, join(dir, EMULATOR_SRC), { recursive: true });
+    appendFileSync(join(dir, file.startsWith('packages/') ? '' : 'src', file), `\n${line}\n`);
     const run = spawnSync(process.execPath, [checker], { cwd: dir, encoding: 'utf8' });
     return { status: run.status, stderr: run.stderr };
   }
@@ -41,7 +43,6 @@ describe('the layers', () => {
   it.each([
     ['base/guards.ts', "import type { KudosStrategy } from '../strategy/strategy.js';", 'strategy'],
     ['protocol/limits.ts', "import type { KudosTokenSet } from '../tokens/token-set.js';", 'tokens'],
-    ['emulator/ids.ts', "import type { KudosNotification } from '../webhook/types.js';", 'webhook'],
     ['tokens/lock.ts', "import type { KudosNotification } from '../webhook/types.js';", 'webhook'],
     ['webhook/types.ts', "export type { KudosTokenSet } from '../tokens/token-set.js';", 'tokens'],
   ])('refuse %s importing upwards or sideways', (file, line, room) => {
@@ -49,6 +50,25 @@ describe('the layers', () => {
     expect(status).toBe(1);
     expect(stderr).toContain(`src/${file}`);
     expect(stderr).toContain(`(${room})`);
+  });
+
+  it.each([
+    [
+      `${EMULATOR_SRC}/model/ids.ts`,
+      "import type { KudosNotification } from '../../../../src/webhook/types.js';",
+      'outside its package',
+    ],
+    [
+      `${EMULATOR_SRC}/model/ids.ts`,
+      "import type { KudosNotification } from 'passport-kudos/webhook';",
+      'node: modules and',
+    ],
+    ['index.ts', "export { startKudosEmulator } from 'kudos-emulator';", 'never imports the emulator'],
+  ])('refuse %s crossing the package boundary: %s', (file, line, reason) => {
+    const { status, stderr } = checkWith(file, line);
+    expect(status).toBe(1);
+    expect(stderr).toContain(file);
+    expect(stderr).toContain(reason);
   });
 
   it('refuse a cycle inside a layer', () => {
@@ -63,17 +83,17 @@ describe('the layers', () => {
 });
 
 describe('ARCHITECTURE.md', () => {
-  it("names every folder of src/ in its table of layers (the emulator's own, in its README)", () => {
+  it("names every folder of src/ in its table of layers (the emulator's own, in its package's ARCHITECTURE.md)", () => {
     const folders = (dir: string): string[] =>
       readdirSync(dir).flatMap((name) => {
         const path = join(dir, name);
         return statSync(path).isDirectory() ? [path, ...folders(path)] : [];
       });
-    const emulatorReadme = readFileSync('src/emulator/README.md', 'utf8');
-    for (const folder of folders('src/emulator')) {
-      expect(emulatorReadme, folder).toContain(`\`${folder.slice('src/emulator/'.length)}/`);
+    const emulatorReadme = readFileSync('packages/kudos-emulator/ARCHITECTURE.md', 'utf8');
+    for (const folder of folders('packages/kudos-emulator/src')) {
+      expect(emulatorReadme, folder).toContain(`\`${folder.slice('packages/kudos-emulator/src/'.length)}/`);
     }
-    for (const folder of folders('src').filter((f) => !f.startsWith('src/emulator/'))) {
+    for (const folder of folders('src')) {
       expect(architecture, folder).toContain(`\`${folder}/\``);
     }
   });
@@ -81,7 +101,7 @@ describe('ARCHITECTURE.md', () => {
   it('names only files that exist', () => {
     const named = [
       ...architecture.matchAll(
-        /`(src\/[\w/.-]+\.ts|docs\/[\w.-]+\.md|scripts\/[\w.-]+\.mjs|test\/[\w/.-]+\.ts)/g,
+        /`((?:packages\/kudos-emulator\/)?(?:src|test)\/[\w/.-]+\.ts|docs\/[\w.-]+\.md|scripts\/[\w.-]+\.mjs|test\/[\w/.-]+\.ts)/g,
       ),
     ];
     expect(named.length).toBeGreaterThan(20);

@@ -1,7 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
+import * as emulator from 'kudos-emulator';
 import { describe, expect, it } from 'vitest';
 import { errorTableMarkdown } from '../../scripts/doc-tables.js';
+import * as contract from '../../src/contract/index.js';
 import * as main from '../../src/index.js';
 import * as otel from '../../src/otel/index.js';
 import * as redis from '../../src/redis/index.js';
@@ -138,8 +140,8 @@ describe('README.md', () => {
 describe('the guide: README.md, CONTRIBUTING.md and docs/', () => {
   // A value an entry point exports is public: the guide says what it is for.
   it.each(
-    Object.entries({ main, webhook, redis, sqlite, testing, otel }).flatMap(([entry, values]) =>
-      Object.keys(values).map((name) => [entry, name]),
+    Object.entries({ main, webhook, redis, sqlite, testing, otel, contract, emulator }).flatMap(
+      ([entry, values]) => Object.keys(values).map((name) => [entry, name]),
     ),
   )("documents the %s entry point's %s", (_, name) => {
     expect(GUIDE.map(text).join('\n')).toMatch(new RegExp(`\\b${name}\\b`));

@@ -2,19 +2,21 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
+import { authURLOf, type StartedEmulator, startCli } from '../helpers/cli.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { passAuthorization } from '../helpers/emulator-user.js';
 import { freePort } from '../helpers/free-port.js';
 import { type PackedApp, packedApp, run, STRICT_APP_COMPILER_OPTIONS } from '../helpers/packed-app.js';
 
-// A new user's first hour: the packed tarball installed into a fresh app outside the repository,
-// the README's quick start (docs/snippets) compiled with strict TypeScript (NodeNext, skipLibCheck
-// false) and run, in ESM TypeScript and in CommonJS, logging in over HTTP against the emulator.
-describe('the README quick start in a fresh app that installs the packed tarball', () => {
+// A new user's first hour: both packed tarballs (passport-kudos and kudos-emulator) installed into a
+// fresh app outside the repository, the README's quick start (docs/snippets) compiled with strict
+// TypeScript (NodeNext, skipLibCheck false) and run, in ESM TypeScript and in CommonJS, logging in
+// over HTTP against the packed emulator's command; the README's vitest example pays against its module.
+describe('the README quick start in a fresh app that installs the packed tarballs', () => {
   let packed: PackedApp;
   let app: string;
-  let kudos: KudosEmulator;
+  let emulator: StartedEmulator;
+  let kudos: { authURL: string; baseURL: string };
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
@@ -43,20 +45,18 @@ describe('the README quick start in a fresh app that installs the packed tarball
     copyFileSync('docs/snippets/profile-hooks.ts', join(app, 'profile-hooks.ts'));
     copyFileSync('docs/snippets/emulator-test.ts', join(app, 'kudos.test.ts'));
     copyFileSync('docs/snippets/quickstart.cjs', join(app, 'server.cjs'));
-    kudos = await startKudosEmulator({
-      clients: [
-        {
-          clientID: 'kudos-demo-client',
-          clientSecret: 'kudos-demo-secret',
-          redirectURIs: ['http://localhost/auth/kudos/callback'],
-        },
-      ],
-    });
+    // The packed emulator's command, as `npx kudos-emulator` runs it in the app: its demo client
+    // takes the quick start's callback on any loopback port.
+    emulator = startCli(['--port', '0'], [], join(app, 'node_modules', '.bin', 'kudos-emulator'));
+    const authURL = authURLOf(await emulator.output);
+    expect(authURL, 'the packed emulator printed its authURL').toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    kudos = { authURL, baseURL: `${authURL}/api` };
   }, 300_000);
 
   afterAll(async () => {
     for (const child of children) child.kill('SIGTERM');
-    await kudos?.close();
+    emulator?.child.kill('SIGTERM');
+    await emulator?.exit;
     packed.remove();
   });
 

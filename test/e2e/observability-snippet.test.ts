@@ -1,5 +1,5 @@
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { compile, runSnippet, SNIPPET_SECRET } from '../helpers/snippets.js';

@@ -1,5 +1,5 @@
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { freePort } from '../helpers/free-port.js';
 import { compile, runSnippet } from '../helpers/snippets.js';

@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { BROWSER_WAIT_MS, launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { freePort } from '../helpers/free-port.js';
@@ -304,7 +304,7 @@ describeSqlite("the README's try-it block, its lines run as written (on free por
         'sh',
         [
           '-c',
-          `${here(emulatorLine as string).replace('npx kudos-emulator', `"${process.execPath}" dist/cjs/emulator/cli.js`)} --port ${emulatorPort} --quiet`,
+          `${here(emulatorLine as string).replace('npx kudos-emulator', `"${process.execPath}" packages/kudos-emulator/dist/cjs/cli.js`)} --port ${emulatorPort} --quiet`,
         ],
         { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
       );

@@ -14,6 +14,8 @@ const ENTRY_POINTS = [
   'passport-kudos/sqlite',
   'passport-kudos/testing',
   'passport-kudos/otel',
+  'passport-kudos/contract',
+  'kudos-emulator',
 ];
 const COMPILERS = [
   ['TypeScript 7', 'typescript'],

@@ -1,5 +1,5 @@
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import type { KudosPaidOrder } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { payLink } from '../helpers/pay-link.js';

@@ -1,6 +1,6 @@
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KudosStrategyOptions } from '../../src/index.js';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { passAuthorization, signInAt } from '../helpers/emulator-user.js';
 

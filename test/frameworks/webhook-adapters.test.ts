@@ -65,7 +65,12 @@ interface Answer {
 }
 
 function options(): KudosWebhookOptions {
-  return { secret: SECRET, store: new MemoryDedupeStore(), limit: LIMIT, onNotification: () => undefined };
+  return {
+    secret: SECRET,
+    store: new MemoryDedupeStore(),
+    maxBodyBytes: LIMIT,
+    onNotification: () => undefined,
+  };
 }
 
 /** Sends one row to `base` (the receiver's URL without a query) over HTTP. */

@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 /** The command as installed: the built bin of package.json (npm test builds before testing). */
-export const CLI = join(process.cwd(), 'dist/cjs/emulator/cli.js');
+export const CLI = join(process.cwd(), 'packages/kudos-emulator/dist/cjs/cli.js');
 
 /** A started `kudos-emulator`: its process, its output once the banner is complete, its exit. */
 export interface StartedEmulator {
@@ -12,12 +12,13 @@ export interface StartedEmulator {
 }
 
 /**
- * Starts the real bin (through `prefix`, a command such as `unshare --pid --fork`, when given);
- * `output` resolves when the banner is printed, or the process ends.
+ * Starts the real bin (through `prefix`, a command such as `unshare --pid --fork`, when given; `bin`:
+ * another install's, such as a packed tarball's); `output` resolves when the banner is printed, or the
+ * process ends.
  */
-export function startCli(args: string[], prefix: string[] = []): StartedEmulator {
+export function startCli(args: string[], prefix: string[] = [], bin = CLI): StartedEmulator {
   const [command = process.execPath, ...before] = prefix.length ? prefix : [process.execPath];
-  const argv = prefix.length ? [...before, process.execPath, CLI, ...args] : [CLI, ...args];
+  const argv = prefix.length ? [...before, process.execPath, bin, ...args] : [bin, ...args];
   const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

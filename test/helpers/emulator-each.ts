@@ -1,9 +1,5 @@
+import { type KudosEmulator, type KudosEmulatorOptions, startKudosEmulator } from 'kudos-emulator';
 import { afterEach } from 'vitest';
-import {
-  type KudosEmulator,
-  type KudosEmulatorOptions,
-  startKudosEmulator,
-} from '../../src/testing/index.js';
 import { startWebhookSink, type WebhookSink } from './webhook-sink.js';
 
 /**

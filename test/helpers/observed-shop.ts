@@ -1,11 +1,11 @@
 import http from 'node:http';
-import { KudosStrategy, type KudosStrategyOptionsBase } from '../../src/index.js';
 import {
   type EmulatorClient,
   type KudosEmulator,
   type KudosEmulatorOptions,
   startKudosEmulator,
-} from '../../src/testing/index.js';
+} from 'kudos-emulator';
+import { KudosStrategy, type KudosStrategyOptionsBase } from '../../src/index.js';
 import type { KudosWebhookHandler } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from './emulator-user.js';
 import { type Listening, listenLocal } from './listen.js';

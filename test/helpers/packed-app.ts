@@ -25,28 +25,36 @@ export interface PackedApp {
   remove(): void;
 }
 
-/** Packs this package (as `npm publish` would) and installs it, with `dependencies`, into a new app. */
-export function packedApp(name: string, dependencies: string[]): PackedApp {
-  const work = mkdtempSync(join(tmpdir(), `passport-kudos-${name}-`));
+/** The workspace's two packages, each packed from its folder as `npm publish` would. */
+const PACKAGES = ['.', 'packages/kudos-emulator'];
+
+/** Packs the package in `folder` into `work`; answers the tarball's path. */
+function pack(folder: string, work: string): string {
   // npm test built dist/ already, and `prepack` would rebuild it (emptying it first) under the tests
   // running beside this one; npm runs it even with --ignore-scripts, so the build is told to keep the
   // one there (KUDOS_PACK_BUILT). scripts/check-package.mjs packs with a fresh build, after them.
   const [packed] = JSON.parse(
     execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], {
-      cwd: process.cwd(),
+      cwd: join(process.cwd(), folder),
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 240_000,
       env: { ...process.env, KUDOS_PACK_BUILT: '1' },
     }),
   );
+  return join(work, packed.filename);
+}
+
+/**
+ * Packs both packages (passport-kudos and kudos-emulator) and installs them from their tarballs, with
+ * `dependencies`, into a new app: as a user installs them from npm.
+ */
+export function packedApp(name: string, dependencies: string[]): PackedApp {
+  const work = mkdtempSync(join(tmpdir(), `passport-kudos-${name}-`));
+  const tarballs = PACKAGES.map((folder) => pack(folder, work));
   const dir = join(work, 'app');
   mkdirSync(dir);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
-  run(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, packed.filename), ...dependencies],
-    dir,
-  );
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs, ...dependencies], dir);
   return { dir, remove: () => rmSync(work, { recursive: true, force: true }) };
 }

@@ -1,4 +1,4 @@
-import type { KudosEmulator } from '../../src/testing/index.js';
+import type { KudosEmulator } from 'kudos-emulator';
 
 /**
  * Pays a widget link as the payer `from` would, through the widget's own checks, after letting

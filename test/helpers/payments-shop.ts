@@ -1,10 +1,6 @@
 import http from 'node:http';
+import { type KudosEmulator, type KudosEmulatorOptions, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import {
-  type KudosEmulator,
-  type KudosEmulatorOptions,
-  startKudosEmulator,
-} from '../../src/testing/index.js';
 import {
   type KudosPaidOrder,
   type KudosPaymentException,

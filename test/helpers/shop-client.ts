@@ -1,4 +1,4 @@
-import type { KudosEmulator } from '../../src/testing/index.js';
+import type { KudosEmulator } from 'kudos-emulator';
 import { CookieClient, locationOf } from './cookie-client.js';
 import { exchangeCode, PAYMENT_USERS, passAuthorization } from './emulator-user.js';
 

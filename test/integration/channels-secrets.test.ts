@@ -1,7 +1,7 @@
 import http from 'node:http';
+import type { KudosEmulator } from 'kudos-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKudosClient, type KudosTokenSet } from '../../src/index.js';
-import type { KudosEmulator } from '../../src/testing/index.js';
 import { kudosWebhook, MemoryDedupeStore } from '../../src/webhook/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { passAuthorization } from '../helpers/emulator-user.js';

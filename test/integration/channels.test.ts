@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKudosClient, KUDOS_TRACE_CHANNELS, type KudosTokenSet } from '../../src/index.js';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import {
   cosmosConfirmer,
   type KudosDedupeStore,

@@ -13,9 +13,9 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import type { KudosEmulator } from 'kudos-emulator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type KudosInstrumentation, kudosOpenTelemetry } from '../../src/otel/index.js';
-import type { KudosEmulator } from '../../src/testing/index.js';
 import { cosmosConfirmer, kudosWebhook, MemoryDedupeStore } from '../../src/webhook/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { PAYMENT_USERS, passAuthorization } from '../helpers/emulator-user.js';

@@ -1,13 +1,13 @@
+import { DEMO_CLIENT, type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { notificationBody } from '../../packages/kudos-emulator/src/model/tx-record.js';
+import { API_PREFIX, ROUTES } from '../../packages/kudos-emulator/src/server/route-table.js';
 import { KUDOS_ERROR_CODES } from '../../src/base/error-codes.js';
-import { notificationBody } from '../../src/emulator/model/tx-record.js';
-import { API_PREFIX, ROUTES } from '../../src/emulator/server/route-table.js';
 import { KUDOS_API, KUDOS_CHAIN, KUDOS_PAGES } from '../../src/protocol/endpoints.js';
 import { profileFromResponse } from '../../src/protocol/profile.js';
 import { readServiceError, SERVICE_ERRORS } from '../../src/protocol/service-errors.js';
 import { PROFILE_FIELDS, validateTokenResponse } from '../../src/protocol/token-response.js';
 import { TX_STATUSES } from '../../src/protocol/transaction.js';
-import { DEMO_CLIENT, type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { parseKudosNotification } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dedupeKeys, KEPT_SHARDS, shardKeys } from '../../src/redis/dedupe-keys.js';
@@ -10,7 +11,6 @@ import {
   RedisRefreshLock,
   RedisTokenStore,
 } from '../../src/redis/index.js';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { type KudosWebhookHandler, kudosWebhook } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../helpers/listen.js';

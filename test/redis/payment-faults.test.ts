@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dedupeKeys } from '../../src/redis/dedupe-keys.js';
 import { RedisDedupeStore } from '../../src/redis/index.js';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { type KudosWebhookHandler, kudosWebhook } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../helpers/listen.js';

@@ -1,8 +1,8 @@
 import http from 'node:http';
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisDedupeStore, RedisOrderStore, RedisTokenStore } from '../../src/redis/index.js';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import {
   type KudosNotification,
   type KudosWebhookError,

@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { SqliteDedupeStore } from '../../src/sqlite/index.js';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { type KudosKeptNotification, kudosWebhook } from '../../src/webhook/index.js';
 import { type ChildApp, startChildApp } from '../helpers/child-app.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';

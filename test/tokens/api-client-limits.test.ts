@@ -195,15 +195,15 @@ describe('createKudosClient limits (hardening)', () => {
     await expect(locked.fetch('alice', '/v1/me')).rejects.toThrow('lock server down');
   });
 
-  it('refuses a timeout that is not a positive number', () => {
-    for (const timeout of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+  it('refuses a timeoutMs that is not a positive number', () => {
+    for (const timeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(() =>
         createKudosClient({
           strategy: strategyFor('http://k.test/api'),
           tokens: new MemoryTokenStore(),
-          timeout,
+          timeoutMs,
         }),
-      ).toThrow(/"timeout"/);
+      ).toThrow(/"timeoutMs"/);
     }
   });
 });

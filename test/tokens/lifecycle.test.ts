@@ -1,3 +1,4 @@
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import nock from 'nock';
 import passport from 'passport';
 import refreshLib from 'passport-oauth2-refresh';
@@ -14,7 +15,6 @@ import {
   toTokenSet,
   validateTokenResponse,
 } from '../../src/index.js';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { exchangeCode, passAuthorization } from '../helpers/emulator-user.js';
 import { startApp, type TestApp } from '../helpers/express-app.js';

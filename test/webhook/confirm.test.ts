@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { cosmosConfirmer, type KudosNotification } from '../../src/webhook/index.js';
 import { chainServer, msgSend, WALLETS } from '../helpers/chain-answer.mjs';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';

@@ -1,5 +1,5 @@
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { sampleNotification } from '../helpers/notifications.js';
 import { deliver, startWebhookApp, type WebhookApp } from '../helpers/webhook-app.js';

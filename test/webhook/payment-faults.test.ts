@@ -1,12 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import { type KudosEmulator, type KudosEmulatorOptions, startKudosEmulator } from 'kudos-emulator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKudosClient, KudosStrategy, MemoryTokenStore } from '../../src/index.js';
-import {
-  type KudosEmulator,
-  type KudosEmulatorOptions,
-  startKudosEmulator,
-} from '../../src/testing/index.js';
 import {
   cosmosConfirmer,
   type KudosClaimContext,

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import net from 'node:net';
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisDedupeStore } from '../../src/redis/index.js';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import {
   cosmosConfirmer,
   type KudosNotification,

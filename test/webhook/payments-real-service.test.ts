@@ -1,6 +1,6 @@
+import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkAddress } from '../../src/protocol/address.js';
-import { type KudosEmulator, startKudosEmulator } from '../../src/testing/index.js';
 import { cosmosConfirmer, type KudosPaymentsOptions, kudosPayments } from '../../src/webhook/index.js';
 import { WALLETS } from '../helpers/chain-answer.mjs';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';

@@ -1,9 +1,5 @@
+import { type KudosEmulator, type KudosEmulatorOptions, startKudosEmulator } from 'kudos-emulator';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type KudosEmulator,
-  type KudosEmulatorOptions,
-  startKudosEmulator,
-} from '../../src/testing/index.js';
 import { cosmosConfirmer, type KudosNotification } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { sampleNotification, withTx } from '../helpers/notifications.js';

@@ -74,8 +74,6 @@ export interface KudosPaymentsOptions {
   bodyTimeoutMs?: number;
   /** Largest notification body in bytes, as `kudosWebhook()`; default 64 kB. */
   maxBodyBytes?: number;
-  /** @deprecated The old name of `maxBodyBytes`, still read (with a warning) until the next minor version. */
-  limit?: number;
   /** Time limit of each request to the service and the chain, in milliseconds; default 10000. */
   timeoutMs?: number;
   /**

@@ -1,6 +1,6 @@
 // The payments API's options checked once, with their defaults: every part of it reads these.
 import { checkPositive } from '../../base/numbers.js';
-import { renamedOption } from '../../base/renamed.js';
+import { refuseOldName } from '../../base/renamed.js';
 import { hasCredentials, withoutTrailingSlashes } from '../../base/url-path.js';
 import { DEFAULT_TIMEOUT_MS } from '../../protocol/limits.js';
 import { TOKEN_AMOUNT, tokensToUnits } from '../../protocol/widget.js';
@@ -44,10 +44,10 @@ export function tokens(value: unknown, what: string, zero = false): string {
   return value;
 }
 
-/** `maxBodyBytes` (or its old name `limit`, warned of) as the receiver takes it. */
+/** `maxBodyBytes` as the receiver takes it (`limit`, its name before it said its unit, refused). */
 export function maxBodyBytes(options: KudosPaymentsOptions): { maxBodyBytes?: number } {
-  const { value } = renamedOption(options, 'limit', 'maxBodyBytes', 'kudosPayments');
-  return value === undefined ? {} : { maxBodyBytes: value as number };
+  refuseOldName(options, 'limit', 'maxBodyBytes', 'kudosPayments');
+  return options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes };
 }
 
 /** `exceptionTtlMs`: null keeps exceptions until acknowledged. */
