@@ -13,6 +13,14 @@ import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const LOW = ['base', 'protocol'];
+const WEBHOOK_PARTS = [
+  'webhook/core',
+  'webhook/stores',
+  'webhook/stores/memory',
+  'webhook/recovery',
+  'webhook/adapters',
+  'webhook/payments',
+];
 
 /** Rooms (folders of src/; "index" is src/index.ts) and the rooms each may import. */
 export const ALLOWED = {
@@ -20,19 +28,27 @@ export const ALLOWED = {
   protocol: LOW,
   tokens: [...LOW, 'tokens'],
   callback: [...LOW, 'tokens', 'callback'],
-  webhook: [...LOW, 'webhook', 'webhook/memory-store', 'webhook/payments'],
+  // The receiver by concern. core: a notification in, processed once (pipeline, process-once, parse,
+  // body, secret, confirm, the dedupe store interface, its tracing). stores: the kept-record rule, the
+  // store contract, the memory store. recovery: unprocessed, redrive, reconcile, status.
+  'webhook/core': [...LOW, 'webhook/core'],
+  'webhook/stores': [...LOW, 'webhook/core', 'webhook/stores'],
+  'webhook/stores/memory': [...LOW, 'webhook/core', 'webhook/stores', 'webhook/stores/memory'],
+  'webhook/recovery': [...LOW, 'webhook/core', 'webhook/recovery'],
+  // The receiver itself (receiver.ts: the core with recovery; options.ts) and the entry point.
+  webhook: [...LOW, 'webhook', ...WEBHOOK_PARTS],
+  // Node (Express, Fastify, NestJS) and Fetch around the receiver.
+  'webhook/adapters': [...LOW, 'webhook', 'webhook/core', 'webhook/adapters'],
   // Orders on top of the receiver: kudosPayments() and the order store interface.
-  'webhook/payments': [...LOW, 'webhook', 'webhook/memory-store', 'webhook/payments'],
-  // The memory store implements the store interface of webhook/dedupe.ts, with the kept-record rule of kept-record.ts.
-  'webhook/memory-store': [...LOW, 'webhook', 'webhook/memory-store'],
-  redis: [...LOW, 'tokens', 'webhook', 'webhook/payments', 'redis'],
-  sqlite: [...LOW, 'webhook', 'webhook/payments', 'sqlite'],
+  'webhook/payments': [...LOW, 'webhook', ...WEBHOOK_PARTS],
+  redis: [...LOW, 'tokens', 'webhook/core', 'webhook/stores', 'webhook/payments', 'redis'],
+  sqlite: [...LOW, 'webhook/core', 'webhook/stores', 'webhook/payments', 'sqlite'],
   strategy: [...LOW, 'callback', 'tokens', 'strategy'],
   index: [...LOW, 'callback', 'tokens', 'strategy'],
   // passport-kudos/otel: reads the channels of base/trace.ts, nothing else of the package.
   otel: [...LOW, 'otel'],
   // passport-kudos/testing: the store contracts that third-party stores run.
-  testing: [...LOW, 'webhook', 'webhook/payments'],
+  testing: [...LOW, 'webhook/stores', 'webhook/payments'],
   // passport-kudos/contract: the wire contract, for the emulator's package.
   contract: LOW,
 };

@@ -5,9 +5,9 @@ import type {
   KudosDedupeStore,
   KudosKeptNotification,
   KudosUnreadableKept,
-} from '../webhook/dedupe.js';
-import { checkClaimContext } from '../webhook/dedupe.js';
-import { keptRecordProblem } from '../webhook/kept-record.js';
+} from '../webhook/core/dedupe.js';
+import { checkClaimContext } from '../webhook/core/dedupe.js';
+import { keptRecordProblem } from '../webhook/stores/kept-record.js';
 import type { KudosRedisClient } from './adapter.js';
 import { DELETE_IF_OWNER, type KudosRedisOptions, RedisStore } from './command.js';
 import { checkPrefix, dedupeKeys, KEPT_SHARDS, shardKeys } from './dedupe-keys.js';

@@ -5,9 +5,9 @@ import type {
   KudosDedupeStore,
   KudosKeptNotification,
   KudosUnreadableKept,
-} from '../webhook/dedupe.js';
-import { checkClaimContext } from '../webhook/dedupe.js';
-import { keptRecordProblem } from '../webhook/kept-record.js';
+} from '../webhook/core/dedupe.js';
+import { checkClaimContext } from '../webhook/core/dedupe.js';
+import { keptRecordProblem } from '../webhook/stores/kept-record.js';
 import { SqliteFile, type SqliteStoreOptions, SWEEP_BATCH, SWEEP_EVERY } from './database.js';
 import { SqliteOrderStore } from './order-store.js';
 

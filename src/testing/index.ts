@@ -18,4 +18,4 @@ export {
   type DedupeStoreContractCase,
   type DedupeStoreContractOptions,
   dedupeStoreContract,
-} from '../webhook/store-contract.js';
+} from '../webhook/stores/store-contract.js';

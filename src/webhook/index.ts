@@ -15,12 +15,18 @@ export type * from '../protocol/notification.js';
 export type * from '../protocol/transaction.js';
 /** The statuses a transaction (and a notification's `tx.status`) may have, as a value to check against. */
 export { TX_STATUSES } from '../protocol/transaction.js';
-export type { WebhookRequest } from './body.js';
+export { type KudosWebhookFetchHandler, kudosWebhookFetch } from './adapters/fetch.js';
+export {
+  type KudosWebhookErrorHandler,
+  type KudosWebhookHandler,
+  kudosWebhook,
+} from './adapters/node.js';
+export type { WebhookRequest } from './core/body.js';
 export {
   type CosmosConfirmerOptions,
   cosmosConfirmer,
   type KudosConfirmer,
-} from './confirm.js';
+} from './core/confirm.js';
 export type {
   KudosClaimContext,
   KudosClaimResult,
@@ -28,17 +34,17 @@ export type {
   KudosKeptNotification,
   KudosUnprocessedNotification,
   KudosUnreadableKept,
-} from './dedupe.js';
-export { KudosWebhookError, type KudosWebhookErrorCode, type KudosWebhookErrorOptions } from './errors.js';
-export { type KudosWebhookFetchHandler, kudosWebhookFetch } from './fetch.js';
-export { MemoryDedupeStore, type MemoryDedupeStoreOptions } from './memory-store/memory-dedupe-store.js';
+} from './core/dedupe.js';
 export {
-  type KudosWebhookErrorHandler,
-  type KudosWebhookHandler,
-  kudosWebhook,
-} from './middleware.js';
+  KudosWebhookError,
+  type KudosWebhookErrorCode,
+  type KudosWebhookErrorOptions,
+} from './core/errors.js';
+export { parseKudosNotification } from './core/parse.js';
+export type { KudosNotificationHandler } from './core/pipeline.js';
+export { classifyStatusChange, type KudosStatusChange } from './core/progression.js';
+export type * from './core/types.js';
 export type { KudosWebhookOptions } from './options.js';
-export { parseKudosNotification } from './parse.js';
 export { MemoryOrderStore, type MemoryOrderStoreOptions } from './payments/memory-order-store.js';
 export type {
   KudosOrderStore,
@@ -64,8 +70,6 @@ export type {
   KudosPaymentOutcome,
   KudosPaymentProblem,
 } from './payments/records.js';
-export type { KudosNotificationHandler } from './pipeline.js';
-export { classifyStatusChange, type KudosStatusChange } from './progression.js';
 export {
   type KudosDelivery,
   type KudosHeaders,
@@ -81,7 +85,7 @@ export type {
   KudosReconcileResult,
   KudosReconcileTransaction,
   KudosReconcileWithClient,
-} from './reconcile.js';
-export type { KudosRedriveResult } from './recovery.js';
-export type { KudosWebhookStatus } from './status.js';
-export type * from './types.js';
+} from './recovery/reconcile.js';
+export type { KudosRedriveResult } from './recovery/recovery.js';
+export type { KudosWebhookStatus } from './recovery/status.js';
+export { MemoryDedupeStore, type MemoryDedupeStoreOptions } from './stores/memory/memory-dedupe-store.js';

@@ -1,12 +1,12 @@
 import { checkPositive } from '../base/numbers.js';
 import { MIN_WEBHOOK_SECRET_LENGTH } from '../base/redact.js';
 import { refuseOldName } from '../base/renamed.js';
-import type { WebhookRequest } from './body.js';
-import type { KudosConfirmer } from './confirm.js';
-import type { KudosDedupeStore } from './dedupe.js';
-import type { KudosWebhookError } from './errors.js';
-import { MemoryDedupeStore } from './memory-store/memory-dedupe-store.js';
-import type { KudosNotificationHandler } from './pipeline.js';
+import type { WebhookRequest } from './core/body.js';
+import type { KudosConfirmer } from './core/confirm.js';
+import type { KudosDedupeStore } from './core/dedupe.js';
+import type { KudosWebhookError } from './core/errors.js';
+import type { KudosNotificationHandler } from './core/pipeline.js';
+import { MemoryDedupeStore } from './stores/memory/memory-dedupe-store.js';
 
 // The receiver's options, their checks and their defaults: one place for every adapter of it
 // (kudosWebhook(), kudosWebhookFetch(), kudosReceiver()).

@@ -1,17 +1,17 @@
 import { KudosError } from '../base/errors.js';
 import type { KudosNotificationMessage } from '../base/trace.js';
-import { readDeliveryBody, type WebhookRequest } from './body.js';
-import type { KudosDedupeStore, KudosUnprocessedNotification } from './dedupe.js';
-import { KudosWebhookError } from './errors.js';
-import { observeNotification, recordFailure, tracedStore } from './observe.js';
+import { readDeliveryBody, type WebhookRequest } from './core/body.js';
+import type { KudosDedupeStore, KudosUnprocessedNotification } from './core/dedupe.js';
+import { KudosWebhookError } from './core/errors.js';
+import { observeNotification, recordFailure, tracedStore } from './core/observe.js';
+import { type PipelineSettings, runNotification } from './core/pipeline.js';
+import { asHandlerError } from './core/process-once.js';
+import { secretMatches } from './core/secret.js';
+import type { KudosNotification } from './core/types.js';
 import { type KudosWebhookOptions, resolveReceiverOptions } from './options.js';
-import { type PipelineSettings, runNotification } from './pipeline.js';
-import { asHandlerError } from './process-once.js';
-import { type KudosReconcileArgs, type KudosReconcileResult, reconcile } from './reconcile.js';
-import { type KudosRedriveResult, listUnprocessed, redrive } from './recovery.js';
-import { secretMatches } from './secret.js';
-import { type KudosWebhookStatus, readStatus } from './status.js';
-import type { KudosNotification } from './types.js';
+import { type KudosReconcileArgs, type KudosReconcileResult, reconcile } from './recovery/reconcile.js';
+import { type KudosRedriveResult, listUnprocessed, redrive } from './recovery/recovery.js';
+import { type KudosWebhookStatus, readStatus } from './recovery/status.js';
 
 // The receiver without a framework: one delivery in (its method, URL, headers and body), one answer
 // out (a status, headers and a JSON body), whatever brought it. kudosWebhook() (Node, Express,

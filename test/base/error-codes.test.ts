@@ -9,7 +9,7 @@ import {
   type KudosErrorCode,
   KudosTokenError,
 } from '../../src/index.js';
-import { WEBHOOK_ERROR_STATUS } from '../../src/webhook/errors.js';
+import { WEBHOOK_ERROR_STATUS } from '../../src/webhook/core/errors.js';
 import { KudosWebhookError, type KudosWebhookErrorCode } from '../../src/webhook/index.js';
 
 /** One error of `kind` with `code`, made by the class's one constructor shape (the service answered 418). */

@@ -4,8 +4,8 @@ import { redactSecrets, redactWebhookURL } from '../../src/base/redact.js';
 import { withoutTrailingSlashes } from '../../src/base/url-path.js';
 import { resolveCallbackURL } from '../../src/callback/callback-url.js';
 import { readCallbackParams } from '../../src/callback/params.js';
-import type { WebhookRequest } from '../../src/webhook/body.js';
-import { redactRequest, secretMatches } from '../../src/webhook/secret.js';
+import type { WebhookRequest } from '../../src/webhook/core/body.js';
+import { redactRequest, secretMatches } from '../../src/webhook/core/secret.js';
 import { readBodyText } from '../helpers/notifications.js';
 
 // Every function that reads request data, fed 100,000-character hostile inputs. These assert the

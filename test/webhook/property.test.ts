@@ -1,7 +1,7 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEBHOOK_ERROR_STATUS } from '../../src/webhook/errors.js';
+import { WEBHOOK_ERROR_STATUS } from '../../src/webhook/core/errors.js';
 import { sampleNotification } from '../helpers/notifications.js';
 import { startWebhookApp, type WebhookApp } from '../helpers/webhook-app.js';
 

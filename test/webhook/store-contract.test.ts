@@ -24,7 +24,7 @@ function testClock() {
   };
 }
 
-// One contract, written once (src/webhook/store-contract.ts, exported from passport-kudos/testing),
+// One contract, written once (src/webhook/stores/store-contract.ts, exported from passport-kudos/testing),
 // run against each store: ownership, lease expiry, TTL, concurrency, unprocessed notifications. The
 // stores that take a clock run it on the test's clock (no wall-clock wait); RedisDedupeStore, whose
 // expiries Redis keeps, runs it on each client and topology in test/redis/topologies/.

@@ -1,15 +1,15 @@
-import type { KudosDedupeStore, KudosUnprocessedNotification } from '../dedupe.js';
-import type { KudosWebhookHandler } from '../middleware.js';
+import type { KudosWebhookHandler } from '../adapters/node.js';
+import type { KudosDedupeStore, KudosUnprocessedNotification } from '../core/dedupe.js';
+import type { KudosNotificationSource } from '../core/types.js';
 import type { KudosWebhookOptions } from '../options.js';
 import type {
   KudosReconcileHistory,
   KudosReconcileResult,
   KudosReconcileTransaction,
   KudosReconcileWithClient,
-} from '../reconcile.js';
-import type { KudosRedriveResult } from '../recovery.js';
-import type { KudosWebhookStatus } from '../status.js';
-import type { KudosNotificationSource } from '../types.js';
+} from '../recovery/reconcile.js';
+import type { KudosRedriveResult } from '../recovery/recovery.js';
+import type { KudosWebhookStatus } from '../recovery/status.js';
 import type { KudosOrderStore } from './order-store.js';
 import type { KudosOrder, KudosPaymentProblem } from './records.js';
 

@@ -1,4 +1,4 @@
-import { KudosWebhookError } from '../errors.js';
+import { KudosWebhookError } from '../core/errors.js';
 import type { KudosOrderStore, KudosOrderStoreChange } from './order-store.js';
 import {
   type KudosOrder,

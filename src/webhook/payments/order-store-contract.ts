@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type StoreContractCase, same, sleep } from '../contract-check.js';
+import { type StoreContractCase, same, sleep } from '../stores/contract-check.js';
 import type { KudosOrderStore } from './order-store.js';
 
 /** One case of {@link orderStoreContract}: run it in any test runner; it rejects on a failure. */

@@ -1,6 +1,6 @@
-import { cosmosConfirmer } from '../confirm.js';
-import { kudosWebhookFetch } from '../fetch.js';
-import { kudosWebhook } from '../middleware.js';
+import { kudosWebhookFetch } from '../adapters/fetch.js';
+import { kudosWebhook } from '../adapters/node.js';
+import { cosmosConfirmer } from '../core/confirm.js';
 import type { KudosPayments, KudosPaymentsOptions } from './api.js';
 import { returnPageCheck } from './check.js';
 import { Ledger } from './ledger.js';

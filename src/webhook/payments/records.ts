@@ -1,5 +1,5 @@
 import { isRecord } from '../../base/guards.js';
-import type { KudosNotificationSource } from '../types.js';
+import type { KudosNotificationSource } from '../core/types.js';
 
 /**
  * What `kudosPayments()` keeps of an order and of a payment, and how a record is written to and

@@ -1,4 +1,4 @@
-import type { KudosReconcileResult } from '../reconcile.js';
+import type { KudosReconcileResult } from '../recovery/reconcile.js';
 
 /**
  * The return page's lookups of a hash no path brought yet (`check()`), at a cost bounded whatever a

@@ -4,7 +4,7 @@ import { refuseOldName } from '../../base/renamed.js';
 import { hasCredentials, withoutTrailingSlashes } from '../../base/url-path.js';
 import { DEFAULT_TIMEOUT_MS } from '../../protocol/limits.js';
 import { TOKEN_AMOUNT, tokensToUnits } from '../../protocol/widget.js';
-import { checkReceivers } from '../confirm.js';
+import { checkReceivers } from '../core/confirm.js';
 import { DEFAULT_HANDLER_TIMEOUT_MS, DEFAULT_LEASE_MS } from '../options.js';
 import type { KudosPaymentsOptions } from './api.js';
 

@@ -1,10 +1,10 @@
 // What a notification does to the orders: the decision on its transaction (made once, whichever path
 // brings it), the credit of the order it pays, and what the app is told of it.
-import type { WebhookRequest } from '../body.js';
-import { KudosWebhookError } from '../errors.js';
-import { parseKudosNotification } from '../parse.js';
-import { fetchTransactionRecord } from '../reconcile.js';
-import type { KudosNotification } from '../types.js';
+import type { WebhookRequest } from '../core/body.js';
+import { KudosWebhookError } from '../core/errors.js';
+import { parseKudosNotification } from '../core/parse.js';
+import type { KudosNotification } from '../core/types.js';
+import { fetchTransactionRecord } from '../recovery/reconcile.js';
 import type { KudosPaymentException, KudosPaymentsOptions } from './api.js';
 import { judge, namedOrder, type PaymentFacts } from './decide.js';
 import { type Ledger, MAX_TRIES, storeError, type Versioned } from './ledger.js';

@@ -1,8 +1,8 @@
 // What the payments API keeps beside the receiver's own recovery: the exceptions waiting for the
 // app, the paid orders it may never have been told of, and the health of both.
-import type { KudosWebhookHandler } from '../middleware.js';
-import type { KudosRedriveResult } from '../recovery.js';
-import { combinedStatus, type KudosWebhookStatus, readStatus } from '../status.js';
+import type { KudosWebhookHandler } from '../adapters/node.js';
+import type { KudosRedriveResult } from '../recovery/recovery.js';
+import { combinedStatus, type KudosWebhookStatus, readStatus } from '../recovery/status.js';
 import type { KudosPaymentException, KudosPaymentsOptions, KudosPaymentsUnprocessed } from './api.js';
 import type { Ledger } from './ledger.js';
 import { HASH, MAX_LISTED, type PaymentsSettings } from './settings.js';

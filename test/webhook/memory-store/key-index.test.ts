@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ExpiryQueue } from '../../../src/webhook/memory-store/expiry-queue.js';
-import { hashKey } from '../../../src/webhook/memory-store/key-hash.js';
-import { KeyIndex } from '../../../src/webhook/memory-store/key-index.js';
+import { ExpiryQueue } from '../../../src/webhook/stores/memory/expiry-queue.js';
+import { hashKey } from '../../../src/webhook/stores/memory/key-hash.js';
+import { KeyIndex } from '../../../src/webhook/stores/memory/key-index.js';
 
 /** Hash functions from the worst (every key in one probe chain) to the real one. */
 const HASHES: Record<string, (key: string) => number> = {

@@ -1,6 +1,6 @@
-import { REDACTED_IN_URL, redactSecrets, redactWebhookURL } from '../base/redact.js';
-import { sameSecret } from '../base/same-secret.js';
-import { lastSegmentBounds, splitTarget } from '../base/url-path.js';
+import { REDACTED_IN_URL, redactSecrets, redactWebhookURL } from '../../base/redact.js';
+import { sameSecret } from '../../base/same-secret.js';
+import { lastSegmentBounds, splitTarget } from '../../base/url-path.js';
 import type { WebhookRequest } from './body.js';
 
 /** Whether `candidate` is one of `secrets`; every one is compared (in constant time), not only up to a match. */

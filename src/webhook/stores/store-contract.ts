@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import type { KudosClaimContext, KudosDedupeStore, KudosKeptNotification } from '../core/dedupe.js';
 import { check, type StoreContractCase, same, sleep } from './contract-check.js';
-import type { KudosClaimContext, KudosDedupeStore, KudosKeptNotification } from './dedupe.js';
 import { KEPT_MERGE_CASES } from './kept-record.js';
 
 /** One case of {@link dedupeStoreContract}: run it in any test runner; it rejects on a failure. */

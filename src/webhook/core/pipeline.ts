@@ -1,4 +1,4 @@
-import { type KudosNotificationMessage, traced } from '../base/trace.js';
+import { type KudosNotificationMessage, traced } from '../../base/trace.js';
 import type { WebhookRequest } from './body.js';
 import type { KudosConfirmer } from './confirm.js';
 import type { KudosDedupeStore } from './dedupe.js';

@@ -1,4 +1,4 @@
-import type { KudosTransaction } from '../protocol/transaction.js';
+import type { KudosTransaction } from '../../protocol/transaction.js';
 
 /**
  * The payment notification as the receiver hands it to the application (docs/kudos-service.md#notifications).

@@ -1,11 +1,11 @@
-import { isObjectLike, isRecord } from '../base/guards.js';
+import { isObjectLike, isRecord } from '../../base/guards.js';
 import {
   type KudosAmount,
   type KudosOutput,
   type KudosTransaction,
   type KudosTxStatus,
   TX_STATUSES,
-} from '../protocol/transaction.js';
+} from '../../protocol/transaction.js';
 import { KudosWebhookError } from './errors.js';
 import type { KudosNotification, KudosNotificationSource, KudosPaymentMetadata } from './types.js';
 

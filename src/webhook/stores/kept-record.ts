@@ -1,6 +1,6 @@
-import { isRecord } from '../base/guards.js';
-import { TX_STATUSES } from '../protocol/transaction.js';
-import type { KudosKeptNotification } from './dedupe.js';
+import { isRecord } from '../../base/guards.js';
+import { TX_STATUSES } from '../../protocol/transaction.js';
+import type { KudosKeptNotification } from '../core/dedupe.js';
 
 // The one home of a kept notification's rules, for every dedupe store: what a readable record is,
 // and how a keep merges into the record kept already. The memory store merges here; the SQLite

@@ -1,4 +1,4 @@
-import type { KudosTxStatus } from '../protocol/transaction.js';
+import type { KudosTxStatus } from '../../protocol/transaction.js';
 
 /** How a newly notified status relates to the one an app already has for a transaction. */
 export type KudosStatusChange = 'new' | 'same' | 'advance' | 'stale';

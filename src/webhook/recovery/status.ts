@@ -1,4 +1,4 @@
-import { KudosError } from '../base/errors.js';
+import { KudosError } from '../../base/errors.js';
 
 /**
  * What a receiver says of its health, for a `/healthz` route and an alert: what waits unprocessed and

@@ -1,8 +1,12 @@
-import type { KudosDedupeStore, KudosKeptNotification, KudosUnprocessedNotification } from './dedupe.js';
-import { keptUnreadable } from './errors.js';
-import { observeNotification } from './observe.js';
-import { type PipelineSettings, runNotification } from './pipeline.js';
-import { asHandlerError } from './process-once.js';
+import type {
+  KudosDedupeStore,
+  KudosKeptNotification,
+  KudosUnprocessedNotification,
+} from '../core/dedupe.js';
+import { keptUnreadable } from '../core/errors.js';
+import { observeNotification } from '../core/observe.js';
+import { type PipelineSettings, runNotification } from '../core/pipeline.js';
+import { asHandlerError } from '../core/process-once.js';
 
 /** Most kept notifications one `unprocessed()` or `redrive()` reads. */
 const MAX_KEPT_READ = 1_000_000;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { KudosError } from '../base/errors.js';
+import { KudosError } from '../../base/errors.js';
 import {
   DedupeStoreFullError,
   type KudosClaimContext,

@@ -1,16 +1,16 @@
 import type { ServerResponse } from 'node:http';
-import { isObjectLike } from '../base/guards.js';
-import { nodeRequestBody, type WebhookRequest } from './body.js';
-import { KudosWebhookError } from './errors.js';
-import type { KudosWebhookOptions } from './options.js';
-import { createReceiver, type KudosReceiver, type KudosWebhookAnswer } from './receiver.js';
-import { redactRequest } from './secret.js';
+import { isObjectLike } from '../../base/guards.js';
+import { nodeRequestBody, type WebhookRequest } from '../core/body.js';
+import { KudosWebhookError } from '../core/errors.js';
+import { redactRequest } from '../core/secret.js';
+import type { KudosWebhookOptions } from '../options.js';
+import { createReceiver, type KudosReceiver, type KudosWebhookAnswer } from '../receiver.js';
 
 // The receiver's Node adapter: Express 4 and 5, NestJS (Express), Fastify (its raw request), or a
 // plain node:http server. The work is the framework-free receiver's (receiver.ts); this file reads a
 // Node request into a delivery and writes the answer back.
 
-export type { KudosWebhookOptions } from './options.js';
+export type { KudosWebhookOptions } from '../options.js';
 
 /** Express error middleware: `(err, req, res, next)`. */
 export type KudosWebhookErrorHandler = (

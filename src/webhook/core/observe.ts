@@ -3,7 +3,7 @@ import {
   type KudosNotificationPath,
   type KudosStoreMethod,
   traced,
-} from '../base/trace.js';
+} from '../../base/trace.js';
 import type {
   KudosClaimContext,
   KudosDedupeStore,

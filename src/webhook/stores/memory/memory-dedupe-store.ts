@@ -1,11 +1,11 @@
-import { checkPositive } from '../../base/numbers.js';
+import { checkPositive } from '../../../base/numbers.js';
 import type {
   KudosClaimContext,
   KudosClaimResult,
   KudosDedupeStore,
   KudosKeptNotification,
-} from '../dedupe.js';
-import { checkClaimContext, DedupeStoreFullError } from '../dedupe.js';
+} from '../../core/dedupe.js';
+import { checkClaimContext, DedupeStoreFullError } from '../../core/dedupe.js';
 import { mergeKept } from '../kept-record.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { hashKey, randomSeed } from './key-hash.js';

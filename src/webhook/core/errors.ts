@@ -1,5 +1,5 @@
-import { KUDOS_ERROR_CODES } from '../base/error-codes.js';
-import { KudosError, type KudosErrorOptions } from '../base/errors.js';
+import { KUDOS_ERROR_CODES } from '../../base/error-codes.js';
+import { KudosError, type KudosErrorOptions } from '../../base/errors.js';
 
 type WebhookRow = Extract<(typeof KUDOS_ERROR_CODES)[number], { error: 'KudosWebhookError' }>;
 

@@ -1,13 +1,13 @@
-import { KudosApiError } from '../base/errors.js';
-import { isRecord } from '../base/guards.js';
-import { withoutTrailingSlashes } from '../base/url-path.js';
-import { apiPath, KUDOS_API } from '../protocol/endpoints.js';
-import { answerError, type HttpCall, isOk, jsonOf, request } from '../protocol/http-client.js';
-import { DEFAULT_TIMEOUT_MS } from '../protocol/limits.js';
-import { KudosWebhookError } from './errors.js';
-import { observeNotification } from './observe.js';
-import { type PipelineSettings, runNotification } from './pipeline.js';
-import { asHandlerError } from './process-once.js';
+import { KudosApiError } from '../../base/errors.js';
+import { isRecord } from '../../base/guards.js';
+import { withoutTrailingSlashes } from '../../base/url-path.js';
+import { apiPath, KUDOS_API } from '../../protocol/endpoints.js';
+import { answerError, type HttpCall, isOk, jsonOf, request } from '../../protocol/http-client.js';
+import { DEFAULT_TIMEOUT_MS } from '../../protocol/limits.js';
+import { KudosWebhookError } from '../core/errors.js';
+import { observeNotification } from '../core/observe.js';
+import { type PipelineSettings, runNotification } from '../core/pipeline.js';
+import { asHandlerError } from '../core/process-once.js';
 
 /** `reconcile()` of one transaction: `GET {baseURL}/tx/id/{txHash}` (no token). */
 export interface KudosReconcileTransaction {

@@ -1,6 +1,6 @@
-import { readBodyStream } from './body.js';
-import type { KudosWebhookOptions } from './options.js';
-import { createReceiver, type KudosReceiver, type ReceiverInternals } from './receiver.js';
+import { readBodyStream } from '../core/body.js';
+import type { KudosWebhookOptions } from '../options.js';
+import { createReceiver, type KudosReceiver, type ReceiverInternals } from '../receiver.js';
 
 // The receiver's Fetch adapter: a `Request` in, a `Response` out, for the runtimes and frameworks
 // built on the Fetch API (Next.js route handlers, Hono, Bun.serve, Deno.serve, Cloudflare-style

@@ -1,4 +1,4 @@
-import type { KudosTxStatus } from '../protocol/transaction.js';
+import type { KudosTxStatus } from '../../protocol/transaction.js';
 import type { KudosNotificationSource } from './types.js';
 
 /**

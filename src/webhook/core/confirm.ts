@@ -1,9 +1,15 @@
-import { checkPositive } from '../base/numbers.js';
-import { withoutTrailingSlashes } from '../base/url-path.js';
-import { accountKey, checkAddress } from '../protocol/address.js';
-import { apiPath, KUDOS_CHAIN } from '../protocol/endpoints.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, type HttpCall, isOk, jsonOf, request } from '../protocol/http-client.js';
-import { DENOM } from '../protocol/limits.js';
+import { checkPositive } from '../../base/numbers.js';
+import { withoutTrailingSlashes } from '../../base/url-path.js';
+import { accountKey, checkAddress } from '../../protocol/address.js';
+import { apiPath, KUDOS_CHAIN } from '../../protocol/endpoints.js';
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  type HttpCall,
+  isOk,
+  jsonOf,
+  request,
+} from '../../protocol/http-client.js';
+import { DENOM } from '../../protocol/limits.js';
 import { KudosWebhookError } from './errors.js';
 import { isObject, type Json } from './parse.js';
 import type { KudosConfirmation, KudosNotification } from './types.js';

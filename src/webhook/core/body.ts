@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { isObjectLike } from '../base/guards.js';
-import { BodyTooLargeError, readCapped } from '../base/read-capped.js';
+import { isObjectLike } from '../../base/guards.js';
+import { BodyTooLargeError, readCapped } from '../../base/read-capped.js';
 import { KudosWebhookError } from './errors.js';
 
 /** A request as Express or plain `node:http` hands it to the receiver. */
