@@ -30,7 +30,7 @@ export interface KudosErrorOptions {
  *
  * @internal
  */
-export interface KudosErrorInit extends KudosErrorOptions {
+interface KudosErrorInit extends KudosErrorOptions {
   kind: KudosErrorClassName;
   code: string;
   httpStatus?: number | undefined;

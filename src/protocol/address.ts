@@ -22,13 +22,13 @@ const ACCOUNT_BYTES = 20;
 const MAX_LENGTH = 90;
 
 /** An address read: its account (the 20 bytes, as lower-case hex) and the prefix it was spelled with. */
-export interface ReadAddress {
+interface ReadAddress {
   account: string;
   prefix: AddressPrefix;
 }
 
 /** An address read, or what is wrong with it, in words that can follow the option's name. */
-export type AddressCheck = ({ ok: true } & ReadAddress) | { ok: false; problem: string };
+type AddressCheck = ({ ok: true } & ReadAddress) | { ok: false; problem: string };
 
 function toHex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
@@ -83,21 +83,9 @@ export function accountKey(address: string): string {
   return key;
 }
 
-/** Whether two addresses are the same account, in either spelling. */
-export function sameAccount(a: string, b: string): boolean {
-  return accountKey(a) === accountKey(b);
-}
-
 /** An account's 20 bytes (40 hex characters) spelled with `prefix`. */
 export function spellAddress(accountHex: string, prefix: AddressPrefix): string {
   if (!/^[0-9a-f]{40}$/.test(accountHex)) throw new TypeError('an account is 40 lower-case hex characters');
   const bytes = Uint8Array.from(accountHex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
   return bech32.encode(prefix, bech32.toWords(bytes));
-}
-
-/** The same account in the other spelling (`kudos1…` for `cosmos1…` and back); undefined for no address. */
-export function otherSpelling(address: string): string | undefined {
-  const read = checkAddress(address);
-  if (!read.ok) return undefined;
-  return spellAddress(read.account, read.prefix === MAIN_PREFIX ? LEGACY_PREFIX : MAIN_PREFIX);
 }

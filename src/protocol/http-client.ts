@@ -16,7 +16,7 @@ import { redactSecrets } from '../base/redact.js';
 import { readServiceError } from './service-errors.js';
 
 /** Who answers: the token endpoint (`KudosTokenError`) or the API, chain lookup included (`KudosApiError`). */
-export type KudosService = 'token' | 'api';
+type KudosService = 'token' | 'api';
 
 /** One request, as its errors name it. */
 export interface HttpCall {

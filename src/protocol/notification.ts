@@ -22,7 +22,7 @@ export interface KudosPayParameters {
  * `metadata` as sent (docs/kudos-service.md#notifications): written by the payer, so only hints.
  * The service puts the widget's values inside `kudosPay`; the top-level keys are read too.
  */
-export interface KudosRawMetadata {
+interface KudosRawMetadata {
   kudosPay?: KudosPayParameters;
   toIds?: string[];
   amounts?: string[];

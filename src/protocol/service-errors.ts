@@ -37,7 +37,7 @@ export const CLIENT_ERROR_WORDS: ReadonlySet<string> = new Set<ServiceErrorWord>
 /** The service's plain-text error body. */
 const PLAIN_CODE = /^[A-Z][A-Z0-9_]{1,63}$/;
 
-export interface ServiceError {
+interface ServiceError {
   code: string;
   description?: string;
 }

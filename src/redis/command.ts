@@ -36,7 +36,7 @@ const MASTERS_LOOK_MS = 1000;
 export const DELETE_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
 /** What every Redis store holds: the app's client (through its adapter), its key prefix and its command time limit. */
-export class RedisKeys {
+class RedisKeys {
   private readonly adapter: KudosRedisAdapter;
   readonly prefix: string;
   private readonly timeoutMs: number;

@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 export const KEPT_SHARDS = 16;
 
 /** The keys of one notification. */
-export interface DedupeKeys {
+interface DedupeKeys {
   claim: string;
   kept: string;
   index: string;

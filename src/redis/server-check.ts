@@ -7,7 +7,7 @@ import type { KudosRedisAdapter } from './adapter.js';
 // runs in `INFO memory`, which answers even where `CONFIG` is disabled (managed Redis).
 
 /** The one `maxmemory-policy` that never evicts a key: when full, Redis refuses writes instead. */
-export const SAFE_POLICY = 'noeviction';
+const SAFE_POLICY = 'noeviction';
 
 /** What the check needs of its store. */
 export interface ServerCheck {

@@ -16,7 +16,7 @@ import { type KudosTokenResponse, validateTokenResponse } from '../protocol/toke
  * node-oauth and `querystring.stringify`) encodes them: numbers, booleans and bigints as text, arrays
  * as repeated keys, anything else as an empty value.
  */
-export type FormFields = Readonly<Record<string, unknown>>;
+type FormFields = Readonly<Record<string, unknown>>;
 
 /** What every request to the token endpoint takes besides its form. */
 export interface TokenEndpointRequest {

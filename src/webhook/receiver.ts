@@ -271,3 +271,25 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
     ...recoveryOf(settings, () => lastNotificationAt),
   };
 }
+
+/**
+ * @internal A handler with its receiver and the receiver's recovery and health beside it: what every
+ * adapter (and `kudosPayments()`) shows, defined once.
+ */
+export function withRecovery<H extends object>(
+  handler: H,
+  receiver: KudosReceiver,
+): H & KudosRecovery & { readonly receiver: KudosReceiver } {
+  return Object.assign(handler, {
+    receiver,
+    unprocessed: receiver.unprocessed,
+    redrive: receiver.redrive,
+    reconcile: receiver.reconcile,
+    status: receiver.status,
+  });
+}
+
+/** @internal Whether `value` is a receiver (as `kudosReceiver()` makes) rather than options. */
+export function isReceiver(value: KudosWebhookOptions | KudosReceiver): value is ReceiverInternals {
+  return typeof (value as Partial<KudosReceiver>).receive === 'function' && 'limit' in value;
+}

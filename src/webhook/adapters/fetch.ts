@@ -1,6 +1,12 @@
 import { readBodyStream } from '../core/body.js';
 import type { KudosWebhookOptions } from '../options.js';
-import { createReceiver, type KudosReceiver, type ReceiverInternals } from '../receiver.js';
+import {
+  createReceiver,
+  isReceiver,
+  type KudosReceiver,
+  type ReceiverInternals,
+  withRecovery,
+} from '../receiver.js';
 
 // The receiver's Fetch adapter: a `Request` in, a `Response` out, for the runtimes and frameworks
 // built on the Fetch API (Next.js route handlers, Hono, Bun.serve, Deno.serve, Cloudflare-style
@@ -11,10 +17,6 @@ export interface KudosWebhookFetchHandler extends Omit<KudosReceiver, 'receive' 
   (request: Request): Promise<Response>;
   /** The framework-free receiver under this handler. */
   readonly receiver: KudosReceiver;
-}
-
-function isReceiver(value: KudosWebhookOptions | KudosReceiver): value is ReceiverInternals {
-  return typeof (value as Partial<KudosReceiver>).receive === 'function' && 'limit' in value;
 }
 
 /**
@@ -28,7 +30,11 @@ function isReceiver(value: KudosWebhookOptions | KudosReceiver): value is Receiv
  * export const POST = kudosWebhookFetch({ secret, confirm, store, onNotification });
  */
 export function kudosWebhookFetch(options: KudosWebhookOptions | KudosReceiver): KudosWebhookFetchHandler {
-  const receiver = isReceiver(options) ? options : createReceiver(options as KudosWebhookOptions);
+  return fetchHandler(isReceiver(options) ? options : createReceiver(options as KudosWebhookOptions));
+}
+
+/** @internal The Fetch adapter around a receiver. */
+export function fetchHandler(receiver: ReceiverInternals): KudosWebhookFetchHandler {
   const handler = async (request: Request): Promise<Response> => {
     const answer = await receiver.receive({
       method: request.method,
@@ -38,11 +44,5 @@ export function kudosWebhookFetch(options: KudosWebhookOptions | KudosReceiver):
     });
     return new Response(JSON.stringify(answer.body), { status: answer.status, headers: answer.headers });
   };
-  return Object.assign(handler, {
-    receiver: receiver as KudosReceiver,
-    unprocessed: receiver.unprocessed,
-    redrive: receiver.redrive,
-    reconcile: receiver.reconcile,
-    status: receiver.status,
-  });
+  return withRecovery(handler, receiver);
 }

@@ -4,7 +4,13 @@ import { nodeRequestBody, type WebhookRequest } from '../core/body.js';
 import { KudosWebhookError } from '../core/errors.js';
 import { redactRequest } from '../core/secret.js';
 import type { KudosWebhookOptions } from '../options.js';
-import { createReceiver, type KudosReceiver, type KudosWebhookAnswer } from '../receiver.js';
+import {
+  createReceiver,
+  type KudosReceiver,
+  type KudosWebhookAnswer,
+  type ReceiverInternals,
+  withRecovery,
+} from '../receiver.js';
 
 // The receiver's Node adapter: Express 4 and 5, NestJS (Express), Fastify (its raw request), or a
 // plain node:http server. The work is the framework-free receiver's (receiver.ts); this file reads a
@@ -78,7 +84,11 @@ function write(res: ServerResponse, answer: KudosWebhookAnswer): void {
  * @see docs/kudos-service.md#notifications
  */
 export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler {
-  const receiver = createReceiver(options);
+  return nodeHandler(createReceiver(options));
+}
+
+/** @internal The Node adapter around a receiver. */
+export function nodeHandler(receiver: ReceiverInternals): KudosWebhookHandler {
   const { secrets, limit } = receiver;
 
   const handler = (req: WebhookRequest, res: ServerResponse): void => {
@@ -104,12 +114,5 @@ export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler 
     if (secrets) redactRequest(req, secrets); // before onError sees the URL
     write(res, receiver.refuse(make(err as object), req));
   };
-  return Object.assign(handler, {
-    errorHandler,
-    receiver: receiver as KudosReceiver,
-    unprocessed: receiver.unprocessed,
-    redrive: receiver.redrive,
-    reconcile: receiver.reconcile,
-    status: receiver.status,
-  });
+  return withRecovery(Object.assign(handler, { errorHandler }), receiver);
 }

@@ -53,7 +53,7 @@ function describeError(error: unknown): string {
 }
 
 /** What the work tells {@link processOnce} while it runs. */
-export interface WorkProgress {
+interface WorkProgress {
   /** The notification is verified now (confirmed on the chain): keep it from here on, if not yet. */
   verified(): Promise<void>;
 }

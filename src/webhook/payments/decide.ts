@@ -15,7 +15,7 @@ export interface PaymentFacts {
 }
 
 /** The order a payment names, or why it names none. */
-export type Naming = { reference: string } | { problem: KudosPaymentProblem; reference: string | null };
+type Naming = { reference: string } | { problem: KudosPaymentProblem; reference: string | null };
 
 /**
  * The order a payment names: the reference in its memo, which every path sees (the chain records

@@ -1,6 +1,7 @@
-import { kudosWebhookFetch } from '../adapters/fetch.js';
-import { kudosWebhook } from '../adapters/node.js';
+import { fetchHandler } from '../adapters/fetch.js';
+import { nodeHandler } from '../adapters/node.js';
 import { cosmosConfirmer } from '../core/confirm.js';
+import { createReceiver } from '../receiver.js';
 import type { KudosPayments, KudosPaymentsOptions } from './api.js';
 import { returnPageCheck } from './check.js';
 import { Ledger } from './ledger.js';
@@ -29,8 +30,9 @@ export type {
  * order only when the chain shows at least its price reaching the shop's own `receiver`, in
  * `nanokudos`, and the transaction names that order (its memo, which the chain records; the state of
  * an authenticated notification, which must agree), and, for an order made for a user, that user
- * paid it. Built on `kudosWebhook()`, whose dedupe store makes each transaction decided once, and
- * whose `redrive()` and `reconcile()` bring what failed or never arrived.
+ * paid it. Built on the receiver (`kudosReceiver()`), with the Node and Fetch adapters around it
+ * (`webhook`, `fetch`): its dedupe store makes each transaction decided once, and its `redrive()`
+ * and `reconcile()` bring what failed or never arrived.
  *
  * @see docs/payments.md
  */
@@ -45,13 +47,14 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
   // The return page's lookups go through the receiver, which settles what they find: each needs
   // the other, so each is reached through the other's name once both exist.
   const lookups = new ReturnPageLookups(
-    (hash) => webhook.reconcile({ baseURL, txHash: hash, timeoutMs }),
+    (hash) => receiver.reconcile({ baseURL, txHash: hash, timeoutMs }),
     settings.maxCheckLookups,
     settings.unknownHashCacheMs,
     now,
   );
   const settler = new PaymentSettler(settings, ledger, options, (hash) => lookups.decided(hash));
-  const webhook = kudosWebhook({
+  // The receiver's core, with both adapters around it, as kudosWebhook() and kudosWebhookFetch() have.
+  const receiver = createReceiver({
     secret: options.secret,
     confirm: cosmosConfirmer({
       ...(options.restURL === undefined ? { baseURL } : { restURL: options.restURL }),
@@ -69,7 +72,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     ...(options.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: options.bodyTimeoutMs }),
     ...maxBodyBytes(options),
   });
-  const upkeep = new PaymentsUpkeep(settings, ledger, webhook, options.onPaid);
+  const upkeep = new PaymentsUpkeep(settings, ledger, receiver, options.onPaid);
   return {
     createOrder: orderMaker(settings, ledger),
     order: async (reference) => {
@@ -77,13 +80,13 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
       await ledger.flushFulfilled(); // what this process told the app, read back as fulfilled
       return (await ledger.order(reference))?.value;
     },
-    webhook,
-    fetch: kudosWebhookFetch(webhook.receiver),
+    webhook: nodeHandler(receiver),
+    fetch: fetchHandler(receiver),
     check: returnPageCheck(ledger, lookups),
     unprocessed: () => upkeep.unprocessed(),
     acknowledge: (txHash) => upkeep.acknowledge(txHash),
     redrive: () => upkeep.redrive(),
-    reconcile: (args) => webhook.reconcile({ baseURL, timeoutMs, ...args }),
+    reconcile: (args) => receiver.reconcile({ baseURL, timeoutMs, ...args }),
     status: () => upkeep.status(),
   };
 }

@@ -13,7 +13,7 @@ const REFERENCE = /^ko[0-9a-f]{32}$/;
 const REFERENCE_IN_TEXT = /(?<![0-9A-Za-z])ko[0-9a-f]{32}(?![0-9A-Za-z])/g;
 
 /** The memo's words before the reference when the order gives none. */
-export const DEFAULT_MEMO_LABEL = 'order';
+const DEFAULT_MEMO_LABEL = 'order';
 
 export function newReference(): string {
   return `ko${randomBytes(16).toString('hex')}`;

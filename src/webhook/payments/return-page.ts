@@ -9,7 +9,7 @@ import type { KudosReconcileResult } from '../recovery/reconcile.js';
  */
 
 /** What one lookup of a hash came to. */
-export type LookupOutcome =
+type LookupOutcome =
   /** Looked up and processed as a notification would be (or found a decision already). */
   | 'looked'
   /** Another path holds the hash right now (a delivery in progress): its decision will come. */

@@ -24,7 +24,7 @@ export const MAX_LISTED = 100_000;
 /** A transaction hash as the service writes it (either case). */
 export const HASH = /^[0-9A-Fa-f]{64}$/;
 
-export function absoluteURL(value: unknown, name: string): string {
+function absoluteURL(value: unknown, name: string): string {
   if (typeof value !== 'string' || !URL.canParse(value) || hasCredentials(value)) {
     throw new TypeError(`kudosPayments option "${name}" must be an absolute URL without credentials`);
   }

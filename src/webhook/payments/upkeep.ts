@@ -1,6 +1,6 @@
 // What the payments API keeps beside the receiver's own recovery: the exceptions waiting for the
 // app, the paid orders it may never have been told of, and the health of both.
-import type { KudosWebhookHandler } from '../adapters/node.js';
+import type { KudosRecovery } from '../receiver.js';
 import type { KudosRedriveResult } from '../recovery/recovery.js';
 import { combinedStatus, type KudosWebhookStatus, readStatus } from '../recovery/status.js';
 import type { KudosPaymentException, KudosPaymentsOptions, KudosPaymentsUnprocessed } from './api.js';
@@ -13,7 +13,7 @@ export class PaymentsUpkeep {
   constructor(
     private readonly settings: PaymentsSettings,
     private readonly ledger: Ledger,
-    private readonly webhook: KudosWebhookHandler,
+    private readonly receiver: KudosRecovery,
     private readonly onPaid: KudosPaymentsOptions['onPaid'],
   ) {}
 
@@ -27,7 +27,7 @@ export class PaymentsUpkeep {
 
   async unprocessed(): Promise<KudosPaymentsUnprocessed[]> {
     const [notifications, exceptions] = await Promise.all([
-      this.webhook.unprocessed(),
+      this.receiver.unprocessed(),
       this.exceptionsWaiting(),
     ]);
     return [
@@ -50,7 +50,7 @@ export class PaymentsUpkeep {
 
   /** The kept notifications run again, then the paid orders never marked fulfilled told again. */
   async redrive(): Promise<KudosRedriveResult> {
-    const kept = await this.webhook.redrive();
+    const kept = await this.receiver.redrive();
     const { told, failed } = await this.retell();
     return {
       processed: kept.processed + told,
@@ -95,6 +95,6 @@ export class PaymentsUpkeep {
       null,
       this.settings.now(),
     );
-    return combinedStatus(...(await Promise.all([this.webhook.status(), orders])));
+    return combinedStatus(...(await Promise.all([this.receiver.status(), orders])));
   }
 }

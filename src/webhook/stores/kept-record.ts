@@ -29,7 +29,7 @@ export function mergeKept(
 type KeepStep = Partial<Pick<KudosKeptNotification, 'attempts' | 'lastError' | 'receivedAt' | 'trusted'>>;
 
 /** One case of the merge rule: keeps made in order, and what is listed after them. */
-export interface KeptMergeCase {
+interface KeptMergeCase {
   name: string;
   keeps: readonly KeepStep[];
   expected: Required<KeepStep>;

@@ -47,11 +47,7 @@ const CLI_WORDS: Readonly<Record<string, string>> = {
 };
 
 /** The admin API's refusal in the CLI's words: its field as the flag or word, `"update": true` as `--update`. */
-export function inCliWords(
-  message: string,
-  field: unknown,
-  words: Readonly<Record<string, string>> = {},
-): string {
+function inCliWords(message: string, field: unknown, words: Readonly<Record<string, string>> = {}): string {
   let text = message.replace('pass "update": true', 'pass --update');
   if (typeof field === 'string' && text.startsWith(`"${field}" `)) {
     const word = words[field] ?? CLI_WORDS[field];

@@ -31,7 +31,7 @@ export function requestHostAllowed(req: IncomingMessage, bound: string, allowed:
  * Whether an `Origin` is this emulator's own pages: an allowed host on the emulator's port. A page of
  * another site (another port is another site) is refused.
  */
-export function ownOrigin(origin: string, port: number, bound: string, allowed: readonly string[]): boolean {
+function ownOrigin(origin: string, port: number, bound: string, allowed: readonly string[]): boolean {
   if (!URL.canParse(origin)) return false;
   const url = new URL(origin);
   const originPort = Number(url.port || (url.protocol === 'https:' ? 443 : 80));

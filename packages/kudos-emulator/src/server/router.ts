@@ -13,7 +13,7 @@ interface Route {
 }
 
 /** Told of each request that reached a route: the route, the request, and how long it took. */
-export type RoutedListener = (route: EmulatorRoute, ctx: Ctx, ms: number) => void;
+type RoutedListener = (route: EmulatorRoute, ctx: Ctx, ms: number) => void;
 
 /** A minimal method + path router. Unknown paths answer 404 `NOT_FOUND`, known paths with another method 405. */
 export class Router {
