@@ -62,10 +62,16 @@ describeSqlite('the dedupe store contract: SqliteDedupeStore (a real file, node:
 describe('the contract fails a store that breaks it', () => {
   it('catches a store that lets anyone complete a key', async () => {
     class Careless extends MemoryDedupeStore {
+      /** Who claimed each key, as the store was told. */
+      private readonly holders = new Map<string, string>();
+      override async claim(key: string, leaseMs: number, claim: KudosClaimContext) {
+        const answer = await super.claim(key, leaseMs, claim);
+        if (answer === 'claimed') this.holders.set(key, claim.token);
+        return answer;
+      }
       override complete(key: string, ttlMs: number, claim: KudosClaimContext): Promise<void> {
         // Completes as whoever holds the key: no ownership check.
-        const owner = (this as unknown as { owners: Map<string, string> }).owners.get(key);
-        return super.complete(key, ttlMs, { ...claim, token: owner ?? claim.token });
+        return super.complete(key, ttlMs, { ...claim, token: this.holders.get(key) ?? claim.token });
       }
     }
     const ownership = dedupeStoreContract(() => new Careless()).find((c) =>

@@ -41,6 +41,11 @@ export class KeyIndex {
     return this.live;
   }
 
+  /** Slots of its table (two int32 each): what it holds in memory, whatever the live keys. */
+  get slots(): number {
+    return this.mask + 1;
+  }
+
   /** Position of `key` (of hash `hash`, among `records`), or -1 when it is not held. */
   get(key: string, hash: number, records: KeyRecords): number {
     const slot = this.find(key, hash, records);
