@@ -28,6 +28,7 @@ const INTEGRATION = [
   'test/webhook/payments-attack-six.test.ts',
   'test/webhook/payments-fulfil-retry.test.ts',
   'test/webhook/payments-two-instances.test.ts',
+  'test/webhook/reconcile-chain.test.ts',
 ];
 const E2E = [
   'test/e2e/**/*.test.ts',

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import session from 'express-session';
 import passport from 'passport';
-import { createKudosClient, DENIED_MESSAGE, hasScope, KudosError, KudosStrategy } from 'passport-kudos';
+import { createKudosClient, DENIED_MESSAGE, KudosError, KudosStrategy } from 'passport-kudos';
 import { kudosPayments } from 'passport-kudos/webhook';
 import { createMetrics } from './metrics.js';
 import { ANONYMOUS_SESSION_MS } from './session-store.js';
@@ -170,14 +170,12 @@ export function createExampleApp({
   });
   /**
    * The tips that no notification and no return page brought: a payer whose browser failed after
-   * paying (docs/payments.md#a-payment-that-no-notification-and-no-return-page-bring). The memo names
-   * the tip, so the shop's own history finds and credits them (each once). Undefined until the shop
-   * connected its history (signed in at /auth/kudos/history, which holds `read`).
+   * paying, a notification the service gave up on while the shop was down
+   * (docs/payments.md#the-way-back-the-chain). The chain shows every transfer to the shop's wallet and
+   * its memo names the tip, so this finds and credits them (each once), with no token and no history.
    */
-  async function reconcileHistory() {
-    const tokens = await stores.tokens.get(config.tipReceiver);
-    if (!tokens?.scope || !hasScope(tokens.scope, 'read')) return undefined;
-    return payments.reconcile({ client: kudos, userId: config.tipReceiver });
+  function reconcileChain() {
+    return payments.reconcileChain();
   }
 
   /**
@@ -265,17 +263,6 @@ export function createExampleApp({
         res.redirect(isLocalPath(returnTo) ? returnTo : '/profile');
       });
     })(req, res, next);
-  });
-
-  // The shop connects its history: a sign-in that asks for no scope, so the service grants the
-  // client's default scopes, `read` among them (docs/kudos-service.md#authorization-page: a bare
-  // `read` asked for is granted as read:read). Its token set is kept like any user's.
-  app.get('/auth/kudos/history', (req, res, next) => {
-    if (!isShop(req)) return res.redirect('/auth/kudos');
-    req.session.returnTo = '/payments';
-    req.session.save((err) =>
-      err ? next(err) : authenticator.authenticate('kudos', { scope: [] })(req, res, next),
-    );
   });
 
   function requireUser(req, res, next) {
@@ -463,16 +450,14 @@ export function createExampleApp({
     }),
   );
 
-  // Finds the tips that no notification and no return page brought (the payer's browser failed
-  // after paying) in the shop's own history, as the schedule does every minute. The shop only.
+  // Finds the tips that no notification and no return page brought on the chain, as the schedule
+  // does every minute. The shop only.
   app.post(
     '/payments/reconcile',
     requireUser,
-    shopAction('read its history', async (req) => {
-      const result = await reconcileHistory();
-      req.session.reconciled = result
-        ? { processed: result.processed, seen: result.seen }
-        : { missing: true };
+    shopAction('read the chain', async (req) => {
+      const result = await reconcileChain();
+      req.session.reconciled = { processed: result.processed, seen: result.seen };
     }),
   );
 
@@ -517,5 +502,5 @@ export function createExampleApp({
       );
   });
 
-  return { app, strategy, kudos, metrics, reconcileHistory };
+  return { app, strategy, kudos, metrics, reconcileChain };
 }

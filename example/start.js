@@ -21,7 +21,8 @@ async function walletOf(baseURL, user) {
   }).catch(() => undefined);
   const profile = res?.ok ? await res.json().catch(() => undefined) : undefined;
   // Either spelling of the account (kudosWallet where the service gives it): the receiver matches both.
-  const wallet = profile?.kudosWallet ?? profile?.cosmosWallet ?? profile?.wallet;
+  // `wallet` is an old Ethereum-style address, never the chain's: only these two are.
+  const wallet = profile?.kudosWallet ?? profile?.cosmosWallet;
   if (typeof wallet !== 'string' || wallet === '') {
     throw new Error(`could not look up the wallet of TIP_RECEIVER "${user}": set KUDOS_RECEIVER_WALLET`);
   }
@@ -68,7 +69,7 @@ export async function startExample(env = process.env, { log = () => undefined } 
   }
   const receiverWallet = config.receiverWallet ?? (await walletOf(baseURL, config.tipReceiver));
   const stores = await createStores(config, log);
-  const { app, metrics, reconcileHistory } = createExampleApp({
+  const { app, metrics, reconcileChain } = createExampleApp({
     config,
     authURL,
     baseURL,
@@ -76,11 +77,9 @@ export async function startExample(env = process.env, { log = () => undefined } 
     receiverWallet,
     log,
   });
-  // Every minute, the shop's history: payments no notification and no return page brought.
+  // Every minute, the chain: payments no notification and no return page brought.
   const reconciling = setInterval(() => {
-    reconcileHistory().catch((error) =>
-      log(`reconcile of the shop's history failed: ${error?.code ?? error}`),
-    );
+    reconcileChain().catch((error) => log(`reconcile from the chain failed: ${error?.code ?? error}`));
   }, RECONCILE_EVERY_MS);
   reconciling.unref();
   const server = app.listen(config.port, config.host);
@@ -106,7 +105,7 @@ export async function startExample(env = process.env, { log = () => undefined } 
     emulator,
     config,
     stores,
-    reconcileHistory,
+    reconcileChain,
     async close() {
       clearInterval(reconciling);
       server.closeAllConnections();

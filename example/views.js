@@ -154,7 +154,7 @@ const OUTCOMES = {
  *   unprocessed?: Array<{ kind: 'notification', txHash: string, status: string, attempts: number, lastError: string | null, receivedAt: number }
  *     | { kind: 'exception', txHash: string, reason: string, decidedAt: number }>,
  *   retried?: { processed: number, failed: number, remaining: number },
- *   reconciled?: { processed: number, seen: number } | { missing: true } }} model
+ *   reconciled?: { processed: number, seen: number } }} model
  */
 export function paymentsPage({ user, csrf, payments, unprocessed, retried, reconciled }) {
   const rows = payments
@@ -177,16 +177,13 @@ export function paymentsPage({ user, csrf, payments, unprocessed, retried, recon
   const retriedLine = retried
     ? `<p id="retried" role="status">Retried: ${escapeHtml(retried.processed)} processed, ${escapeHtml(retried.failed)} failed, ${escapeHtml(retried.remaining)} remaining.</p>`
     : '';
-  const reconciledLine = !reconciled
-    ? ''
-    : 'missing' in reconciled
-      ? '<p id="reconciled" role="status">Connect the shop’s history first.</p>'
-      : `<p id="reconciled" role="status">History read: ${escapeHtml(reconciled.seen)} transactions, ${escapeHtml(reconciled.processed)} newly processed.</p>`;
-  // The shop's own history: where a tip that no notification and no return page brought is found.
+  const reconciledLine = reconciled
+    ? `<p id="reconciled" role="status">Chain read: ${escapeHtml(reconciled.seen)} payments to the shop, ${escapeHtml(reconciled.processed)} newly processed.</p>`
+    : '';
+  // The chain: where a tip that no notification and no return page brought is found.
   const historyCard =
     unprocessed && csrf
-      ? `<div class="card"><h2>Missed payments</h2>${reconciledLine}<p>Tips whose payer’s browser failed after paying come by no notification: the shop’s history finds them (every minute, or now).
-<a href="/auth/kudos/history" id="connect-history">Connect the shop’s history</a></p>
+      ? `<div class="card"><h2>Missed payments</h2>${reconciledLine}<p>A tip whose notification never arrived (the payer’s browser failed after paying, or the shop was down) is found on the chain, which shows every payment to the shop’s wallet: read every minute, or now.</p>
 <form method="post" action="/payments/reconcile"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><button type="submit" class="kudos-button" id="reconcile">Find missed payments</button></form></div>`
       : '';
   // The shop's card: what waits to be processed, and the payments to refund or look at.

@@ -312,6 +312,13 @@ export const KUDOS_ERROR_CODES = [
       'a 2xx answer that is not JSON, or not the JSON expected (`client.json()` with a guard, a profile, a transaction history)',
   },
   {
+    code: 'endpoint_gone',
+    status: 502,
+    error: 'KudosApiError',
+    meaning:
+      'a lookup of the service or of the chain answered 404 that is not its documented "not found" (an HTML page: a removed route, as the service removed `/tx/**` and its chain proxy in 2026); the message names the URL. `reconcile()` rejects with it: reconcile from the chain (`reconcileChain()`, with `restURL` at a chain node) instead',
+  },
+  {
     code: 'response_too_large',
     status: 502,
     error: 'KudosApiError',
@@ -451,6 +458,13 @@ export const KUDOS_ERROR_CODES = [
     status: 503,
     error: 'KudosWebhookError',
     meaning: 'the confirmer (chain lookup) failed; retry (Retry-After)',
+  },
+  {
+    code: 'endpoint_gone',
+    status: 503,
+    error: 'KudosWebhookError',
+    meaning:
+      "the confirmer's chain lookup answered 404 that is no chain's answer (an HTML page: the chain's REST interface is not at that URL, as the service's `{baseURL}/cosmos/lcd` proxy is gone since 2026-05-21); the message names the LCD. Told once to `onError` and said by `status()` (`lookupOk: false`); the notification is kept for `redrive()`. Set `restURL` to a chain node's REST interface",
   },
   {
     code: 'handler_timeout',

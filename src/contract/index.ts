@@ -20,6 +20,7 @@ export { withoutTrailingSlashes } from '../base/url-path.js';
 export {
   type AddressPrefix,
   accountKey,
+  checkAddress,
   LEGACY_PREFIX,
   MAIN_PREFIX,
   spellAddress,

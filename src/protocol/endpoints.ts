@@ -36,7 +36,9 @@ export const KUDOS_CHAIN = {
   lcd: '/cosmos/lcd',
   /** A transaction (`GetTxResponse`), relative to the LCD. */
   tx: '/cosmos/tx/v1beta1/txs/{hash}',
-  /** The legacy lookup, in the old REST shape. */
+  /** The chain's transaction search by event (`?events=transfer.recipient='ADDRESS'`, paged), relative to the LCD. */
+  txsByEvent: '/cosmos/tx/v1beta1/txs',
+  /** The legacy lookup, in the old REST shape: no longer served since the chain's v4 release (501). */
   legacyTx: '/txs/{hash}',
   balances: '/cosmos/bank/v1beta1/balances/{address}',
   delegations: '/cosmos/staking/v1beta1/delegations/{address}',

@@ -60,6 +60,7 @@ export {
   type KudosPayments,
   type KudosPaymentsOptions,
   type KudosPaymentsReconcile,
+  type KudosPaymentsReconcileChain,
   type KudosPaymentsUnprocessed,
   kudosPayments,
 } from './payments/payments.js';
@@ -86,6 +87,7 @@ export type {
   KudosReconcileTransaction,
   KudosReconcileWithClient,
 } from './recovery/reconcile.js';
+export type { KudosReconcileChain } from './recovery/reconcile-chain.js';
 export type { KudosRedriveResult } from './recovery/recovery.js';
 export type { KudosWebhookStatus } from './recovery/status.js';
 export { MemoryDedupeStore, type MemoryDedupeStoreOptions } from './stores/memory/memory-dedupe-store.js';

@@ -9,7 +9,9 @@ import { asHandlerError } from './core/process-once.js';
 import { secretMatches } from './core/secret.js';
 import type { KudosNotification } from './core/types.js';
 import { type KudosWebhookOptions, resolveReceiverOptions } from './options.js';
+import { PayerIds } from './recovery/payer-ids.js';
 import { type KudosReconcileArgs, type KudosReconcileResult, reconcile } from './recovery/reconcile.js';
+import { type KudosReconcileChain, reconcileChain } from './recovery/reconcile-chain.js';
 import { type KudosRedriveResult, listUnprocessed, redrive } from './recovery/recovery.js';
 import { type KudosWebhookStatus, readStatus } from './recovery/status.js';
 
@@ -79,6 +81,12 @@ export interface KudosReceiver {
    */
   reconcile(args: KudosReconcileArgs): Promise<KudosReconcileResult>;
   /**
+   * Reads the chain's transfers to `receiver` (the shop's wallet, both spellings) since a time and
+   * processes each like a delivery, under the same keys: what never arrived, found with the chain
+   * alone (no token, no service history). Run it on a schedule.
+   */
+  reconcileChain(args: KudosReconcileChain): Promise<KudosReconcileResult>;
+  /**
    * The receiver's health, for a `/healthz` route: how many notifications wait unprocessed and the
    * age of the oldest, when one last arrived, and whether the store answers. Never rejects.
    */
@@ -86,7 +94,10 @@ export interface KudosReceiver {
 }
 
 /** The recovery half of a receiver, defined once for every adapter (and kudosPayments()). */
-export type KudosRecovery = Pick<KudosReceiver, 'unprocessed' | 'redrive' | 'reconcile' | 'status'>;
+export type KudosRecovery = Pick<
+  KudosReceiver,
+  'unprocessed' | 'redrive' | 'reconcile' | 'reconcileChain' | 'status'
+>;
 
 /** What adapters need of a receiver beyond its public face. @internal */
 export interface ReceiverInternals extends KudosReceiver {
@@ -127,15 +138,31 @@ export function kudosReceiver(options: KudosWebhookOptions): KudosReceiver {
   return createReceiver(options);
 }
 
-/** `onError` as the receiver calls it: a store's refusal told once, not at every delivery it refuses. */
+/** Refusals that repeat at every delivery until someone mends their cause: told once each. */
+const TOLD_ONCE = ['store_unusable', 'endpoint_gone'] as const;
+
+/** The code of `TOLD_ONCE` an error (or its cause) carries, if any. */
+function toldOnceCode(error: KudosWebhookError): (typeof TOLD_ONCE)[number] | undefined {
+  const cause = error.cause instanceof KudosError ? error.cause.code : undefined;
+  return TOLD_ONCE.find((code) => code === error.code || code === cause);
+}
+
+/**
+ * `onError` as the receiver calls it: a store's refusal, or a lookup whose route is gone, told once,
+ * not at every delivery it refuses; and what `status()` says of the lookup.
+ */
 function errorReporter(onError: KudosWebhookOptions['onError']) {
-  /** The store's last refusal told (a Redis that may evict). */
-  let unusableTold: string | undefined;
+  /** The last message told of each refusal that repeats. */
+  const told = new Map<string, string>();
+  /** Why the chain lookup fails for good (a route that is gone), until a notification is confirmed. */
+  let lookupError: string | null = null;
   return {
     report(error: KudosWebhookError, req: WebhookRequest | undefined): void {
-      if (error.cause instanceof KudosError && error.cause.code === 'store_unusable') {
-        if (error.message === unusableTold) return;
-        unusableTold = error.message;
+      const once = toldOnceCode(error);
+      if (once === 'endpoint_gone') lookupError = `endpoint_gone: ${error.message}`;
+      if (once !== undefined) {
+        if (told.get(once) === error.message) return;
+        told.set(once, error.message);
       }
       try {
         onError?.(error, req);
@@ -143,10 +170,14 @@ function errorReporter(onError: KudosWebhookOptions['onError']) {
         // A logger that throws must not change the answer.
       }
     },
-    /** The store works again: a new refusal is told again. */
-    storeWorks(): void {
-      unusableTold = undefined;
+    /** A notification went through: the store works (a new refusal is told again), and so does the lookup when it was confirmed. */
+    works(confirmed: boolean): void {
+      told.delete('store_unusable');
+      if (!confirmed) return;
+      told.delete('endpoint_gone');
+      lookupError = null;
     },
+    lookupError: () => lookupError,
   };
 }
 
@@ -165,12 +196,18 @@ function refusal(error: KudosWebhookError): KudosWebhookAnswer {
  * their redrive, the reconcile of the shop's history, and its health (`lastNotificationAt`: when a
  * notification that passed the secret check last arrived).
  */
-function recoveryOf(settings: PipelineSettings, lastNotificationAt: () => number | null): KudosRecovery {
+function recoveryOf(
+  settings: PipelineSettings,
+  lastNotificationAt: () => number | null,
+  lookupError: () => string | null,
+): KudosRecovery {
   const store = settings.store;
+  const payers = new PayerIds();
   return {
     unprocessed: () => listUnprocessed(store, settings.report),
     redrive: () => redrive(settings),
     reconcile: (args) => reconcile(settings, args),
+    reconcileChain: (args) => reconcileChain(settings, args, payers),
     // A record the store cannot read is told by unprocessed() and redrive(), not at every health poll.
     status: () =>
       readStatus(
@@ -181,6 +218,7 @@ function recoveryOf(settings: PipelineSettings, lastNotificationAt: () => number
         },
         lastNotificationAt(),
         settings.now(),
+        lookupError(),
       ),
   };
 }
@@ -237,7 +275,7 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
       req,
       message,
     });
-    errors.storeWorks();
+    errors.works(notification.confirmed);
     const body: KudosWebhookAnswerBody =
       outcome === 'duplicate'
         ? { ok: true, duplicate: true, key: notification.key }
@@ -268,7 +306,7 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
       });
       return answer;
     },
-    ...recoveryOf(settings, () => lastNotificationAt),
+    ...recoveryOf(settings, () => lastNotificationAt, errors.lookupError),
   };
 }
 
@@ -285,6 +323,7 @@ export function withRecovery<H extends object>(
     unprocessed: receiver.unprocessed,
     redrive: receiver.redrive,
     reconcile: receiver.reconcile,
+    reconcileChain: receiver.reconcileChain,
     status: receiver.status,
   });
 }

@@ -209,7 +209,7 @@ describe('example app: tips as orders (real HTTP, embedded emulator)', () => {
     }
   });
 
-  it('finds a tip that no notification and no return page brought (the payer’s browser failed) in the shop’s history', async () => {
+  it('finds a tip that no notification and no return page brought (the payer’s browser failed) on the chain', async () => {
     const alice = await signedIn();
     const link = await tipLink(alice);
     const param = (name: string) => link.searchParams.get(name) ?? undefined;
@@ -218,6 +218,7 @@ describe('example app: tips as orders (real HTTP, embedded emulator)', () => {
       to: param('to') ?? '',
       amount: param('amount') ?? '',
       via: param('via'),
+      fee: param('fee'),
       remarks: param('remarks'),
       state: param('state'),
       metadataPosted: false,
@@ -225,30 +226,19 @@ describe('example app: tips as orders (real HTTP, embedded emulator)', () => {
     await emulator().idle();
     expect(emulator().deliveries.filter((d) => d.txHash === tx.txHash)).toEqual([]);
     expect(await rowsOf(alice, tx.txHash)).toEqual([]);
-    // The shop, signed in, has not connected its history yet: nothing is read.
+    // The shop asks now (the schedule does every minute): no token, no history to connect.
     const shop = await signedIn('bobby');
-    const csrf = /name="csrf" value="([^"]+)"/.exec(await paymentsPage(shop))?.[1] ?? '';
-    await shop.postForm(`${example.url}/payments/reconcile`, { csrf });
-    expect(await paymentsPage(shop)).toContain('Connect the shop’s history first.');
-    // It connects its history (the client's default scopes, read among them), then finds the tip.
-    const back = await passAuthorization(
-      shop,
-      locationOf(await shop.get(`${example.url}/auth/kudos/history`)),
-      {
-        username: 'bobby',
-        password: 'builder',
-      },
-    );
-    expect(locationOf(await shop.get(locationOf(back))).pathname).toBe('/payments');
-    const fresh = /name="csrf" value="([^"]+)"/.exec(await paymentsPage(shop))?.[1] ?? ''; // a new session
-    const found = await shop.postForm(`${example.url}/payments/reconcile`, { csrf: fresh });
+    const page = await paymentsPage(shop);
+    expect(page).not.toContain('Connect');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+    const found = await shop.postForm(`${example.url}/payments/reconcile`, { csrf });
     expect(found.status).toBe(303);
-    expect(await paymentsPage(shop)).toMatch(/History read: \d+ transactions, 1 newly processed\./);
+    expect(await paymentsPage(shop)).toMatch(/Chain read: \d+ payments to the shop, 1 newly processed\./);
     const rows = await rowsOf(alice, tx.txHash);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toContain('<td class="paid">paid</td>');
     // The schedule's own call finds nothing new, and a user who is not the shop may not ask.
-    expect(await example.reconcileHistory()).toMatchObject({ processed: 0 });
+    expect(await example.reconcileChain()).toMatchObject({ processed: 0 });
     const denied = await alice.postForm(`${example.url}/payments/reconcile`, {
       csrf: /name="csrf" value="([^"]+)"/.exec(await paymentsPage(alice))?.[1] ?? '',
     });

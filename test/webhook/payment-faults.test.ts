@@ -448,7 +448,7 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     expect(old.map((h) => shop.times(h))).toEqual(old.map(() => 0)); // before since: not read
   });
 
-  it('history reconcile refuses an answer that is not a list (invalid_response, 502); a 404 is nothing to do', async () => {
+  it('history reconcile refuses an answer that is not a list (invalid_response, 502); a 404 is a route that is gone (endpoint_gone)', async () => {
     await setUp();
     let answer: { status: number; body: string } = { status: 200, body: '{"records":[]}' };
     const fake = await listenLocal(
@@ -464,8 +464,13 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
         status: 502,
         message: 'Kudos API answered a transaction history that is not a list',
       });
+      // The service's history never answered 404 (a user with nothing got []): only a removed route does.
       answer = { status: 404, body: '{}' };
-      expect(await shop.hook.reconcile(history)).toMatchObject({ seen: 0, processed: 0 });
+      await expect(shop.hook.reconcile(history)).rejects.toMatchObject({
+        code: 'endpoint_gone',
+        status: 502,
+        message: expect.stringContaining(`${fake.url}/tx/history/user/bobby answered 404`),
+      });
     } finally {
       await fake.close();
     }

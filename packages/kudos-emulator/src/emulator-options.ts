@@ -37,6 +37,12 @@ export interface EmulatorUser {
   civicLiker?: boolean | 'trial';
   /** Since when, epoch milliseconds; default: when the emulator started. */
   civicLikerSince?: number;
+  /**
+   * Whether the user has a chain wallet; default true. `false` is a user registered lately, with
+   * none: its profile has no `wallet`, `cosmosWallet` or `kudosWallet`, and the widget refuses to pay
+   * it (`RECEIPIENT_HAS_NO_WALLET`, observed).
+   */
+  wallet?: boolean;
 }
 
 /** An agent account whose webhook the operator has set up (docs/kudos-service.md#notifications). */
@@ -67,7 +73,17 @@ export interface EmulatorAgent {
    * `AGENT_NOT_SETUP_PAYMENT_REDIRECT`; a URI not on it, `REDIRECT_URI_NOT_WHITELIST`.
    */
   paymentRedirectURIs?: string[];
+  /** Whether the agent has a chain wallet; default true. `false`: the widget refuses it as `via` (`VIA_USER_HAS_NO_WALLET`, observed). */
+  wallet?: boolean;
 }
+
+/**
+ * Which service the emulator answers as: `2025` (default), this interface as it last worked (the
+ * chain after its v4 release, the service before its 2026 removals); `2026`, the service as it is
+ * now, whose removed routes (`/tx/**`, the chain proxy `/cosmos/lcd/**` and `/cosmos/rpc/**`,
+ * `/users/id/{id}`, `/users/self`) answer Express's 404 page (docs/kudos-service.md#what-the-service-removed-in-2026).
+ */
+export type EmulatorGeneration = '2025' | '2026';
 
 /** How refresh answers treat the refresh token (the interface is silent; see docs/reference.md). */
 type RefreshTokenMode = 'reuse' | 'rotate';
@@ -139,6 +155,8 @@ export interface KudosEmulatorOptions {
    * of the same account, as older records have it). docs/kudos-service.md#wallet-addresses.
    */
   paymentAddressPrefix?: AddressPrefix;
+  /** Which service to answer as: `2025` (default, this interface as it last worked) or `2026` (its routes removed). */
+  generation?: EmulatorGeneration;
   /** Webhook delivery: attempts in all (default 5), first retry delay (default 500 ms, doubling), per-attempt timeout (default 5000 ms). */
   webhook?: { attempts?: number; retryDelayMs?: number; timeoutMs?: number };
   /** HS256 key of the access tokens; default a random one per emulator. */
@@ -209,6 +227,7 @@ export interface ResolvedEmulatorOptions {
   paymentDelayMs: number;
   multiSendAmounts: MultiSendAmounts;
   paymentAddressPrefix: AddressPrefix;
+  generation: EmulatorGeneration;
   webhook: { attempts: number; retryDelayMs: number; timeoutMs: number };
   jwtSecret: string | undefined;
   log: (line: string, level: KudosEmulatorLogLevel) => void;
@@ -245,6 +264,7 @@ export function checkEmulatorUser(
     u.civicLiker !== 'trial'
   )
     failWith(`${at}civicLiker must be true, false or "trial"`);
+  if (u.wallet !== undefined && typeof u.wallet !== 'boolean') failWith(`${at}wallet must be true or false`);
   if (u.civicLikerSince !== undefined && !(Number.isSafeInteger(u.civicLikerSince) && u.civicLikerSince >= 0))
     failWith(`${at}civicLikerSince must be epoch milliseconds`);
   return u.civicLiker && u.civicLikerSince === undefined ? { ...u, civicLikerSince: Date.now() } : { ...u };
@@ -325,6 +345,8 @@ export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): Reso
     if (a.webhookURL !== undefined && !isHttpURL(a.webhookURL))
       fail(`agents[${i}].webhookURL must be an absolute http(s) URL`);
     checkURIs(a.paymentRedirectURIs, `agents[${i}].paymentRedirectURIs`);
+    if (a.wallet !== undefined && typeof a.wallet !== 'boolean')
+      fail(`agents[${i}].wallet must be true or false`);
     return { ...a };
   });
   const port = positive(options.port, 'port', 0, true);
@@ -357,6 +379,7 @@ export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): Reso
       [MAIN_PREFIX, LEGACY_PREFIX] as const,
       MAIN_PREFIX,
     ),
+    generation: oneOf(options.generation, 'generation', ['2025', '2026'] as const, '2025'),
     webhook: {
       attempts: positive(options.webhook?.attempts, 'webhook.attempts', 5),
       retryDelayMs: positive(options.webhook?.retryDelayMs, 'webhook.retryDelayMs', 500, true),

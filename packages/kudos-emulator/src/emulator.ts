@@ -16,6 +16,12 @@ import { EmulatorOperations, type PayArguments } from './model/operations.js';
 import { applyApiHeaders } from './server/api-headers.js';
 import { requestHostAllowed } from './server/host-check.js';
 import { sendCode, withQuery } from './server/http.js';
+import {
+  CHAIN_NODE_PREFIX,
+  chainNodePath,
+  removedPath,
+  sendExpressNotFound,
+} from './server/removed-routes.js';
 
 export type { PayArguments };
 
@@ -61,6 +67,12 @@ export interface KudosEmulator {
   readonly authURL: string;
   /** `{base_url}`: pass as `baseURL` to `KudosStrategy`. */
   readonly baseURL: string;
+  /**
+   * The chain node's own REST (LCD) interface, apart from the service (`{origin}/chain`): what
+   * `{baseURL}/cosmos/lcd` forwarded to, answered in every generation. Pass as `restURL` to
+   * `kudosPayments()` or `cosmosConfirmer()` for a money path that needs only the chain.
+   */
+  readonly chainURL: string;
   /** Token endpoint `{base_url}/oauth/access_token` (also takes `grant_type=refresh_token`). */
   readonly tokenURL: string;
   /** Client revocation endpoint `{base_url}/oauth/revoke` (RFC 7009 form; the emulator's choice). */
@@ -254,6 +266,15 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
       return;
     }
     if (applyApiHeaders(req, res)) return; // a CORS preflight, answered
+    // The chain node's own REST interface (`chainURL`): the routes the service's proxy forwarded to,
+    // answered in every generation. Else a route the service removed in 2026 (with `generation:
+    // '2026'`): Express's 404 page, as it answers now.
+    const chainPath = chainNodePath(req.url ?? '/');
+    if (chainPath !== undefined) req.url = chainPath;
+    else {
+      const removed = removedPath(resolved.generation, new URL(req.url ?? '/', 'http://emulator').pathname);
+      if (removed !== undefined) return sendExpressNotFound(res, req.method ?? 'GET', removed);
+    }
     router
       .handle(req, res, (error) =>
         state.log(`internal error: ${error instanceof Error ? error.name : 'unknown'}`, 'error'),
@@ -313,6 +334,7 @@ function emulatorHandle({
   return {
     authURL: state.authURL,
     baseURL: state.baseURL,
+    chainURL: state.origin + CHAIN_NODE_PREFIX,
     tokenURL: state.baseURL + KUDOS_API.token,
     revokeURL: state.baseURL + KUDOS_API.revoke,
     port,

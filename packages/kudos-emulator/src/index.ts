@@ -25,6 +25,7 @@ export {
   DEMO_USERS,
   type EmulatorAgent,
   type EmulatorClient,
+  type EmulatorGeneration,
   type EmulatorUser,
   type KudosEmulatorOptions,
 } from './emulator-options.js';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { tokensToUnits } from 'passport-kudos/contract';
 import type { EmulatorClock } from './clock.js';
 import type {
   EmulatorAgent,
@@ -9,6 +10,19 @@ import type {
 } from './emulator-options.js';
 import type { EmulatorTransaction } from './model/transaction.js';
 import { AdminSessions } from './server/admin-access.js';
+
+/**
+ * Whose history lists a transaction, as the service listed it (docs/kudos-service.md#histories): the
+ * payer's always; a receiver's only when the record names it as a single `toId`, i.e. a `MsgSend` to
+ * one receiver without an agent fee. A `MsgMultiSend` (a fee above 0, or several receivers) recorded
+ * `toId` as a list, so only its payer saw it; an agent saw none of the payments made through it.
+ */
+function historyUsers(tx: EmulatorTransaction): string[] {
+  const { from, to, fee } = tx.request;
+  const feeAboveZero = fee !== undefined && tokensToUnits(fee) > 0n;
+  const [only] = to;
+  return to.length === 1 && only !== undefined && !feeAboveZero && only !== from ? [from, only] : [from];
+}
 
 /** An app a user has authorized (listed on the account page). */
 export interface Grant {
@@ -156,8 +170,7 @@ export class EmulatorState {
     this.unsaved.add(tx.txHash);
     if (!this.transactions.has(tx.txHash)) {
       this.transactionOrder.push(tx.txHash);
-      const { from, to, via } = tx.request;
-      for (const user of new Set([from, ...to, ...(via === undefined ? [] : [via])])) {
+      for (const user of historyUsers(tx)) {
         const list = this.byUser.get(user) ?? [];
         list.push(tx.txHash);
         this.byUser.set(user, list);
@@ -166,7 +179,12 @@ export class EmulatorState {
     this.transactions.set(tx.txHash, tx);
   }
 
-  /** Each user's transactions (sent, received, or as the agent), in the order they were added. */
+  /** Whether a user or agent has a chain wallet (one registered lately may have none: `wallet: false`). */
+  hasWallet(id: string): boolean {
+    return this.users.get(id)?.wallet !== false && this.agents.get(id)?.wallet !== false;
+  }
+
+  /** Each user's history (see {@link historyUsers}), in the order the transactions were added. */
   private readonly byUser = new Map<string, string[]>();
 
   /**

@@ -5,7 +5,7 @@ import { PAYMENT_USERS } from '../../../test/helpers/emulator-user.js';
 // The chain proxy's reads that real clients make (docs/kudos-service.md#chain-lookup), over real HTTP.
 const START = 10_000_000_000_000n; // 10,000 tokens in nanokudos: every emulated wallet's start
 
-describe('the chain proxy: balances, delegations and the legacy lookup', () => {
+describe('the chain proxy: balances, delegations and the legacy lookup (gone since the chain’s v4)', () => {
   let kudos: KudosEmulator;
   beforeAll(async () => {
     kudos = await startKudosEmulator({
@@ -44,20 +44,13 @@ describe('the chain proxy: balances, delegations and the legacy lookup', () => {
     expect(await res.json()).toEqual({ delegation_responses: [] });
   });
 
-  it('the legacy /txs/{hash} marks a success in logs[0].success; a failed one has a code and no successful log', async () => {
+  it('the legacy /txs/{hash} answers 501 Not Implemented, as the chain since its v4 release, whatever the hash', async () => {
     const ok = kudos.pay({ from: 'alice', to: 'bobby', amount: '1' });
-    const failed = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', outcome: 'fail' });
     await kudos.idle();
-    const good = (await (await lcd(`/txs/${ok.txHash}`)).json()) as Record<string, unknown>;
-    expect(good).not.toHaveProperty('code');
-    expect((good.logs as Array<Record<string, unknown>>)[0]).toMatchObject({
-      msg_index: 0,
-      success: true,
-      log: '',
-    });
-    const bad = (await (await lcd(`/txs/${failed.txHash}`)).json()) as Record<string, unknown>;
-    expect(bad.code).not.toBe(0);
-    expect(bad.code).toEqual(expect.any(Number));
-    expect((bad.logs as Array<{ success?: boolean }>).some((log) => log.success === true)).toBe(false);
+    for (const hash of [ok.txHash, 'A'.repeat(64)]) {
+      const res = await lcd(`/txs/${hash}`);
+      expect(res.status).toBe(501);
+      expect(await res.json()).toEqual({ code: 12, message: 'Not Implemented', details: [] });
+    }
   });
 });

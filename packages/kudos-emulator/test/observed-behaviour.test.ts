@@ -174,13 +174,13 @@ describe('the emulator does what the service was observed to do', () => {
         headers: { authorization: `Bearer ${tokens.access_token}` },
       });
       expect(res.status).toBe(200);
-      const wallet = expect.stringMatching(/^cosmos1[a-z0-9]{38}$/);
       expect(await res.json()).toEqual({
         user: 'alice',
         displayName: 'alice',
         avatar: tokens.avatar,
-        wallet,
-        cosmosWallet: wallet,
+        // `wallet` is the legacy Ethereum-style address, never a chain address (sixth reading).
+        wallet: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+        cosmosWallet: expect.stringMatching(/^cosmos1[a-z0-9]{38}$/),
         // The same account in the main-prefix spelling (a later version of the user record).
         kudosWallet: expect.stringMatching(/^kudos1[a-z0-9]{38}$/),
       });

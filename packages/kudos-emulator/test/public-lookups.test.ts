@@ -27,9 +27,9 @@ describe('the public lookups answer as the service does', () => {
   it('/users/id/{id}/min is cacheable for 30 s, unlike the token-checked routes', async () => {
     const res = await api('/users/id/bobby/min');
     expect(res.status).toBe(200);
-    expect(res.headers.get('cache-control')).toBe('public, max-age=30');
+    expect(res.headers.get('cache-control')).toBe('public, max-age=30, stale-while-revalidate=86400');
     expect(res.headers.get('pragma')).toBeNull();
-    expect(await res.json()).toMatchObject({ user: 'bobby', wallet: kudos.walletOf('bobby') });
+    expect(await res.json()).toMatchObject({ user: 'bobby', cosmosWallet: kudos.walletOf('bobby') });
     const history = await api('/tx/history/user/bobby');
     expect(history.headers.get('cache-control')).toContain('no-store');
   });
@@ -67,7 +67,8 @@ describe('the public lookups answer as the service does', () => {
 
   it.each([
     ['an unknown id', '/users/id/nobody-here/min'],
-    ['an unknown address', '/users/addr/cosmos1nobodyhasthisaddress/min'],
+    // A valid address (checksum and all) that no user has: a string that is no address is 400.
+    ['an unknown address', '/users/addr/cosmos12efkd3f6fxp49hczagjjmtl2cvj9nztx8dpak3/min'],
     ['an unknown hash', `/tx/id/${'A'.repeat(64)}`],
   ])('answers %s with 404 Not Found as text/plain', async (_name, path) => {
     const res = await api(path);

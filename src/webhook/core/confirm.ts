@@ -2,16 +2,19 @@ import { checkPositive } from '../../base/numbers.js';
 import { withoutTrailingSlashes } from '../../base/url-path.js';
 import { accountKey, checkAddress } from '../../protocol/address.js';
 import { apiPath, KUDOS_CHAIN } from '../../protocol/endpoints.js';
+import { endpointGone, isDocumentedNotFound, shownURL } from '../../protocol/gone.js';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
+  type HttpAnswer,
   type HttpCall,
   isOk,
   jsonOf,
   request,
 } from '../../protocol/http-client.js';
 import { DENOM } from '../../protocol/limits.js';
+import { blockTimeOf, bodyOf, paidOnChain } from './chain-tx.js';
 import { KudosWebhookError } from './errors.js';
-import { isObject, type Json } from './parse.js';
+import { isObject } from './parse.js';
 import type { KudosConfirmation, KudosNotification } from './types.js';
 
 /** Decides whether a notification is real; may be async. Throwing answers 503, so the sender retries. */
@@ -49,81 +52,22 @@ export interface CosmosConfirmerOptions {
   denom?: string;
 }
 
-const MSG_SEND = '/cosmos.bank.v1beta1.MsgSend';
-const MSG_MULTI_SEND = '/cosmos.bank.v1beta1.MsgMultiSend';
-
 function unavailable(message: string, cause?: unknown): KudosWebhookError {
   return new KudosWebhookError('confirmation_unavailable', { message, cause });
 }
 
-/** The transaction's body as the chain holds it: its messages and its memo. */
-function bodyOf(body: Json): { messages: Json[]; memo: string | undefined } {
-  const tx = isObject(body.tx) ? body.tx : {};
-  const txBody = isObject(tx.body) ? tx.body : {};
-  return {
-    messages: Array.isArray(txBody.messages) ? txBody.messages.filter(isObject) : [],
-    memo: typeof txBody.memo === 'string' ? txBody.memo : undefined,
-  };
-}
-
-/** The block's time of a lookup answer (`tx_response.timestamp`, RFC 3339), epoch milliseconds. */
-function blockTimeOf(body: unknown): number | undefined {
-  const response = isObject(body) && isObject(body.tx_response) ? body.tx_response : undefined;
-  const time = typeof response?.timestamp === 'string' ? Date.parse(response.timestamp) : Number.NaN;
-  return Number.isFinite(time) ? time : undefined;
-}
-
-function listOf(value: unknown): Json[] {
-  return Array.isArray(value) ? value.filter(isObject) : [];
-}
-
-/** The amount of `denom` in a list of coins, exact. */
-function coinsOf(coins: unknown, denom: string): bigint {
-  let sum = 0n;
-  for (const coin of listOf(coins)) {
-    if (coin.denom === denom && typeof coin.amount === 'string' && /^[0-9]{1,78}$/.test(coin.amount)) {
-      sum += BigInt(coin.amount);
-    }
-  }
-  return sum;
-}
-
-/** What the payer's transfers gave each account, and the addresses as the chain spells them. */
-interface PaidOnChain {
-  /** By account ({@link accountKey}): either spelling of an address is the same entry. */
-  byAccount: Map<string, bigint>;
-  /** Every address paid, as the chain spells it, in the order of the messages. */
-  addresses: string[];
-}
-
 /**
- * What each account got of `denom` from the payer, by the bank messages: a `MsgSend`, or a
- * `MsgMultiSend` (a payment with an agent fee or to several receivers, docs/kudos-service.md#payment-widget)
- * whose inputs include the payer. With no payer address in the notification, any sender counts.
- * Addresses are compared as accounts: the payer may have signed in either spelling.
+ * A 404 of the lookup: the chain's own "no such transaction" (JSON with a `code`) means not in a block
+ * yet; anything else (an HTML page) means no chain answers at that URL, which waiting never mends.
  */
-function paidOnChain(messages: Json[], from: string | null, denom: string): PaidOnChain {
-  const paid: PaidOnChain = { byAccount: new Map(), addresses: [] };
-  const payer = from === null ? undefined : accountKey(from);
-  const isPayer = (address: unknown) =>
-    payer === undefined || (typeof address === 'string' && accountKey(address) === payer);
-  const add = (address: unknown, coins: unknown) => {
-    if (typeof address !== 'string') return;
-    const key = accountKey(address);
-    paid.byAccount.set(key, (paid.byAccount.get(key) ?? 0n) + coinsOf(coins, denom));
-    if (!paid.addresses.includes(address)) paid.addresses.push(address);
-  };
-  for (const message of messages) {
-    if (message['@type'] === MSG_SEND && isPayer(message.from_address)) {
-      add(message.to_address, message.amount);
-    } else if (
-      message['@type'] === MSG_MULTI_SEND &&
-      listOf(message.inputs).some((input) => isPayer(input.address))
-    ) {
-      for (const output of listOf(message.outputs)) add(output.address, output.coins);
-    }
-  }
-  return paid;
+function notFound(answer: HttpAnswer, url: string, lcd: string): KudosWebhookError {
+  if (isDocumentedNotFound(answer, 'chain')) return unavailable('transaction not found on the chain yet');
+  // The message names the LCD, not the transaction: the same for every lookup, told once.
+  const hint = `No chain REST (LCD) interface answers at ${shownURL(lcd)}: set "restURL" to a chain node's REST interface (the service's {baseURL}/cosmos/lcd proxy is gone since 2026-05-21).`;
+  return new KudosWebhookError('endpoint_gone', {
+    message: `the chain's transaction lookup answered 404 that no chain answers. ${hint}`,
+    cause: endpointGone(url, answer, 'the transaction lookup', hint),
+  });
 }
 
 /**
@@ -257,7 +201,7 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
     let body: unknown;
     try {
       const answer = await request(call);
-      if (answer.status === 404) throw unavailable('transaction not found on the chain yet');
+      if (answer.status === 404) throw notFound(answer, call.url, base);
       if (!isOk(answer.status)) {
         throw unavailable(`transaction lookup answered HTTP ${answer.status}`);
       }

@@ -25,7 +25,12 @@ export function observeNotification<T>(
 }
 
 /** Codes of a failure after which the notification stays kept, when it was trusted or confirmed. */
-const KEPT_AFTER = new Set(['handler_failed', 'handler_timeout', 'confirmation_unavailable']);
+const KEPT_AFTER = new Set([
+  'handler_failed',
+  'handler_timeout',
+  'confirmation_unavailable',
+  'endpoint_gone',
+]);
 
 /**
  * Records how a notification failed, unless already recorded: `in_progress` (another delivery holds

@@ -170,6 +170,15 @@ export type KudosPaymentsReconcile =
   | Omit<KudosReconcileHistory, 'baseURL'>
   | KudosReconcileWithClient;
 
+/** `reconcileChain()` of the payments API: the chain, the receiver and the denomination are the options'. */
+export interface KudosPaymentsReconcileChain {
+  /**
+   * Epoch milliseconds: transfers in blocks from this time on. Default: `dedupeTtlMs` back (what is
+   * older may have been decided and forgotten: never reach further back).
+   */
+  since?: number;
+}
+
 /** The payments API: orders, their links, the webhook that credits them, the return page's answer. */
 export interface KudosPayments {
   /** Makes an order and its widget link (receiver, amount, agent, fee, the reference as state and in the memo). */
@@ -203,4 +212,12 @@ export interface KudosPayments {
   status(): Promise<KudosWebhookStatus>;
   /** Fetches what never arrived from the service (by hash, or a user's history) and decides it. */
   reconcile(args: KudosPaymentsReconcile): Promise<KudosReconcileResult>;
+  /**
+   * The way back that needs only the chain: reads the chain's transfers to `receiver` (both spellings)
+   * since a time (`restURL`, or `{baseURL}/cosmos/lcd`) and decides each as a notification would: the
+   * memo names the order, the chain shows what reached the shop, under the same key, so a second run
+   * or a late notification credits nothing twice. Finds what the service's history never lists (a
+   * payment with an agent fee) and what no notification brought. Run it on a schedule (every minute).
+   */
+  reconcileChain(args?: KudosPaymentsReconcileChain): Promise<KudosReconcileResult>;
 }

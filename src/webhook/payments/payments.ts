@@ -22,6 +22,7 @@ export type {
   KudosPayments,
   KudosPaymentsOptions,
   KudosPaymentsReconcile,
+  KudosPaymentsReconcileChain,
   KudosPaymentsUnprocessed,
 } from './api.js';
 
@@ -87,6 +88,15 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     acknowledge: (txHash) => upkeep.acknowledge(txHash),
     redrive: () => upkeep.redrive(),
     reconcile: (args) => receiver.reconcile({ baseURL, timeoutMs, ...args }),
+    reconcileChain: (args) =>
+      receiver.reconcileChain({
+        baseURL,
+        ...(options.restURL === undefined ? {} : { restURL: options.restURL }),
+        receiver: options.receiver,
+        timeoutMs,
+        ...(options.denom === undefined ? {} : { denom: options.denom }),
+        ...(args?.since === undefined ? {} : { since: args.since }),
+      }),
     status: () => upkeep.status(),
   };
 }

@@ -2,6 +2,7 @@ import { KudosApiError } from '../../base/errors.js';
 import { isRecord } from '../../base/guards.js';
 import { withoutTrailingSlashes } from '../../base/url-path.js';
 import { apiPath, KUDOS_API } from '../../protocol/endpoints.js';
+import { endpointGone, isDocumentedNotFound } from '../../protocol/gone.js';
 import { answerError, type HttpCall, isOk, jsonOf, request } from '../../protocol/http-client.js';
 import { DEFAULT_TIMEOUT_MS } from '../../protocol/limits.js';
 import { KudosWebhookError } from '../core/errors.js';
@@ -90,11 +91,22 @@ const MAX_PAGES = 10_000;
 /** Largest answer read from a lookup (a page of 10 records is a few kB). */
 const MAX_LOOKUP_BYTES = 1024 * 1024;
 
+/** What to tell the app when a route of the service's earlier generation is gone. */
+const GONE_HINT =
+  'Reconcile from the chain instead: reconcileChain(), with "restURL" at a chain node (the service removed /tx/** on 2026-08-21).';
+
 /**
- * GETs a lookup of the service through the HTTP client: its JSON, undefined for 404; `KudosApiError`
- * for anything else.
+ * GETs a lookup of the service through the HTTP client: its JSON, undefined for the service's own
+ * "not found" (`notFound: 'service'`); `endpoint_gone` for any other 404 (a removed route's HTML
+ * page; a history never answers 404), `KudosApiError` for anything else.
  */
-async function getJson(url: string, what: string, timeoutMs: number, accessToken?: string): Promise<unknown> {
+async function getJson(
+  url: string,
+  what: string,
+  timeoutMs: number,
+  notFound: 'service' | 'never',
+  accessToken?: string,
+): Promise<unknown> {
   const call: HttpCall = {
     service: 'api',
     what,
@@ -105,7 +117,10 @@ async function getJson(url: string, what: string, timeoutMs: number, accessToken
     maxBytes: MAX_LOOKUP_BYTES,
   };
   const answer = await request(call);
-  if (answer.status === 404) return undefined;
+  if (answer.status === 404) {
+    if (notFound === 'service' && isDocumentedNotFound(answer, 'service')) return undefined;
+    throw endpointGone(url, answer, `the service's ${what}`, GONE_HINT);
+  }
   if (!isOk(answer.status)) throw answerError(answer, call);
   return jsonOf(answer, call);
 }
@@ -116,11 +131,16 @@ async function getJson(url: string, what: string, timeoutMs: number, accessToken
  */
 export function fetchTransactionRecord(base: string, txHash: string, timeoutMs: number): Promise<unknown> {
   const url = base + apiPath(KUDOS_API.transaction, { hash: txHash.toUpperCase() });
-  return getJson(url, `GET ${KUDOS_API.transaction}`, timeoutMs);
+  return getJson(url, `GET ${KUDOS_API.transaction}`, timeoutMs, 'service');
 }
 
-/** Runs one record fetched from the service through the pipeline, counting what became of it. */
-async function feed(
+/** A result with nothing counted yet. */
+export function emptyResult(): KudosReconcileResult {
+  return { seen: 0, processed: 0, duplicates: 0, failed: 0, stale: 0, incomplete: false };
+}
+
+/** Runs one record fetched from the service (or found on the chain) through the pipeline, counting what became of it. */
+export async function feed(
   settings: PipelineSettings,
   record: unknown,
   result: KudosReconcileResult,
@@ -173,14 +193,7 @@ export async function reconcile(
   settings: PipelineSettings,
   args: KudosReconcileArgs,
 ): Promise<KudosReconcileResult> {
-  const result: KudosReconcileResult = {
-    seen: 0,
-    processed: 0,
-    duplicates: 0,
-    failed: 0,
-    stale: 0,
-    incomplete: false,
-  };
+  const result = emptyResult();
   if (args !== null && typeof args === 'object' && 'client' in args) {
     return readHistory(settings, await clientPages(args), args.since, result);
   }
@@ -206,15 +219,16 @@ export async function reconcile(
       `${base}${apiPath(KUDOS_API.history, { id: user })}?${query}`,
       `GET ${KUDOS_API.history}`,
       timeoutMs,
+      'never',
       accessToken,
     );
   return readHistory(settings, page, args.since, result);
 }
 
-/** One page of a user's history: the records of `query` (`ts=...&count=10`), undefined for 404. */
+/** One page of a user's history: the records of `query` (`ts=...&count=10`). */
 type HistoryPage = (query: string) => Promise<unknown>;
 
-/** The pages of a user's history through the app's API client (404 is the end, as without it). */
+/** The pages of a user's history through the app's API client (a 404 is a route that is gone, as without it). */
 async function clientPages({ client, userId }: KudosReconcileWithClient): Promise<HistoryPage> {
   if (typeof client?.json !== 'function' || typeof client.tokenSet !== 'function') {
     throw new TypeError('reconcile() option "client" must be the API client of createKudosClient()');
@@ -225,7 +239,14 @@ async function clientPages({ client, userId }: KudosReconcileWithClient): Promis
   const { user } = await client.tokenSet(userId);
   return (query) =>
     client.json(userId, `${apiPath(KUDOS_API.history, { id: user })}?${query}`).catch((error: unknown) => {
-      if (error instanceof KudosApiError && error.httpStatus === 404) return undefined;
+      // The service's history never answered 404 (a user with nothing got []): the route is gone.
+      if (error instanceof KudosApiError && error.httpStatus === 404) {
+        throw new KudosApiError('endpoint_gone', {
+          message: `the service's GET ${KUDOS_API.history} answered 404: the route is gone. ${GONE_HINT}`,
+          httpStatus: 404,
+          cause: error,
+        });
+      }
       throw error;
     });
 }
@@ -243,7 +264,6 @@ async function readHistory(
   for (let count = 0; count < MAX_PAGES; count++) {
     const records = await page(`${cursor === undefined ? '' : `ts=${cursor}&`}count=10`);
     if (!Array.isArray(records)) {
-      if (records === undefined) return result;
       throw new KudosApiError('invalid_response', {
         message: 'Kudos API answered a transaction history that is not a list',
         httpStatus: 200,

@@ -15,6 +15,14 @@ export interface KudosWebhookStatus {
   storeOk: boolean;
   /** Why it did not (the error's code and message), null when it did. */
   storeError: string | null;
+  /**
+   * Whether the chain lookup works, as far as this process knows: false once a lookup answered as a
+   * route that is gone (`endpoint_gone`: no chain's REST interface at that URL), until a notification
+   * is confirmed again. Waiting does not mend it: set `restURL`.
+   */
+  lookupOk: boolean;
+  /** Why it does not (the error's code and message, naming the URL), null when it does. */
+  lookupError: string | null;
 }
 
 /** The status of what `list()` answers (each with the time it started to wait), read at `now`. */
@@ -22,7 +30,9 @@ export async function readStatus(
   list: () => Promise<ReadonlyArray<{ since: number }>>,
   lastNotificationAt: number | null,
   now: number,
+  lookupError: string | null = null,
 ): Promise<KudosWebhookStatus> {
+  const lookup = { lookupOk: lookupError === null, lookupError };
   try {
     const waiting = await list();
     const oldest = waiting.reduce((min, w) => Math.min(min, w.since), Number.POSITIVE_INFINITY);
@@ -32,6 +42,7 @@ export async function readStatus(
       lastNotificationAt,
       storeOk: true,
       storeError: null,
+      ...lookup,
     };
   } catch (error) {
     // A health answer never throws: a store that does not answer is what it reports.
@@ -42,6 +53,7 @@ export async function readStatus(
       lastNotificationAt,
       storeOk: false,
       storeError: `${code}${error instanceof Error ? error.message : 'failed'}`,
+      ...lookup,
     };
   }
 }
@@ -53,6 +65,8 @@ export async function readStatus(
  */
 export function combinedStatus(first: KudosWebhookStatus, second: KudosWebhookStatus): KudosWebhookStatus {
   const lastNotificationAt = first.lastNotificationAt ?? second.lastNotificationAt;
+  const lookupError = first.lookupError ?? second.lookupError;
+  const lookup = { lookupOk: lookupError === null, lookupError };
   if (!first.storeOk || !second.storeOk) {
     return {
       unprocessed: 0,
@@ -60,6 +74,7 @@ export function combinedStatus(first: KudosWebhookStatus, second: KudosWebhookSt
       lastNotificationAt,
       storeOk: false,
       storeError: first.storeError ?? second.storeError,
+      ...lookup,
     };
   }
   const ages = [first.oldestUnprocessedMs, second.oldestUnprocessedMs].filter((age) => age !== null);
@@ -69,5 +84,6 @@ export function combinedStatus(first: KudosWebhookStatus, second: KudosWebhookSt
     lastNotificationAt,
     storeOk: true,
     storeError: null,
+    ...lookup,
   };
 }

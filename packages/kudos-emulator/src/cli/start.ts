@@ -35,6 +35,9 @@ export const USAGE = `Usage: kudos-emulator [options]          start an emulator
   --code-param NAME     code, auth_code or authorization_code (default code)
   --payment-address-prefix PREFIX   how payments spell the receiver's address: kudos (default,
                         as the widget pays since 2022) or cosmos (the legacy spelling, old records)
+  --generation YEAR     2025 (default: this interface as it last worked) or 2026 (the service now:
+                        /tx/**, the chain proxy /cosmos/lcd/** and /cosmos/rpc/**, /users/id/ID and
+                        /users/self answer Express's 404 page, as the service removed them)
   --state FILE          load state from FILE at start and save every change to it
   --auto-login USER     sign USER in and accept at once on every authorization page (e2e tests)
   --admin-token TOKEN   the admin API (/_emulator/) then needs this token; without it, loopback only
@@ -105,6 +108,7 @@ export function parseStartOptions(argv: string[]): KudosEmulatorOptions | undefi
       'payment-redirect': { type: 'string', multiple: true },
       'code-param': { type: 'string' },
       'payment-address-prefix': { type: 'string' },
+      generation: { type: 'string' },
       state: { type: 'string' },
       'auto-login': { type: 'string' },
       'admin-token': { type: 'string' },
@@ -130,6 +134,7 @@ export function parseStartOptions(argv: string[]): KudosEmulatorOptions | undefi
       'payment-address-prefix'
     ] as KudosEmulatorOptions['paymentAddressPrefix'];
   }
+  if (values.generation) options.generation = values.generation as KudosEmulatorOptions['generation'];
   if (values.client) {
     options.clients = values.client.map((spec): EmulatorClient => {
       const [clientID, rest] = splitOnce(spec, ':', '--client');

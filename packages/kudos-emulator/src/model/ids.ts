@@ -27,3 +27,11 @@ export function walletAccount(userId: string): string {
 export function walletAddress(userId: string, prefix: AddressPrefix = LEGACY_PREFIX): string {
   return spellAddress(walletAccount(userId), prefix);
 }
+
+/**
+ * A user's `wallet` as the service's records have it: the legacy Ethereum-style address (`0x` and 40
+ * hex digits), never a chain address (docs/kudos-service.md#users-and-public-lookups). Stable for an ID.
+ */
+export function legacyWallet(userId: string): string {
+  return `0x${createHash('sha256').update(`kudos-legacy-wallet:${userId}`).digest().subarray(0, 20).toString('hex')}`;
+}

@@ -2,7 +2,14 @@ import type { EmulatorClient, EmulatorUser } from '../emulator-options.js';
 import { checkEmulatorUser, resolveEmulatorOptions } from '../emulator-options.js';
 import type { EmulatorState } from '../state.js';
 import type { WebhookSender } from '../webhook-sender.js';
-import { chainRefusal, checkPayment, createTransaction, selfPayment, settleLater } from './payments.js';
+import {
+  balanceRefusal,
+  chainRefusal,
+  checkPayment,
+  createTransaction,
+  selfPayment,
+  settleLater,
+} from './payments.js';
 import type { EmulatorTransaction, FinalTxStatus, PaymentRequest } from './transaction.js';
 
 /** Arguments of `pay()`: a widget payment, made without a browser, checked as the widget checks it. */
@@ -113,7 +120,7 @@ export class EmulatorOperations {
     if (!checked.ok) throw new TypeError(checked.message);
     const payer = selfPayment(checked.request, from);
     if (!payer.ok) throw new TypeError(payer.message);
-    const refused = chainRefusal(payer.request);
+    const refused = chainRefusal(payer.request) ?? balanceRefusal(this.state, payer.request);
     if (refused) throw new TypeError(refused.message);
     return this.startPayment(payer.request, outcome, metadataPosted);
   }

@@ -9,6 +9,7 @@ import {
   WIDGET_PARAMS,
 } from 'passport-kudos/contract';
 import type { EmulatorState } from '../state.js';
+import { balanceOf, paymentUnits } from './balances.js';
 import { txHash, walletAddress } from './ids.js';
 import type { EmulatorTransaction, FinalTxStatus, PaymentRequest } from './transaction.js';
 
@@ -106,6 +107,14 @@ export function checkPayment(state: EmulatorState, params: URLSearchParams): Che
     // The service's spelling (observed), for an unknown `to` or `via` alike.
     return refuse('RECEIPIENT_NOT_FOUND', `No user "${unknown}" (in "to" or "via").`, 404);
   }
+  // A receiver or an agent without a chain wallet (registered lately): refused (observed).
+  const walletless = to.find((id) => !state.hasWallet(id));
+  if (walletless !== undefined) {
+    return refuse('RECEIPIENT_HAS_NO_WALLET', `"${walletless}" (in "to") has no wallet to be paid in.`);
+  }
+  if (via !== undefined && !state.hasWallet(via)) {
+    return refuse('VIA_USER_HAS_NO_WALLET', `"${via}" (in "via") has no wallet to take a fee in.`);
+  }
   const amounts = values.amount === undefined ? undefined : list(values.amount);
   if (!amounts?.every((a) => TOKEN_AMOUNT.test(a) && tokensToUnits(a) > 0n)) {
     return refuse('INVALID_AMOUNT', '"amount" must be a positive number of tokens (up to 9 decimals).');
@@ -172,6 +181,20 @@ export function chainRefusal(request: PaymentParams): PaymentRefusal | undefined
   return refuse(
     'MEMO_TOO_LARGE',
     `The chain refused the transaction: its memo ("remarks") is ${bytes} bytes, more than ${MAX_MEMO_BYTES}. Nothing was paid.`,
+  );
+}
+
+/**
+ * The confirm's refusal of a payment the payer's wallet cannot cover (amount and fee; the emulator
+ * charges no gas), observed. `INSUFFICIENT_BALANCE` is the emulator's word for it (the page's is not known).
+ */
+export function balanceRefusal(state: EmulatorState, request: PaymentRequest): PaymentRefusal | undefined {
+  const needed = paymentUnits(request);
+  const balance = balanceOf(state, request.from);
+  if (needed <= balance) return undefined;
+  return refuse(
+    'INSUFFICIENT_BALANCE',
+    `The payment needs ${needed} ${DENOM} and the wallet holds ${balance > 0n ? balance : 0n}. Nothing was paid.`,
   );
 }
 

@@ -1,6 +1,6 @@
-import { accountKey, hasScope, LEGACY_PREFIX, MAIN_PREFIX } from 'passport-kudos/contract';
+import { checkAddress, hasScope, LEGACY_PREFIX, MAIN_PREFIX } from 'passport-kudos/contract';
 import { checkBearer, profileFields } from '../model/grants.js';
-import { walletAccount, walletAddress } from '../model/ids.js';
+import { legacyWallet, walletAccount, walletAddress } from '../model/ids.js';
 import type { AccessTokenClaims } from '../model/jwt.js';
 import { transactionRecord } from '../model/tx-record.js';
 import { type Ctx, safeDecode, sendApiCode, sendCode, sendJson, sendServiceError } from '../server/http.js';
@@ -30,15 +30,15 @@ function protectedOperation(state: EmulatorState, scope: string, operation: Oper
  * carries the civic fields (observed: absent for others).
  */
 function shortProfile(state: EmulatorState, id: string): Record<string, unknown> {
-  // The legacy spelling as `cosmosWallet` (and `wallet`), the main-prefix one as `kudosWallet`: the
-  // same account (docs/kudos-service.md#wallet-addresses).
-  const wallet = walletAddress(id, LEGACY_PREFIX);
-  const profile: Record<string, unknown> = {
-    ...profileFields(state, id),
-    wallet,
-    cosmosWallet: wallet,
-    kudosWallet: walletAddress(id, MAIN_PREFIX),
-  };
+  // The chain wallet's legacy spelling as `cosmosWallet`, the main-prefix one as `kudosWallet`: the
+  // same account (docs/kudos-service.md#wallet-addresses). `wallet` is the Ethereum-style address of
+  // older accounts, never a chain address; a user registered lately has none of the three.
+  const profile: Record<string, unknown> = { ...profileFields(state, id) };
+  if (state.hasWallet(id)) {
+    profile.wallet = legacyWallet(id);
+    profile.cosmosWallet = walletAddress(id, LEGACY_PREFIX);
+    profile.kudosWallet = walletAddress(id, MAIN_PREFIX);
+  }
   const user = state.users.get(id);
   if (user?.civicLiker) {
     if (user.civicLiker === 'trial') profile.isCivicLikerTrial = true;
@@ -53,7 +53,7 @@ function notFound(ctx: Ctx): void {
   sendCode(ctx.res, 404, 'Not Found');
 }
 
-/** A public profile answer: cached by browsers and proxies for 30 s (observed), unlike token-checked routes. */
+/** A public profile answer: cached by browsers and proxies for 30 s, then served stale for a day while revalidated (observed since 2024), unlike token-checked routes. */
 function sendPublicProfile(state: EmulatorState, ctx: Ctx, id: string): void {
   const profile = shortProfile(state, id);
   if (ctx.url.searchParams.get('type') === 'payment') {
@@ -64,7 +64,7 @@ function sendPublicProfile(state: EmulatorState, ctx: Ctx, id: string): void {
     ];
     profile.paymentRedirectWhiteList = [...new Set(lists.flat())];
   }
-  ctx.res.setHeader('cache-control', 'public, max-age=30');
+  ctx.res.setHeader('cache-control', 'public, max-age=30, stale-while-revalidate=86400');
   ctx.res.removeHeader('pragma');
   ctx.res.removeHeader('expires');
   sendJson(ctx.res, 200, profile);
@@ -79,11 +79,13 @@ function userMin(state: EmulatorState, ctx: Ctx): void {
 
 /** `GET {base_url}/users/addr/{address}/min`: the same, found by the wallet address. */
 function userByAddress(state: EmulatorState, ctx: Ctx): void {
-  const address = safeDecode(ctx.params[0] ?? '') ?? '';
+  // A bech32 address is read lower-cased; a string that is no address is refused (observed).
+  const address = (safeDecode(ctx.params[0] ?? '') ?? '').toLowerCase();
+  const read = checkAddress(address);
+  if (!read.ok) return sendCode(ctx.res, 400, 'Invalid address');
   // Either spelling of the account finds it.
-  const account = accountKey(address);
   const id = [...state.users.keys(), ...state.agents.keys()].find(
-    (known) => walletAccount(known) === account,
+    (known) => state.hasWallet(known) && walletAccount(known) === read.account,
   );
   if (id === undefined) return notFound(ctx);
   sendPublicProfile(state, ctx, id);
@@ -118,7 +120,10 @@ function txHistory(state: EmulatorState, ctx: Ctx): void {
   sendJson(
     ctx.res,
     200,
-    state.userTransactions(id, from, count).map((tx) => transactionRecord(tx, tx.status, mode)),
+    // History records carry `id`, the transaction hash (observed).
+    state
+      .userTransactions(id, from, count)
+      .map((tx) => ({ id: tx.txHash, ...transactionRecord(tx, tx.status, mode) })),
   );
 }
 

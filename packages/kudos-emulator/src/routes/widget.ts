@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sameSecret, WIDGET_PARAMS } from 'passport-kudos/contract';
 import {
+  balanceRefusal,
   chainRefusal,
   checkPayment,
   type EmulatorTransaction,
@@ -64,7 +65,7 @@ async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> 
   if (!payer.ok) return sendHtml(ctx.res, 400, errorPage('Invalid payment', payer.message));
   const { request } = payer;
   // The chain refuses a memo over 256 bytes when the transaction is submitted: nothing is recorded.
-  const refused = chainRefusal(request);
+  const refused = chainRefusal(request) ?? balanceRefusal(state, request);
   if (refused) return refusal(ctx, refused);
   const tx = pay(request, field(form, METADATA_SWITCH) === '1' ? false : undefined);
   if (request.blocking) await tx.settled; // blocking: wait for confirmation before redirecting
