@@ -171,7 +171,7 @@ export function createExampleApp({
   /**
    * The tips that no notification and no return page brought: a payer whose browser failed after
    * paying, a notification the service gave up on while the shop was down
-   * (docs/payments.md#the-way-back-the-chain). The chain shows every transfer to the shop's wallet and
+   * (docs/payments.md#the-way-back). The chain shows every transfer to the shop's wallet and
    * its memo names the tip, so this finds and credits them (each once), with no token and no history.
    */
   function reconcileChain() {
@@ -203,7 +203,7 @@ export function createExampleApp({
   // payment has waited unprocessed (or an exception unacknowledged) for 10 minutes.
   app.get('/healthz', operatorsOnly, async (_req, res) => {
     const status = await payments.status();
-    const healthy = status.storeOk && (status.oldestUnprocessedMs ?? 0) < 10 * 60_000;
+    const healthy = status.storeOk && status.lookupOk && (status.oldestUnprocessedMs ?? 0) < 10 * 60_000;
     res.status(healthy ? 200 : 503).json(status);
   });
   // Prometheus metrics (docs/observability.md#metrics): sign-ins, payments, durations, what waits.

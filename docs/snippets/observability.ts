@@ -52,7 +52,7 @@ app.post('/webhooks/kudos', hook);
 app.get('/metrics', (req, res) => prometheus.getMetricsRequestHandler(req, res));
 app.get('/healthz', async (_req, res) => {
   const status = await hook.status();
-  const healthy = status.storeOk && (status.oldestUnprocessedMs ?? 0) < 10 * 60_000;
+  const healthy = status.storeOk && status.lookupOk && (status.oldestUnprocessedMs ?? 0) < 10 * 60_000;
   res.status(healthy ? 200 : 503).json(status);
 });
 app.use(

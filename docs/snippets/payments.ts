@@ -19,6 +19,7 @@ const payments = kudosPayments({
   secret: required('KUDOS_WEBHOOK_SECRET'), // in the webhook URL (?token=...) or as the Basic password
   authURL: process.env.KUDOS_AUTH_URL ?? 'http://127.0.0.1:4000',
   baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api',
+  ...(process.env.KUDOS_CHAIN_URL ? { restURL: process.env.KUDOS_CHAIN_URL } : {}), // a chain node's REST
   receiver: required('KUDOS_SHOP_WALLET'), // your wallet, kudos1... or cosmos1... (one account): only what reaches it counts
   to: process.env.KUDOS_SHOP_USER ?? 'bobby', // your Kudos user, whose wallet that is (the link's `to`)
   agent: process.env.KUDOS_AGENT ?? 'shop-agent', // your agent, with the webhook (the link's `via`)
@@ -82,3 +83,8 @@ app.listen(Number(process.env.PORT ?? 3001));
 setInterval(() => {
   payments.redrive().catch((error: unknown) => console.warn('redrive failed', error));
 }, 5 * 60_000).unref();
+
+// A payment made while the shop was down longer than the service retries is on the chain: every minute.
+setInterval(() => {
+  payments.reconcileChain().catch((error: unknown) => console.warn('reconcile from the chain failed', error));
+}, 60_000).unref();

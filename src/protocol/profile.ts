@@ -13,9 +13,12 @@ import {
  */
 export interface KudosProfileJson extends Partial<Record<ProfileField, string>> {
   user: string;
-  /** Wallet address (profile operation only). */
+  /**
+   * The legacy Ethereum-style address (`0x…`), never a chain address; absent for users without one
+   * (profile operation only). A shop's `receiver` is `cosmosWallet` or `kudosWallet`.
+   */
   wallet?: string;
-  /** Cosmos wallet address, `cosmos1...` (profile operation only). */
+  /** Chain wallet address in the legacy spelling, `cosmos1...` (profile operation only; absent for a user with no chain wallet). */
   cosmosWallet?: string;
   /** E-mail address (profile operation only, with the `email` scope). */
   email?: string;

@@ -75,7 +75,9 @@ describe('KUDOS_ERROR_CODES', () => {
 
   it('is where the webhook receiver takes its statuses from', () => {
     for (const [code, status] of Object.entries(WEBHOOK_ERROR_STATUS)) {
-      expect(KUDOS_ERROR_CODES.find((row) => row.code === code)).toMatchObject({
+      expect(
+        KUDOS_ERROR_CODES.find((row) => row.code === code && row.error === 'KudosWebhookError'),
+      ).toMatchObject({
         status,
         error: 'KudosWebhookError',
       });

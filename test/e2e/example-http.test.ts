@@ -131,6 +131,8 @@ describe('example app: what a security reviewer expects (real HTTP)', () => {
       lastNotificationAt: null,
       storeOk: true,
       storeError: null,
+      lookupOk: true,
+      lookupError: null,
     });
   });
 

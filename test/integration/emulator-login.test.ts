@@ -104,7 +104,8 @@ describe.each(EXPRESS_FLAVORS)('KudosStrategy against the emulator under %s (no 
       const profile = app.calls[0]?.args[3] as Record<string, unknown> & { _json: Record<string, unknown> };
       expect(profile).toMatchObject({ provider: 'kudos', id: 'alice', displayName: 'Alice Liddell' });
       expect(profile._json.cosmosWallet).toMatch(/^cosmos1[a-z0-9]{38}$/);
-      expect(profile._json.wallet).toBe(profile._json.cosmosWallet);
+      // `wallet` is the legacy Ethereum-style address, never the chain's (sixth reading).
+      expect(profile._json.wallet).toMatch(/^0x[0-9a-f]{40}$/);
       if (withEmail) expect(profile.emails).toEqual([{ value: 'alice@kudos.example' }]);
       else expect(profile).not.toHaveProperty('emails');
       expect(kudos.counters.apiCalls).toBe(1);

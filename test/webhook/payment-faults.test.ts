@@ -110,6 +110,8 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
       lastNotificationAt: null,
       storeOk: true,
       storeError: null,
+      lookupOk: true,
+      lookupError: null,
     });
     const forged = await fetch(shop.server.url, {
       method: 'POST',

@@ -60,7 +60,7 @@ describe('the public lookups answer as the service does', () => {
     for (const id of ['bobby', 'shop-agent']) {
       const res = await api(`/users/addr/${kudos.walletOf(id)}/min`);
       expect(res.status).toBe(200);
-      expect(res.headers.get('cache-control')).toBe('public, max-age=30');
+      expect(res.headers.get('cache-control')).toBe('public, max-age=30, stale-while-revalidate=86400');
       expect(await res.json()).toMatchObject({ user: id, cosmosWallet: kudos.walletOf(id) });
     }
   });

@@ -30,7 +30,7 @@ export function walletAddress(userId: string, prefix: AddressPrefix = LEGACY_PRE
 
 /**
  * A user's `wallet` as the service's records have it: the legacy Ethereum-style address (`0x` and 40
- * hex digits), never a chain address (docs/kudos-service.md#users-and-public-lookups). Stable for an ID.
+ * hex digits), never a chain address (docs/kudos-service.md#public-lookups). Stable for an ID.
  */
 export function legacyWallet(userId: string): string {
   return `0x${createHash('sha256').update(`kudos-legacy-wallet:${userId}`).digest().subarray(0, 20).toString('hex')}`;
