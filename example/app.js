@@ -347,7 +347,7 @@ export function createExampleApp({
     paid: { status: 'paid', message: `Thank you! Your tip of ${TIP.tokens} KUDOS was received.` },
     pending: {
       status: 'sent',
-      message: 'Thank you! Your payment was sent; it appears under Payments once confirmed.',
+      message: 'Thank you! Your payment was sent; it appears under Your tips once confirmed.',
     },
     not_this_order: { status: 'refused', message: 'This payment is not the one for this tip.' },
     unknown_order: {

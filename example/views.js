@@ -44,10 +44,10 @@ const LOGO = `<svg viewBox="0 0 24 24" aria-hidden="true"><path fill="currentCol
  */
 function page(title, body, nav = {}) {
   const links = nav.user
-    ? `<a href="/profile">Profile</a><a href="/payments">Payments received</a>
+    ? `<a href="/profile">Profile</a><a href="/payments">Payments</a>
 <form method="post" action="/logout" style="margin:0"><input type="hidden" name="csrf" value="${escapeHtml(nav.csrf ?? '')}">
 <button class="link" type="submit" id="logout">Log out</button></form>`
-    : `<a href="/payments">Payments received</a>`;
+    : `<a href="/payments">Payments</a>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Kudos example shop</title>
 <meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="/favicon.ico" type="image/svg+xml"><style>${STYLE}</style></head>
 <body><nav><a class="brand" href="/">Kudos example shop</a>${links}</nav><main>${body}</main></body></html>`;
@@ -121,8 +121,8 @@ export function tipDonePage({ user, csrf, txHash, answer }) {
   const body =
     answer.status === 'refused'
       ? `<h1>Payment not completed</h1><p class="error" role="alert" id="tip-error">${escapeHtml(answer.message)}</p>`
-      : `<h1>Thank you!</h1><p id="tip-result" data-status="${escapeHtml(answer.status)}">${escapeHtml(answer.message)}
-Transaction <code class="hash">${escapeHtml(txHash)}</code>; your tips are under <a href="/payments">Payments received</a>.</p>`;
+      : `<h1>${answer.status === 'paid' ? 'Tip received' : 'Tip sent'}</h1><p id="tip-result" data-status="${escapeHtml(answer.status)}">${escapeHtml(answer.message)}
+Transaction <code class="hash">${escapeHtml(txHash)}</code>; it is listed under <a href="/payments">Your tips</a>.</p>`;
   return page('Tip', body, { user, csrf });
 }
 
@@ -196,9 +196,11 @@ export function paymentsPage({ user, csrf, payments, unprocessed, retried, recon
             : '<p id="no-unprocessed">Every notification was processed.</p>'
         }</div>`
       : '';
+  // The shop sees what it received; a payer, the tips it gave.
+  const title = unprocessed ? 'Payments received' : 'Your tips';
   return page(
-    'Payments received',
-    `<h1>Payments received</h1>${
+    title,
+    `<h1>${title}</h1>${
       payments.length
         ? `<div class="table-scroll"><table id="payments"><tr><th>Transaction</th><th>From</th><th>Received</th><th>Credited</th><th>When</th></tr>${rows}</table></div>`
         : '<p id="no-payments">No payments yet.</p>'

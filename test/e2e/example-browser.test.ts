@@ -135,7 +135,7 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
     await shot('api-result');
   });
 
-  it('tips through the widget and the payment appears on "Payments received"', async () => {
+  it('tips through the widget and the payment appears on the payer’s "Your tips", saying thank you once', async () => {
     await logIn();
     await page.waitForURL(`${example.url}/profile`);
     await page.getByRole('link', { name: 'Tip with Kudos' }).click();
@@ -148,7 +148,9 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
     const said = (await page.locator('#tip-result').textContent()) ?? '';
     expect(said).toContain('Thank you! Your tip of 1 KUDOS was received.'); // blocking: confirmed on return
     expect(said).toContain(txHash);
-    await page.getByRole('link', { name: 'Payments received' }).first().click();
+    expect((await page.locator('main').textContent())?.match(/Thank you/g)).toHaveLength(1);
+    await page.getByRole('link', { name: 'Your tips' }).first().click();
+    expect(await page.locator('h1').textContent()).toBe('Your tips');
     await expect
       .poll(
         async () => {

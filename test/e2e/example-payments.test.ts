@@ -76,6 +76,7 @@ describe('example app: tips as orders (real HTTP, embedded emulator)', () => {
       );
       const { txHash, page } = await payThroughWidget(alice, link);
       expect(page).toContain('Thank you! Your tip of 1 KUDOS was received.');
+      expect(page.match(/Thank you/g)).toHaveLength(1); // said once
       expect(page).toContain(txHash);
       await emulator().idle();
       expect(emulator().deliveries.filter((d) => d.txHash === txHash)).toEqual([]);
@@ -83,6 +84,11 @@ describe('example app: tips as orders (real HTTP, embedded emulator)', () => {
       expect(rows).toHaveLength(1);
       expect(rows[0]).toContain('<td class="paid">paid</td>');
       expect(rows[0]).toContain('<td class="received">1 KUDOS</td>');
+      // The payer's page is in the payer's words; the shop's in the shop's.
+      const mine = await paymentsPage(alice);
+      expect(mine).toContain('<h1>Your tips</h1>');
+      expect(mine).not.toContain('Payments received');
+      expect(await paymentsPage(await signedIn('bobby'))).toContain('<h1>Payments received</h1>');
     } finally {
       webhookOn();
     }

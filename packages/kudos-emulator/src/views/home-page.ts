@@ -74,6 +74,7 @@ export function homePage(s: HomeState, csrf: string): string {
       s.clients.map((c) => [c.clientID, c.name, c.redirectURIs]),
       'clients',
     )}
+<p id="redirect-rule">A redirect URI matches exactly, except that on a loopback host (<code>localhost</code>, <code>127.0.0.1</code>, <code>[::1]</code>) any port is accepted (RFC 8252 section 7.3): <code>http://localhost:3000/…</code> also allows <code>http://localhost:5173/…</code>.</p>
 <h2>Users</h2>${table(
       ['user ID', 'display name', 'wallet'],
       s.users.map((u) => [u.id, u.displayName, u.wallet]),
