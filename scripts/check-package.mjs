@@ -102,7 +102,7 @@ try {
   );
   console.log(`${emulatorPkg.name}'s command starts from the install: ${await startsCommand(app)}`);
   // docs/observability.md's install line resolves as written (no ERESOLVE), the tarball for the package.
-  const otelLine = /^npm install passport-kudos (@opentelemetry\/.+)$/m.exec(
+  const otelLine = /^npm install passport-kudos ((?:[a-z][a-z-]* )*@opentelemetry\/.+)$/m.exec(
     readFileSync('docs/observability.md', 'utf8'),
   )?.[1];
   if (!otelLine)

@@ -231,7 +231,9 @@ describe('one default service address', () => {
 
 describe("docs/observability.md's install line", () => {
   const line =
-    /^npm install passport-kudos (@opentelemetry\/.+)$/m.exec(text('docs/observability.md'))?.[1] ?? '';
+    /^npm install passport-kudos (?:[a-z][a-z-]* )*(@opentelemetry\/.+)$/m.exec(
+      text('docs/observability.md'),
+    )?.[1] ?? '';
   const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { devDependencies: Record<string, string> };
 
   it('names every @opentelemetry package the snippet imports, each at the range this repository tests', () => {
