@@ -5,10 +5,15 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import session from 'express-session';
 import passport from 'passport';
-import { createKudosClient, DENIED_MESSAGE, KudosError, KudosStrategy } from 'passport-kudos';
+import {
+  createKudosClient,
+  DENIED_MESSAGE,
+  KudosCookieStateStore,
+  KudosError,
+  KudosStrategy,
+} from 'passport-kudos';
 import { kudosPayments } from 'passport-kudos/webhook';
 import { createMetrics } from './metrics.js';
-import { ANONYMOUS_SESSION_MS } from './session-store.js';
 import { errorPage, FAVICON_SVG, homePage, paymentsPage, profilePage, tipDonePage } from './views.js';
 
 /** Scopes the example asks for. */
@@ -85,6 +90,9 @@ export function createExampleApp({
       baseURL,
       scope: EXAMPLE_SCOPES,
       proxy: config.trustProxy,
+      // The sign-in's state in an encrypted cookie, not the session: an anonymous visitor who starts a
+      // sign-in leaves nothing in the session store (docs/reference.md#a-sign-in-start-that-stores-nothing).
+      store: new KudosCookieStateStore({ secret: config.sessionSecret }),
     },
     (_accessToken, _refreshToken, params, profile, done) => {
       // Store the token set at every login (the avatar URL expires, so it is refreshed here too).
@@ -232,14 +240,10 @@ export function createExampleApp({
     res.send(homePage({ ...view(req), message }));
   });
 
+  // The start stores nothing: where to go afterwards rides in the state cookie with the state.
   app.get('/auth/kudos', (req, res, next) => {
-    if (isLocalPath(req.query.returnTo)) req.session.returnTo = req.query.returnTo;
-    // A session that only holds the login state lives minutes, not a day (any store, Redis too);
-    // passport regenerates the session at login, which gives the signed-in one the normal lifetime.
-    if (!req.user) req.session.cookie.maxAge = ANONYMOUS_SESSION_MS;
-    // Save first: express-session reports a failed save only after the redirect was sent, and the
-    // user would come back with a state that was never stored. Failing here gives a clear 503.
-    req.session.save((err) => (err ? next(err) : authenticator.authenticate('kudos')(req, res, next)));
+    const returnTo = isLocalPath(req.query.returnTo) ? req.query.returnTo : undefined;
+    authenticator.authenticate('kudos', returnTo ? { state: { returnTo } } : {})(req, res, next);
   });
 
   app.get('/auth/kudos/callback', (req, res, next) => {
@@ -257,7 +261,7 @@ export function createExampleApp({
             errorPage({ status: code, title: 'Sign-in failed', message: info?.message ?? 'Sign-in failed.' }),
           );
       }
-      const returnTo = req.session.returnTo; // read before login: passport regenerates the session
+      const returnTo = info?.state?.returnTo; // what the start put in the state cookie
       req.logIn(user, (loginError) => {
         if (loginError) return next(loginError);
         res.redirect(isLocalPath(returnTo) ? returnTo : '/profile');
@@ -333,7 +337,6 @@ export function createExampleApp({
       await renderProfile(req, res, { apiResult: { me, info } });
     } catch (error) {
       if (error instanceof KudosError && error.code === 'reauth_required') {
-        req.session.returnTo = '/profile';
         return res.redirect('/auth/kudos?returnTo=%2Fprofile');
       }
       if (error instanceof KudosError)

@@ -42,6 +42,12 @@ export {
   type KudosTokenResponse,
   validateTokenResponse,
 } from './protocol/token-response.js';
+export {
+  type KudosCookieStateRequest,
+  KudosCookieStateStore,
+  type KudosCookieStateStoreOptions,
+  type KudosStateStore,
+} from './strategy/cookie-state-store.js';
 export type {
   KudosStrategyOptions,
   KudosStrategyOptionsBase,

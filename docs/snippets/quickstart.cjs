@@ -2,9 +2,10 @@
 const express = require('express');
 const session = require('express-session');
 const passport = require('passport');
-const { KudosError, KudosStrategy } = require('passport-kudos');
+const { KudosCookieStateStore, KudosError, KudosStrategy } = require('passport-kudos');
 
 const port = Number(process.env.PORT ?? 3000);
+const sessionSecret = process.env.SESSION_SECRET ?? 'change-me-in-production';
 
 passport.use(
   new KudosStrategy(
@@ -15,6 +16,7 @@ passport.use(
       authURL: process.env.KUDOS_AUTH_URL ?? 'http://127.0.0.1:4000',
       baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api', // the emulator's ends in /api
       scope: ['profile'],
+      store: new KudosCookieStateStore({ secret: sessionSecret }), // the state in a cookie: a start saves no session
     },
     (_accessToken, _refreshToken, profile, done) => done(null, { id: profile.id, name: profile.displayName }),
   ),
@@ -27,7 +29,7 @@ const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.char
 const app = express();
 app.use(
   session({
-    secret: process.env.SESSION_SECRET ?? 'change-me-in-production',
+    secret: sessionSecret,
     resave: false,
     saveUninitialized: false,
     cookie: { httpOnly: true, sameSite: 'lax' },

@@ -4,7 +4,7 @@
 import express, { type ErrorRequestHandler } from 'express';
 import session from 'express-session';
 import passport from 'passport';
-import { KudosError, KudosStrategy } from 'passport-kudos';
+import { KudosCookieStateStore, KudosError, KudosStrategy } from 'passport-kudos';
 
 // The user your app keeps in the session (Passport's Express.User).
 declare global {
@@ -22,6 +22,7 @@ const env = (name: string, fallback?: string): string => {
   return value;
 };
 const port = Number(env('PORT', '3000'));
+const sessionSecret = env('SESSION_SECRET', 'change-me-in-production');
 
 passport.use(
   new KudosStrategy(
@@ -32,6 +33,7 @@ passport.use(
       authURL: env('KUDOS_AUTH_URL', 'http://127.0.0.1:4000'), // the login page is {authURL}/in/oauth/
       baseURL: env('KUDOS_BASE_URL', 'http://127.0.0.1:4000/api'), // the emulator's {base_url} ends in /api
       scope: ['profile'],
+      store: new KudosCookieStateStore({ secret: sessionSecret }), // the state in a cookie: a start saves no session
     },
     (_accessToken, _refreshToken, profile, done) => done(null, { id: profile.id, name: profile.displayName }),
   ),
@@ -44,7 +46,7 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 const app = express();
 app.use(
   session({
-    secret: env('SESSION_SECRET', 'change-me-in-production'),
+    secret: sessionSecret,
     resave: false,
     saveUninitialized: false,
     cookie: { httpOnly: true, sameSite: 'lax' },

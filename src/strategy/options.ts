@@ -12,6 +12,7 @@ import { DEFAULT_TIMEOUT_MS } from '../protocol/limits.js';
 import type { KudosProfile } from '../protocol/profile.js';
 import type { KudosScope } from '../protocol/scopes.js';
 import type { KudosTokenParams } from '../tokens/token-params.js';
+import type { KudosStateStore } from './cookie-state-store.js';
 
 /** Default scope requested when none is configured. */
 const DEFAULT_SCOPE: readonly KudosScope[] = ['profile'];
@@ -38,10 +39,14 @@ export interface KudosStrategyOptionsBase {
   revokeURL?: string;
   /** Scopes to request: a string (space separated) or an array. Default `['profile']`. */
   scope?: KudosScope | readonly KudosScope[];
-  /** CSRF protection with a `state` kept in the session. Default `true`. */
+  /** CSRF protection with a `state` kept in the session (or in `store`). Default `true`. */
   state?: boolean;
-  /** Custom state store (passed through to passport-oauth2). */
-  store?: OAuth2Strategy.StateStore;
+  /**
+   * Where the `state` is kept between the start and the callback (passed through to passport-oauth2):
+   * `new KudosCookieStateStore({ secret })` keeps it in an encrypted cookie, so a sign-in start stores
+   * nothing on the server; default passport-oauth2's store in the session.
+   */
+  store?: OAuth2Strategy.StateStore | KudosStateStore;
   /** PKCE (`true` for S256); passed through to passport-oauth2. Needs `state`. */
   pkce?: boolean;
   /** Session key of the state store. Default `oauth2:<host of the authorization page>`. */

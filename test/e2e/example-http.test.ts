@@ -26,20 +26,27 @@ describe('example app: what a security reviewer expects (real HTTP)', () => {
     return res.headers.getSetCookie().find((c) => c.startsWith('kudos-example.sid='));
   }
 
-  it('sets an httpOnly, SameSite=Lax session cookie and regenerates the session at login', async () => {
+  function stateCookie(res: Response): string | undefined {
+    return res.headers.getSetCookie().find((c) => c.startsWith('kudos_oauth_state='));
+  }
+
+  it('starts a sign-in with an HttpOnly, SameSite=Lax state cookie and no session; the session comes at login', async () => {
     const client = new CookieClient();
-    const before = sessionCookie(await client.get(`${example.url}/auth/kudos`));
-    expect(before).toMatch(/HttpOnly/);
-    expect(before).toMatch(/SameSite=Lax/);
-    expect(before).not.toMatch(/Secure/); // plain http here; Secure when served over https
-    const back = await passAuthorization(client, locationOf(await client.get(`${example.url}/auth/kudos`)));
-    const callback = await client.get(locationOf(back));
-    const after = sessionCookie(callback);
-    expect(after?.split(';')[0]).not.toBe(before?.split(';')[0]);
+    const start = await client.get(`${example.url}/auth/kudos`);
+    expect(sessionCookie(start)).toBeUndefined();
+    const state = stateCookie(start);
+    expect(state).toMatch(/HttpOnly/);
+    expect(state).toMatch(/SameSite=Lax/);
+    expect(state).not.toMatch(/Secure/); // plain http here; Secure when served over https
+    const callback = await client.get(locationOf(await passAuthorization(client, locationOf(start))));
     expect(locationOf(callback).pathname).toBe('/profile');
+    const session = sessionCookie(callback);
+    expect(session).toMatch(/HttpOnly/);
+    expect(session).toMatch(/SameSite=Lax/);
+    expect(stateCookie(callback)).toMatch(/^kudos_oauth_state=; Max-Age=0/); // used once, cleared
   });
 
-  it('marks the cookie Secure behind an https proxy (TRUST_PROXY=1)', async () => {
+  it('marks the state cookie Secure behind an https proxy (TRUST_PROXY=1)', async () => {
     const proxied = await startExample(
       exampleEnv({
         SESSION_SECRET: 'proxy-test-secret-value',
@@ -51,7 +58,7 @@ describe('example app: what a security reviewer expects (real HTTP)', () => {
         headers: { 'x-forwarded-proto': 'https' },
         redirect: 'manual',
       });
-      expect(sessionCookie(res)).toMatch(/; Secure/);
+      expect(stateCookie(res)).toMatch(/; Secure/);
       expect(locationOf(res).searchParams.get('redirect_uri')).toBe(
         `https://localhost:${proxied.port}/auth/kudos/callback`,
       );

@@ -25,6 +25,8 @@ export interface AppOptions {
   strategy: Partial<KudosStrategyOptionsBase> & { passReqToCallback?: boolean };
   /** Custom verify; by default one that logs in `{ id, displayName }` with arity 5. */
   verify?: KudosVerifyFunction | KudosVerifyFunctionWithRequest;
+  /** express-session's store; default its MemoryStore. */
+  sessionStore?: session.Store;
 }
 
 /** A real Express app with express-session and passport, listening on 127.0.0.1:0. */
@@ -69,7 +71,14 @@ export async function startApp(flavor: ExpressFlavor, options: AppOptions): Prom
   authenticator.serializeUser((user, done) => done(null, JSON.stringify(user)));
   authenticator.deserializeUser((json: string, done) => done(null, JSON.parse(json)));
 
-  app.use(session({ secret: 'test-session-secret', resave: false, saveUninitialized: false }));
+  app.use(
+    session({
+      secret: 'test-session-secret',
+      resave: false,
+      saveUninitialized: false,
+      ...(options.sessionStore ? { store: options.sessionStore } : {}),
+    }),
+  );
   app.use(express.urlencoded({ extended: false }));
   app.use(authenticator.initialize());
   app.use(authenticator.session());

@@ -250,7 +250,12 @@ instancesSuite(
       expect(first?.responseStatus).toBe(503);
       const refused = await deliver(a.port, earlierBody);
       expect(refused).toMatchObject({ status: 503, json: { code: 'store_unavailable' } });
-      const login = await get(new CookieClient(), '/auth/kudos', 0);
+      // A sign-in start stores nothing, so it still works; the login itself needs the sessions' Redis.
+      const user = new CookieClient();
+      const started = await get(user, '/auth/kudos', 0);
+      expect(started.status).toBe(302);
+      const back = locationOf(await passAuthorization(user, locationOf(started)));
+      const login = await get(user, `${back.pathname}${back.search}`, 0);
       expect(login.status).toBe(503);
       expect(await login.text()).toContain('Our session storage is unavailable right now.');
 

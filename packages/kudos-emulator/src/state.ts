@@ -201,6 +201,11 @@ export class EmulatorState {
     return found;
   }
 
+  /** The transactions added from the `from`-th on (0: all), oldest first: a cost of what is new since. */
+  transactionsAddedSince(from: number): EmulatorTransaction[] {
+    return this.transactionOrder.slice(from).flatMap((hash) => this.transactions.get(hash) ?? []);
+  }
+
   /** The newest `count` transactions, newest first: a cost of `count`, whatever the history. */
   recentTransactions(count: number): EmulatorTransaction[] {
     const recent: EmulatorTransaction[] = [];

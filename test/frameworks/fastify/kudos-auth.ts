@@ -2,8 +2,8 @@
 import fastifyCookie from '@fastify/cookie';
 import { Authenticator } from '@fastify/passport';
 import fastifySession from '@fastify/session';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { KudosError, KudosStrategy, type KudosStrategyOptions } from 'passport-kudos';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { KudosCookieStateStore, KudosError, KudosStrategy, type KudosStrategyOptions } from 'passport-kudos';
 
 export async function buildApp(
   options: KudosStrategyOptions,
@@ -21,9 +21,24 @@ export async function buildApp(
   await app.register(passport.initialize());
   await app.register(passport.secureSession());
 
+  // The sign-in's state in a cookie, not the session (a start stores nothing): the store sets it on
+  // the reply, which Fastify keeps apart from the request, so a hook hands each request's reply over.
+  const replies = new WeakMap<object, FastifyReply>();
+  app.addHook('onRequest', async (request, reply) => {
+    replies.set(request, reply);
+  });
+  const store = new KudosCookieStateStore({
+    secret: sessionSecret,
+    response: (request) => {
+      const reply = replies.get(request);
+      return (
+        reply && { getHeader: (name) => reply.getHeader(name), setHeader: (name, v) => reply.header(name, v) }
+      );
+    },
+  });
   passport.use(
     'kudos',
-    new KudosStrategy(options, (_accessToken, _refreshToken, profile, done) =>
+    new KudosStrategy({ ...options, store }, (_accessToken, _refreshToken, profile, done) =>
       done(null, { id: profile.id, displayName: profile.displayName }),
     ),
   );

@@ -4,7 +4,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import session from 'express-session';
 import passport from 'passport';
-import type { KudosStrategyOptions } from 'passport-kudos';
+import { KudosCookieStateStore, type KudosStrategyOptions } from 'passport-kudos';
 import { kudosAuthModule } from './kudos-auth.js';
 
 /** Creates the app with the Kudos module, sessions and Passport, listening on `port`. */
@@ -13,7 +13,9 @@ export async function bootstrap(
   sessionSecret: string,
   port: number,
 ): Promise<INestApplication> {
-  const app = await NestFactory.create(kudosAuthModule(options), { logger: false });
+  // The sign-in's state in a cookie, not the session: a start stores nothing (Nest on Express: req.res).
+  const store = new KudosCookieStateStore({ secret: sessionSecret });
+  const app = await NestFactory.create(kudosAuthModule({ ...options, store }), { logger: false });
   app.use(session({ secret: sessionSecret, resave: false, saveUninitialized: false }));
   app.use(passport.initialize());
   app.use(passport.session());

@@ -9,7 +9,7 @@ import {
   WIDGET_PARAMS,
 } from 'passport-kudos/contract';
 import type { EmulatorState } from '../state.js';
-import { balanceOf, paymentUnits } from './balances.js';
+import { balanceOf, covers, paymentUnits } from './balances.js';
 import { txHash, walletAddress } from './ids.js';
 import type { EmulatorTransaction, FinalTxStatus, PaymentRequest } from './transaction.js';
 
@@ -190,8 +190,8 @@ export function chainRefusal(request: PaymentParams): PaymentRefusal | undefined
  */
 export function balanceRefusal(state: EmulatorState, request: PaymentRequest): PaymentRefusal | undefined {
   const needed = paymentUnits(request);
+  if (covers(state, request.from, needed)) return undefined;
   const balance = balanceOf(state, request.from);
-  if (needed <= balance) return undefined;
   return refuse(
     'INSUFFICIENT_BALANCE',
     `The payment needs ${needed} ${DENOM} and the wallet holds ${balance > 0n ? balance : 0n}. Nothing was paid.`,
