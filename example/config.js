@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
  * @property {string} dataDir           DATA_DIR: where the webhook's durable store lives (default example/data, ignored by git)
  * @property {string | undefined} redisURL  REDIS_URL: share sessions, webhook dedupe and tokens through one Redis server
  * @property {string[] | undefined} redisClusterNodes  REDIS_CLUSTER_NODES: the same through a Redis Cluster, its seed nodes as host:port,host:port
+ * @property {string | undefined} redisSessionsURL  REDIS_SESSIONS_URL: the sessions' own Redis (its own memory limit, an evicting policy), never the payments' (default: each instance's memory)
  * @property {number | undefined} emulatorPort  KUDOS_EMULATOR_PORT (default: a free port)
  * @property {boolean} trustProxy       TRUST_PROXY=1 behind a TLS-terminating proxy
  * @property {string[]} scrapers        SCRAPER_ADDRESSES: addresses besides the loopback that may read /healthz and /metrics (comma-separated)
@@ -80,6 +81,7 @@ export function readConfig(env = process.env) {
     dataDir: env.DATA_DIR ?? fileURLToPath(new URL('./data/', import.meta.url)),
     redisURL: env.REDIS_URL,
     redisClusterNodes: clusterNodes(env.REDIS_CLUSTER_NODES),
+    redisSessionsURL: env.REDIS_SESSIONS_URL,
     emulatorPort: env.KUDOS_EMULATOR_PORT === undefined ? undefined : Number(env.KUDOS_EMULATOR_PORT),
     trustProxy: env.TRUST_PROXY === '1',
     scrapers: (env.SCRAPER_ADDRESSES ?? '')

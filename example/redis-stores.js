@@ -1,9 +1,13 @@
-// REDIS_URL (one server) or REDIS_CLUSTER_NODES (a Redis Cluster): sessions (connect-redis), webhook
-// dedupe, orders, the refresh lock, token sets and the payments list live in Redis, so several instances of
-// the app behind one address share them.
+// REDIS_URL (one server) or REDIS_CLUSTER_NODES (a Redis Cluster): webhook dedupe, orders, the refresh
+// lock, token sets and the payments list live in Redis, so several instances of the app behind one
+// address share them. Sessions live in another Redis, REDIS_SESSIONS_URL (connect-redis): the payments'
+// Redis must never evict (its stores refuse one that may), so what visitors can fill must not share its
+// memory; a sessions' Redis has a limit and an evicting policy of its own. Without it, each instance keeps
+// its sessions in memory (a sign-in still works across instances: its state rides in a cookie).
 import { RedisStore } from 'connect-redis';
 import { RedisDedupeStore, RedisOrderStore, RedisRefreshLock, RedisTokenStore } from 'passport-kudos/redis';
 import { createClient, createCluster } from 'redis';
+import { BoundedMemoryStore } from './session-store.js';
 
 // One hash tag for both keys of the payments list: the script that writes them runs on one
 // cluster node.
@@ -40,11 +44,35 @@ function connectTo({ url, clusterNodes }) {
 }
 
 /**
- * @param {{ url?: string, clusterNodes?: string[] }} where
+ * The sessions' store: connect-redis on REDIS_SESSIONS_URL, else each instance's bounded memory store.
+ * @param {string | undefined} url
+ * @param {(line: string) => void} log
+ */
+async function sessionStore(url, log) {
+  if (!url) {
+    log(
+      "sessions: in this instance's memory (set REDIS_SESSIONS_URL, another Redis than REDIS_URL, to share them)",
+    );
+    return { store: new BoundedMemoryStore(), close: async () => {} };
+  }
+  const sessionsClient = createClient({ url, ...CONNECTION });
+  sessionsClient.on('error', (/** @type {any} */ error) =>
+    log(`sessions redis unavailable: ${error?.code ?? 'error'}`),
+  );
+  await sessionsClient.connect();
+  return {
+    store: new RedisStore({ client: /** @type {any} */ (sessionsClient), prefix: 'kudos-example:sess:' }),
+    close: () => sessionsClient.close().catch(() => sessionsClient.destroy()),
+  };
+}
+
+/**
+ * @param {{ url?: string, clusterNodes?: string[], sessionsURL?: string }} where
  * @param {(line: string) => void} [log]
  * @returns {Promise<import('./stores.js').ExampleStores>}
  */
 export async function redisStores(where, log = () => undefined) {
+  const sessions = await sessionStore(where.sessionsURL, log);
   const client = connectTo(where);
   let down = false;
   /** @param {any} error */
@@ -60,7 +88,7 @@ export async function redisStores(where, log = () => undefined) {
   });
   await client.connect();
   return {
-    session: new RedisStore({ client: /** @type {any} */ (client), prefix: 'kudos-example:sess:' }),
+    session: sessions.store,
     tokens: new RedisTokenStore(client, { prefix: 'kudos-example:tokens:' }),
     dedupe: new RedisDedupeStore(client, { prefix: 'kudos-example:webhook:' }),
     orders: new RedisOrderStore(client, { prefix: 'kudos-example:orders:' }),
@@ -83,6 +111,7 @@ export async function redisStores(where, log = () => undefined) {
     },
     async close() {
       await client.close().catch(() => client.destroy());
+      await sessions.close();
     },
   };
 }

@@ -50,7 +50,7 @@ function memoryPayments() {
  */
 export function localStores(dataDir, log = () => undefined) {
   const common = {
-    session: new BoundedMemoryStore(), // anonymous sessions: short-lived and bounded
+    session: new BoundedMemoryStore(), // bounded: at most so many sessions, the oldest anonymous ones first
     tokens: new MemoryTokenStore(),
     lock: new MemoryRefreshLock(),
     payments: memoryPayments(),
@@ -88,7 +88,10 @@ export function localStores(dataDir, log = () => undefined) {
 export async function createStores(config, log) {
   if (config.redisURL || config.redisClusterNodes) {
     const { redisStores } = await import('./redis-stores.js');
-    return redisStores({ url: config.redisURL, clusterNodes: config.redisClusterNodes }, log);
+    return redisStores(
+      { url: config.redisURL, clusterNodes: config.redisClusterNodes, sessionsURL: config.redisSessionsURL },
+      log,
+    );
   }
   return localStores(config.dataDir, log);
 }

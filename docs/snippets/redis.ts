@@ -1,7 +1,5 @@
-// Fragment: the Redis part of an app that runs several instances; it goes where the quick start
-// creates its session, strategy and webhook (the login routes are the quick start's).
-// Several instances behind one address: share sessions, payments (notifications and orders), token sets
-// and the refresh lock.
+// Fragment: the Redis part of an app of several instances (sessions, payments, token sets, the refresh
+// lock), where the quick start creates its session, strategy and webhook (its login routes as they are).
 import { RedisStore } from 'connect-redis';
 import express from 'express';
 import session from 'express-session';
@@ -18,6 +16,11 @@ const redis = createClient({
 // (store_unavailable, redis_unavailable) while the client reconnects.
 redis.on('error', (error: Error) => console.warn(`redis: ${error.message}`));
 await redis.connect();
+// Sessions in another Redis, with a memory limit and an evicting policy of their own: never the one
+// payments keep their keys in (it must never evict, and the stores refuse one that may).
+const sessions = createClient({ url: process.env.REDIS_SESSIONS_URL ?? 'redis://127.0.0.1:6380' });
+sessions.on('error', (error: Error) => console.warn(`sessions redis: ${error.message}`));
+await sessions.connect();
 
 const tokens = new RedisTokenStore(redis);
 const strategy = new KudosStrategy(
@@ -48,7 +51,7 @@ const payments = kudosPayments({
 app.post('/webhooks/kudos', payments.webhook);
 app.use(
   session({
-    store: new RedisStore({ client: redis, prefix: 'sess:' }),
+    store: new RedisStore({ client: sessions, prefix: 'sess:' }),
     secret: process.env.SESSION_SECRET ?? 'change-me',
     resave: false,
     saveUninitialized: false,

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { DEMO_USERS, type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
@@ -39,6 +39,20 @@ async function startInstance(env: Record<string, string>): Promise<Instance> {
   return { child, port: Number(/localhost:(\d+)/.exec(text)?.[1]), logs };
 }
 
+/** Every key matching `pattern` on each `host:port`, sorted (redis-cli, as an operator would look). */
+function keysAt(nodes: string[], pattern: string): string[] {
+  return nodes
+    .flatMap((node) => {
+      const [host = '127.0.0.1', port = '6379'] = node.split(':');
+      return execFileSync('redis-cli', ['-h', host, '-p', port, '--raw', 'KEYS', pattern], {
+        encoding: 'utf8',
+      })
+        .split('\n')
+        .filter((key) => key !== '');
+    })
+    .sort();
+}
+
 /** The Redis the instances share: its environment for the example, and how to end it. */
 interface SharedRedis {
   env: Record<string, string>;
@@ -53,6 +67,7 @@ function instancesSuite(
 ) {
   describe(`two example-app processes behind one address, sharing ${name}`, () => {
     let shared: SharedRedis;
+    let sessionsRedis: RedisServer;
     let kudos: KudosEmulator;
     let proxy: FrontProxy;
     let a: Instance;
@@ -110,6 +125,8 @@ function instancesSuite(
 
     beforeAll(async () => {
       shared = await startShared();
+      // The sessions' own Redis, apart from the payments' (the README's set-up).
+      sessionsRedis = await startRedisServer();
       kudos = await startKudosEmulator({
         clients: [
           {
@@ -127,6 +144,7 @@ function instancesSuite(
       proxy = await startFrontProxy();
       const env = {
         ...shared.env,
+        REDIS_SESSIONS_URL: sessionsRedis.url,
         KUDOS_AUTH_URL: kudos.authURL,
         KUDOS_BASE_URL: kudos.baseURL,
         KUDOS_CLIENT_ID: 'shop',
@@ -145,6 +163,7 @@ function instancesSuite(
       await proxy?.close();
       await kudos?.close();
       await shared?.close();
+      await sessionsRedis?.close();
     });
 
     it('a login started on instance A whose callback lands on instance B succeeds; logout on one logs out on both', async () => {
@@ -160,6 +179,28 @@ function instancesSuite(
       expect(locationOf(out).pathname).toBe('/');
       expect(locationOf(await get(client, '/profile', 1)).pathname).toBe('/');
       expect(locationOf(await get(client, '/profile', 0)).pathname).toBe('/');
+    });
+
+    it('keeps sessions in their own Redis, none in the payments’ one, and 2,000 anonymous starts add no key', async () => {
+      const client = new CookieClient();
+      await logIn(client, 0, 1);
+      const sessionsAt = [new URL(sessionsRedis.url).host];
+      const paymentsAt = shared.env.REDIS_URL
+        ? [new URL(shared.env.REDIS_URL).host]
+        : (shared.env.REDIS_CLUSTER_NODES ?? '').split(',');
+      expect(keysAt(sessionsAt, 'kudos-example:sess:*').length).toBeGreaterThan(0);
+      expect(keysAt(paymentsAt, '*sess*')).toEqual([]);
+      const before = [keysAt(sessionsAt, '*'), keysAt(paymentsAt, '*')];
+      for (let batch = 0; batch < 20; batch++) {
+        await Promise.all(
+          Array.from({ length: 100 }, async (_, i) => {
+            const res = await get(new CookieClient(), '/auth/kudos', i % 2);
+            await res.arrayBuffer();
+            if (res.status !== 302) throw new Error(`a start answered ${res.status}`);
+          }),
+        );
+      }
+      expect([keysAt(sessionsAt, '*'), keysAt(paymentsAt, '*')]).toEqual(before);
     });
 
     it('the same notification delivered to both instances at once, 50 times, is handled exactly once', async () => {
