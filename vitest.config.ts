@@ -29,6 +29,7 @@ const INTEGRATION = [
   'test/webhook/payments-fulfil-retry.test.ts',
   'test/webhook/payments-two-instances.test.ts',
   'test/webhook/reconcile-chain.test.ts',
+  'test/webhook/payments-health.test.ts',
 ];
 const E2E = [
   'test/e2e/**/*.test.ts',

@@ -453,6 +453,15 @@ export function createExampleApp({
     }),
   );
 
+  // Marks an exception seen (refunded, or looked at): no longer listed. The shop only.
+  app.post(
+    '/payments/acknowledge',
+    requireUser,
+    shopAction('acknowledge a payment', async (req) => {
+      await payments.acknowledge(String(req.body.txHash ?? ''));
+    }),
+  );
+
   // Finds the tips that no notification and no return page brought on the chain, as the schedule
   // does every minute. The shop only.
   app.post(

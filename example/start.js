@@ -6,7 +6,7 @@ import { createExampleApp, EXAMPLE_SCOPES } from './app.js';
 import { readConfig } from './config.js';
 import { createStores } from './stores.js';
 
-/** How often the shop's history is read for payments that no notification brought: every minute. */
+/** How often the chain is read for payments that no notification brought: every minute. */
 const RECONCILE_EVERY_MS = 60_000;
 
 /**

@@ -171,7 +171,7 @@ export function paymentsPage({ user, csrf, payments, unprocessed, retried, recon
         ? `<tr class="unprocessed"><td><code>${escapeHtml(u.txHash.slice(0, 12))}…</code></td><td>not processed (${escapeHtml(u.status)}, ${escapeHtml(u.attempts)} attempts)</td>
 <td class="last-error">${escapeHtml(u.lastError ?? '')}</td><td>${escapeHtml(readableTime(new Date(u.receivedAt).toISOString()))}</td></tr>`
         : `<tr class="exception"><td><code>${escapeHtml(u.txHash.slice(0, 12))}…</code></td><td>${escapeHtml(OUTCOMES[u.reason] ?? u.reason)}</td>
-<td></td><td>${escapeHtml(readableTime(new Date(u.decidedAt).toISOString()))}</td></tr>`,
+<td><form method="post" action="/payments/acknowledge" style="margin:0"><input type="hidden" name="csrf" value="${escapeHtml(csrf ?? '')}"><input type="hidden" name="txHash" value="${escapeHtml(u.txHash)}"><button type="submit" class="link acknowledge">Acknowledge</button></form></td><td>${escapeHtml(readableTime(new Date(u.decidedAt).toISOString()))}</td></tr>`,
     )
     .join('');
   const retriedLine = retried

@@ -3,7 +3,12 @@ import type { KudosTraceMessages, KudosTraceOperation } from '../base/trace.js';
 
 /** What the gauges read of a receiver: `kudosWebhook()` and `kudosPayments()` answer it with `status()`. */
 export interface KudosReceiverStatus {
-  status(): Promise<{ unprocessed: number; oldestUnprocessedMs: number | null; storeOk: boolean }>;
+  status(): Promise<{
+    unprocessed: number;
+    oldestUnprocessedMs: number | null;
+    exceptions?: number;
+    storeOk: boolean;
+  }>;
 }
 
 type AnyMessage = KudosTraceMessages[KudosTraceOperation];
@@ -17,6 +22,7 @@ export const KUDOS_METRICS = {
   chainLookupDuration: 'kudos.chain_lookup.duration',
   unprocessed: 'kudos.payments.unprocessed',
   oldestUnprocessedAge: 'kudos.payments.oldest_unprocessed_age',
+  exceptions: 'kudos.payments.exceptions',
   storeUp: 'kudos.payments.store_up',
 } as const;
 
@@ -57,7 +63,10 @@ export function kudosMetrics(meter: Meter, receivers: Record<string, KudosReceiv
     'Confirmations of notifications (the chain lookup)',
   );
   const unprocessed = meter.createObservableGauge(KUDOS_METRICS.unprocessed, {
-    description: 'Notifications (and payment exceptions) waiting unprocessed',
+    description: 'Notifications waiting unprocessed',
+  });
+  const exceptions = meter.createObservableGauge(KUDOS_METRICS.exceptions, {
+    description: 'Payments that credit no order, not acknowledged (counted apart: anyone can pay the shop)',
   });
   const oldest = meter.createObservableGauge(KUDOS_METRICS.oldestUnprocessedAge, {
     description: 'How long the oldest unprocessed notification has waited (0 when none waits)',
@@ -76,10 +85,11 @@ export function kudosMetrics(meter: Meter, receivers: Record<string, KudosReceiv
         if (!status?.storeOk) return; // its counts are unknown, not zero
         result.observe(unprocessed, status.unprocessed, attributes);
         result.observe(oldest, (status.oldestUnprocessedMs ?? 0) / 1000, attributes);
+        result.observe(exceptions, status.exceptions ?? 0, attributes);
       }),
     );
   };
-  const gauges = [unprocessed, oldest, storeUp];
+  const gauges = [unprocessed, oldest, exceptions, storeUp];
   meter.addBatchObservableCallback(observe, gauges);
 
   const record = (message: AnyMessage, seconds: number): void => {

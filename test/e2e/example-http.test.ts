@@ -136,6 +136,8 @@ describe('example app: what a security reviewer expects (real HTTP)', () => {
       unprocessed: 0,
       oldestUnprocessedMs: null,
       lastNotificationAt: null,
+      exceptions: 0,
+      oldestExceptionMs: null,
       storeOk: true,
       storeError: null,
       lookupOk: true,

@@ -50,7 +50,7 @@ describe('example app: /metrics and /healthz (real HTTP, embedded emulator)', ()
     // Every line example/README.md shows is in the answer, with its value (the age: any, as it is time).
     const readme = readFileSync('example/README.md', 'utf8');
     const shown = (/```text\n([\s\S]*?)```/.exec(readme)?.[1] ?? '').trim().split('\n');
-    expect(shown).toHaveLength(8);
+    expect(shown).toHaveLength(9);
     for (const line of shown) {
       const [series, value] = line.split(' ') as [string, string];
       const real = metrics.find((l) => l.startsWith(`${series} `));

@@ -158,7 +158,28 @@ describe('example app: tips as orders (real HTTP, embedded emulator)', () => {
     const shop = await signedIn('bobby');
     const rows = await rowsOf(shop, tx.txHash);
     expect(rows[0]).toContain('<td class="paid">underpaid: to refund</td>');
-    expect(await paymentsPage(shop)).toContain('<tr class="exception">');
+    const page = await paymentsPage(shop);
+    const exception = page
+      .split('<tr class="exception">')
+      .slice(1)
+      .find((row) => row.includes(tx.txHash.slice(0, 12)));
+    expect(exception).toContain('Acknowledge');
+    const health = await fetch(`${example.url}/healthz`);
+    expect(health.status).toBe(200); // an exception to refund does not make the shop unhealthy
+    expect((await health.json()).exceptions).toBeGreaterThanOrEqual(1);
+    // The shop refunded it: Acknowledge takes it off the list (alice may not).
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+    const aliceCsrf = /name="csrf" value="([^"]+)"/.exec(await paymentsPage(alice))?.[1] ?? '';
+    const refused = await alice.postForm(`${example.url}/payments/acknowledge`, {
+      csrf: aliceCsrf,
+      txHash: tx.txHash,
+    });
+    expect(refused.status).toBe(403);
+    const done = await shop.postForm(`${example.url}/payments/acknowledge`, { csrf, txHash: tx.txHash });
+    expect(done.status).toBe(303);
+    const after = await paymentsPage(shop);
+    const listed = after.split('<tr class="exception">').slice(1);
+    expect(listed.some((row) => row.split('</tr>')[0]?.includes(tx.txHash.slice(0, 12)))).toBe(false);
   });
 
   it('a user sees only their own payments; the shop’s account sees every one, and only it may Retry', async () => {

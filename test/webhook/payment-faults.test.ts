@@ -108,6 +108,8 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
       unprocessed: 0,
       oldestUnprocessedMs: null,
       lastNotificationAt: null,
+      exceptions: 0,
+      oldestExceptionMs: null,
       storeOk: true,
       storeError: null,
       lookupOk: true,

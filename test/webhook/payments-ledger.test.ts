@@ -42,7 +42,11 @@ class CountingStore extends MemoryOrderStore {
 describe('Ledger', () => {
   it('credits an order and records its payment in one write; a second credit of it is refused', async () => {
     const store = new CountingStore();
-    const ledger = new Ledger(store, { retentionMs: 60_000, exceptionTtlMs: null }, Date.now);
+    const ledger = new Ledger(
+      store,
+      { retentionMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
+      Date.now,
+    );
     const o = order();
     await ledger.createOrder(o);
     const read = await ledger.order(o.reference);
@@ -56,7 +60,11 @@ describe('Ledger', () => {
 
   it('marks the orders told within a moment fulfilled in one write; one that moved on does not stop the others', async () => {
     const store = new CountingStore();
-    const ledger = new Ledger(store, { retentionMs: 60_000, exceptionTtlMs: null }, Date.now);
+    const ledger = new Ledger(
+      store,
+      { retentionMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
+      Date.now,
+    );
     const orders = [order(), order(), order()];
     const paid = [];
     for (const [i, o] of orders.entries()) {
@@ -99,7 +107,11 @@ describe('Ledger', () => {
 
   it('writes the fulfilled orders by itself, a moment after the last was told', async () => {
     const store = new CountingStore();
-    const ledger = new Ledger(store, { retentionMs: 60_000, exceptionTtlMs: null }, Date.now);
+    const ledger = new Ledger(
+      store,
+      { retentionMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
+      Date.now,
+    );
     const o = order();
     await ledger.createOrder(o);
     const saved = await ledger.decide(credit(o, 'CC'.repeat(32)), await ledger.order(o.reference));
@@ -109,7 +121,11 @@ describe('Ledger', () => {
 
   it('fulfilled marks waiting for their batch ride along the next decision: one write for both', async () => {
     const store = new CountingStore();
-    const ledger = new Ledger(store, { retentionMs: 60_000, exceptionTtlMs: null }, Date.now);
+    const ledger = new Ledger(
+      store,
+      { retentionMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
+      Date.now,
+    );
     const [a, b] = [order(), order()];
     await ledger.createOrder(a);
     await ledger.createOrder(b);
@@ -126,7 +142,11 @@ describe('Ledger', () => {
 
   it('a rider that moved on does not stop the decision: written alone, the rider dropped', async () => {
     const store = new CountingStore();
-    const ledger = new Ledger(store, { retentionMs: 60_000, exceptionTtlMs: null }, Date.now);
+    const ledger = new Ledger(
+      store,
+      { retentionMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
+      Date.now,
+    );
     const [a, b] = [order(), order()];
     await ledger.createOrder(a);
     await ledger.createOrder(b);
@@ -151,8 +171,16 @@ describe('Ledger', () => {
 
   it('an order remembered as this process wrote it, changed by another instance: the credit is refused, then read again', async () => {
     const store = new MemoryOrderStore();
-    const here = new Ledger(store, { retentionMs: 60_000, exceptionTtlMs: null }, Date.now);
-    const there = new Ledger(store, { retentionMs: 60_000, exceptionTtlMs: null }, Date.now);
+    const here = new Ledger(
+      store,
+      { retentionMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
+      Date.now,
+    );
+    const there = new Ledger(
+      store,
+      { retentionMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
+      Date.now,
+    );
     const o = order();
     await here.createOrder(o);
     // The other instance credits it first.

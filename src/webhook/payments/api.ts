@@ -66,6 +66,13 @@ export interface KudosPaymentsOptions {
    * acknowledged: the store then grows with every stranger's payment.
    */
   exceptionTtlMs?: number | null;
+  /**
+   * Whole tokens, as `createOrder()`'s `amount` (`"0.5"`): a payment below it that matches no order
+   * (`no_order`, `unknown_order`: anyone can pay your wallet a nanokudos) is decided and kept, but not
+   * listed by `unprocessed()`, counted by `status()` or told to `onException`. Default none: every
+   * exception is listed.
+   */
+  minExceptionAmount?: string;
   /** Processing lease of a notification, as `kudosWebhook()`; default 60 s. */
   leaseMs?: number;
   /** Longest wait for the decision and `onPaid` before answering 503, as `kudosWebhook()`; default 25 s. */
@@ -206,8 +213,9 @@ export interface KudosPayments {
   /** Runs the kept notifications again (on a schedule): see `kudosWebhook().redrive()`. */
   redrive(): Promise<KudosRedriveResult>;
   /**
-   * Health, for a `/healthz` route: as `kudosWebhook().status()`, where `unprocessed` and its oldest
-   * count the exceptions not acknowledged too, and the store must answer for the orders as well.
+   * Health, for a `/healthz` route: as `kudosWebhook().status()`, with the exceptions not acknowledged
+   * counted apart (`exceptions`, `oldestExceptionMs`: a stranger's payment cannot flip the health
+   * rule), and the store must answer for the orders as well.
    */
   status(): Promise<KudosWebhookStatus>;
   /** Fetches what never arrived from the service (by hash, or a user's history) and decides it. */

@@ -71,14 +71,27 @@ export class Ledger {
   private readonly retentionMs: number;
   /** How long an exception is listed after its decision; null: until acknowledged. */
   private readonly exceptionTtlMs: number | null;
+  /** Below this (nanokudos), a payment that matches no order is recorded and neither listed nor told. */
+  private readonly minExceptionUnits: bigint;
 
   constructor(
     private readonly store: KudosOrderStore,
-    keep: { retentionMs: number; exceptionTtlMs: number | null },
+    keep: { retentionMs: number; exceptionTtlMs: number | null; minExceptionUnits: bigint },
     private readonly now: () => number,
   ) {
     this.retentionMs = keep.retentionMs;
     this.exceptionTtlMs = keep.exceptionTtlMs;
+    this.minExceptionUnits = keep.minExceptionUnits;
+  }
+
+  /**
+   * Whether an exception is dust: a payment that matches no order (`no_order`, `unknown_order`) below
+   * `minExceptionAmount`. Anyone can pay a shop's wallet; such a payment is decided and kept (a replay
+   * changes nothing) but never listed, counted by `status()` or told to `onException`.
+   */
+  quiet(record: KudosPaymentRecord): boolean {
+    const matchesNoOrder = record.outcome === 'no_order' || record.outcome === 'unknown_order';
+    return matchesNoOrder && record.received < this.minExceptionUnits;
   }
 
   /**
@@ -98,7 +111,7 @@ export class Ledger {
    * dedupe TTL.
    */
   private paymentChange(record: KudosPaymentRecord, version: number | null): KudosOrderStoreChange {
-    const open = record.outcome !== 'credited' && !record.acknowledged;
+    const open = record.outcome !== 'credited' && !record.acknowledged && !this.quiet(record);
     const value = writePayment(record);
     return { id: paymentId(record.txHash), version, value, ttlMs: this.ttlOf(record, open), listed: open };
   }

@@ -42,7 +42,11 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
   const { baseURL, timeoutMs, now } = settings;
   const ledger = new Ledger(
     options.orders ?? new MemoryOrderStore({ now }),
-    { retentionMs: settings.retentionMs, exceptionTtlMs: settings.exceptionTtlMs },
+    {
+      retentionMs: settings.retentionMs,
+      exceptionTtlMs: settings.exceptionTtlMs,
+      minExceptionUnits: settings.minExceptionUnits,
+    },
     now,
   );
   // The return page's lookups go through the receiver, which settles what they find: each needs

@@ -76,6 +76,10 @@ export function paymentsSettings(options: KudosPaymentsOptions) {
     timeoutMs: checkPositive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, option('timeoutMs')),
     retentionMs: checkPositive(options.dedupeTtlMs ?? DEFAULT_RETENTION_MS, option('dedupeTtlMs')),
     exceptionTtlMs: exceptionTtl(options.exceptionTtlMs),
+    minExceptionUnits:
+      options.minExceptionAmount === undefined
+        ? 0n
+        : tokensToUnits(tokens(options.minExceptionAmount, option('minExceptionAmount'), true)),
     maxCheckLookups: checkPositive(
       options.maxCheckLookups ?? DEFAULT_MAX_CHECK_LOOKUPS,
       option('maxCheckLookups'),

@@ -76,7 +76,7 @@ export class PaymentSettler {
       this.ledger.fulfil(order);
       return;
     }
-    if (record.told) return;
+    if (record.told || this.ledger.quiet(record)) return;
     await this.told.onException?.(exceptionOf(record, record.outcome, this.settings.exceptionTtlMs));
     if (record.outcome === 'not_to_receiver') this.told.onError?.(notToReceiver(record), req);
     await this.ledger.changePayment(record.txHash, (r) => (r.told ? undefined : { ...r, told: true }));

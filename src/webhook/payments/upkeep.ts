@@ -2,7 +2,7 @@
 // app, the paid orders it may never have been told of, and the health of both.
 import type { KudosRecovery } from '../receiver.js';
 import type { KudosRedriveResult } from '../recovery/recovery.js';
-import { combinedStatus, type KudosWebhookStatus, readStatus } from '../recovery/status.js';
+import { type KudosWebhookStatus, readStatus, withExceptions } from '../recovery/status.js';
 import type { KudosPaymentException, KudosPaymentsOptions, KudosPaymentsUnprocessed } from './api.js';
 import type { Ledger } from './ledger.js';
 import { HASH, MAX_LISTED, type PaymentsSettings } from './settings.js';
@@ -85,16 +85,19 @@ export class PaymentsUpkeep {
     return result;
   }
 
-  /** Each store read once: the receiver's status, and the exceptions beside it. */
+  /** Each store read once: the receiver's status, and the exceptions beside it (their own figures). */
   async status(): Promise<KudosWebhookStatus> {
+    let decided: number[] = [];
     const orders = readStatus(
       async () => {
         await this.ledger.health();
-        return (await this.exceptionsWaiting()).map((e) => ({ since: e.at }));
+        decided = (await this.exceptionsWaiting()).map((e) => e.at);
+        return [];
       },
       null,
       this.settings.now(),
     );
-    return combinedStatus(...(await Promise.all([this.receiver.status(), orders])));
+    const [receiver, exceptions] = await Promise.all([this.receiver.status(), orders]);
+    return withExceptions(receiver, { ...exceptions, decided }, this.settings.now());
   }
 }

@@ -5,10 +5,18 @@ import { KudosError } from '../../base/errors.js';
  * since when, when a notification last arrived, and whether its store answers. Never a secret.
  */
 export interface KudosWebhookStatus {
-  /** Notifications kept and not processed yet (failed, timed out, cut off by a crash); with the payments API, exceptions not acknowledged too. */
+  /** Notifications kept and not processed yet (failed, timed out, cut off by a crash): what needs the operator now. */
   unprocessed: number;
   /** How long the oldest of them has waited, in milliseconds; null when none waits. */
   oldestUnprocessedMs: number | null;
+  /**
+   * With the payments API: payments that reached the shop and credit no order, not acknowledged yet
+   * (to refund or look at). Counted apart: anyone can pay the shop's wallet, so they are not the
+   * health verdict's. 0 for a receiver alone.
+   */
+  exceptions: number;
+  /** How long ago the oldest of them was decided, in milliseconds; null when there is none. */
+  oldestExceptionMs: number | null;
   /** When this process last received a notification that passed the secret check (epoch ms); null since it started. */
   lastNotificationAt: number | null;
   /** Whether the store answered the reading of what is kept. */
@@ -39,6 +47,8 @@ export async function readStatus(
     return {
       unprocessed: waiting.length,
       oldestUnprocessedMs: waiting.length === 0 ? null : Math.max(0, now - oldest),
+      exceptions: 0,
+      oldestExceptionMs: null,
       lastNotificationAt,
       storeOk: true,
       storeError: null,
@@ -50,6 +60,8 @@ export async function readStatus(
     return {
       unprocessed: 0,
       oldestUnprocessedMs: null,
+      exceptions: 0,
+      oldestExceptionMs: null,
       lastNotificationAt,
       storeOk: false,
       storeError: `${code}${error instanceof Error ? error.message : 'failed'}`,
@@ -59,31 +71,29 @@ export async function readStatus(
 }
 
 /**
- * Two statuses read side by side (the receiver's, and what the payments API keeps beside it) as one:
- * what waits in either, the oldest wait, and a store that did not answer for either makes the whole
- * answer a failed one.
+ * A receiver's status with the payments' exceptions beside it (each with when it was decided, read at
+ * `now`): their figures apart from what waits unprocessed; a store that did not answer for either
+ * makes the whole answer a failed one.
  */
-export function combinedStatus(first: KudosWebhookStatus, second: KudosWebhookStatus): KudosWebhookStatus {
-  const lastNotificationAt = first.lastNotificationAt ?? second.lastNotificationAt;
-  const lookupError = first.lookupError ?? second.lookupError;
-  const lookup = { lookupOk: lookupError === null, lookupError };
-  if (!first.storeOk || !second.storeOk) {
+export function withExceptions(
+  status: KudosWebhookStatus,
+  exceptions: KudosWebhookStatus & { decided: readonly number[] },
+  now: number,
+): KudosWebhookStatus {
+  if (!exceptions.storeOk) {
     return {
+      ...status,
       unprocessed: 0,
       oldestUnprocessedMs: null,
-      lastNotificationAt,
       storeOk: false,
-      storeError: first.storeError ?? second.storeError,
-      ...lookup,
+      storeError: exceptions.storeError,
     };
   }
-  const ages = [first.oldestUnprocessedMs, second.oldestUnprocessedMs].filter((age) => age !== null);
+  if (!status.storeOk) return status;
+  const oldest = exceptions.decided.reduce((min, at) => Math.min(min, at), Number.POSITIVE_INFINITY);
   return {
-    unprocessed: first.unprocessed + second.unprocessed,
-    oldestUnprocessedMs: ages.length === 0 ? null : Math.max(...ages),
-    lastNotificationAt,
-    storeOk: true,
-    storeError: null,
-    ...lookup,
+    ...status,
+    exceptions: exceptions.decided.length,
+    oldestExceptionMs: exceptions.decided.length === 0 ? null : Math.max(0, now - oldest),
   };
 }

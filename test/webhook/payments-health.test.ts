@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { PaymentsShop, paymentsFixture } from '../helpers/payments-shop.js';
+
+// Health that strangers cannot flip (docs/payments.md#health): payments that credit no order are their
+// own figures, apart from what waits unprocessed, with the emulator's real sender over real HTTP.
+
+/** The documented /healthz rule (docs/payments.md#health). */
+const healthy = (s: { storeOk: boolean; lookupOk: boolean; oldestUnprocessedMs: number | null }) =>
+  s.storeOk && s.lookupOk && (s.oldestUnprocessedMs ?? 0) < 10 * 60_000;
+
+describe('status(): exceptions counted apart from the health rule', () => {
+  const f = paymentsFixture();
+
+  it('50 strangers’ dust payments leave the rule healthy 11 minutes later, each counted as an exception', async () => {
+    let now = Date.now();
+    const shop = await new PaymentsShop(f.kudos).start({ now: () => now });
+    f.shop = shop;
+    for (let i = 0; i < 50; i++) {
+      f.kudos.pay({
+        from: 'alice',
+        to: 'bobby',
+        amount: '0.000000001',
+        via: 'shop-agent',
+        remarks: `dust ${i}`,
+      });
+    }
+    await f.kudos.idle();
+    expect(shop.exceptions).toHaveLength(50);
+    now += 11 * 60_000;
+    const status = await shop.payments.status();
+    expect(status).toMatchObject({
+      unprocessed: 0,
+      oldestUnprocessedMs: null,
+      exceptions: 50,
+      storeOk: true,
+    });
+    expect(status.oldestExceptionMs).toBeGreaterThanOrEqual(11 * 60_000);
+    expect(healthy(status)).toBe(true);
+    // What does need the operator still flips it: a notification the handler cannot process.
+    shop.failPaid = true;
+    const { url } = await shop.payments.createOrder({ amount: '1' });
+    const params = new URL(url).searchParams;
+    f.kudos.pay({
+      from: 'alice',
+      to: 'bobby',
+      amount: '1',
+      via: 'shop-agent',
+      remarks: params.get('remarks') ?? '',
+      state: params.get('state') ?? '',
+    });
+    await f.kudos.idle();
+    now += 11 * 60_000;
+    const failing = await shop.payments.status();
+    expect(failing.unprocessed).toBe(1);
+    expect(healthy(failing)).toBe(false);
+    expect(failing.exceptions).toBe(50);
+  });
+
+  it('minExceptionAmount: dust below it is decided but neither listed, counted nor told; above it is', async () => {
+    const shop = await new PaymentsShop(f.kudos).start({ minExceptionAmount: '0.01' });
+    f.shop = shop;
+    const dust = Array.from({ length: 5 }, () =>
+      f.kudos.pay({ from: 'alice', to: 'bobby', amount: '0.000000001', via: 'shop-agent', remarks: 'hi' }),
+    );
+    const gift = f.kudos.pay({
+      from: 'alice',
+      to: 'bobby',
+      amount: '1',
+      via: 'shop-agent',
+      remarks: 'a gift',
+    });
+    await f.kudos.idle();
+    expect(shop.exceptions.map((e) => [e.txHash, e.reason])).toEqual([[gift.txHash, 'no_order']]);
+    expect((await shop.payments.unprocessed()).map((u) => u.txHash)).toEqual([gift.txHash]);
+    expect(await shop.payments.status()).toMatchObject({ exceptions: 1, unprocessed: 0 });
+    // Decided all the same: a redelivery of dust is a duplicate, and it is not told then either.
+    const delivery = f.kudos.deliveries.find((d) => d.txHash === dust[0]?.txHash && d.txStatus === 'success');
+    expect(f.kudos.resend(delivery?.id as number)).toBe(true);
+    await f.kudos.idle();
+    expect(f.kudos.deliveries.at(-1)?.responseStatus).toBe(200);
+    expect(shop.exceptions).toHaveLength(1);
+  });
+
+  it('refuses a minExceptionAmount that is not whole tokens, naming it', async () => {
+    await expect(new PaymentsShop(f.kudos).start({ minExceptionAmount: 'a lot' })).rejects.toThrow(
+      /kudosPayments option "minExceptionAmount" must be whole tokens/,
+    );
+  });
+});
