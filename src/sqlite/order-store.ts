@@ -3,14 +3,16 @@ import type {
   KudosOrderStoreChange,
   KudosOrderStoreRecord,
 } from '../webhook/payments/order-store.js';
-import { SqliteFile, type SqliteStoreOptions, SWEEP_BATCH } from './database.js';
+import { SqliteFile, type SqliteStoreOptions } from './database.js';
 
 /**
- * Expired records are swept every this many writes. No index on the expiry: each write would
- * rewrite an index page too (a third more disk writes per payment), so the sweep scans the table,
- * rarely.
+ * Expired records are swept every this many writes, up to {@link SWEEP_LIMIT} at a time: four times
+ * what those writes can have added (an order makes one to three rows), so the table never grows past
+ * what is live plus a sweep's worth, however long it runs. No index on the expiry: each write would
+ * rewrite an index page too (a third more disk writes per payment), so the sweep scans the table.
  */
-const SWEEP_EVERY = 4096;
+const SWEEP_EVERY = 256;
+const SWEEP_LIMIT = 4 * 3 * SWEEP_EVERY;
 
 /** Options of {@link SqliteOrderStore}: the same as the dedupe store's, and the same file may hold both. */
 export type SqliteOrderStoreOptions = SqliteStoreOptions;
@@ -23,7 +25,8 @@ CREATE TABLE IF NOT EXISTS kudos_orders (
   until INTEGER,
   listed_at INTEGER
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS kudos_orders_listed ON kudos_orders (listed_at) WHERE listed_at IS NOT NULL;
+DROP INDEX IF EXISTS kudos_orders_listed;
+CREATE INDEX IF NOT EXISTS kudos_orders_listed_until ON kudos_orders (listed_at, until) WHERE listed_at IS NOT NULL;
 `;
 
 const until = (change: KudosOrderStoreChange, now: number) =>
@@ -93,7 +96,7 @@ export class SqliteOrderStore implements KudosOrderStore {
       this.writesSinceSweep = 0;
       this.file
         .sql('DELETE FROM kudos_orders WHERE id IN (SELECT id FROM kudos_orders WHERE until <= ? LIMIT ?)')
-        .run(now, SWEEP_BATCH);
+        .run(now, SWEEP_LIMIT);
     }
   }
 
@@ -145,6 +148,24 @@ export class SqliteOrderStore implements KudosOrderStore {
       )
       .all(this.file.now(), Math.max(0, Math.floor(limit)));
     return rows.map((row) => ({ id: String(row.id), value: String(row.value) }));
+  }
+
+  /**
+   * How many live listed records have an ID starting with `prefix`, and the oldest one's listing time:
+   * one query on the listed index (the ID and the expiry are in it), no record read.
+   */
+  async listedCount(prefix: string): Promise<{ count: number; oldestListedAt: number | null }> {
+    const row = this.file
+      .sql(
+        `SELECT count(*) AS n, min(listed_at) AS oldest FROM kudos_orders INDEXED BY kudos_orders_listed_until
+         WHERE listed_at IS NOT NULL AND substr(id, 1, ?) = ? AND (until IS NULL OR until > ?)`,
+      )
+      .get(prefix.length, prefix, this.file.now());
+    const oldest = row?.oldest;
+    return {
+      count: Number(row?.n ?? 0),
+      oldestListedAt: oldest === null || oldest === undefined ? null : Number(oldest),
+    };
   }
 
   /** Closes the database file. */

@@ -23,7 +23,9 @@ const FULFIL_RETRY_MS = 250;
 const FULFIL_RETRY_MAX_MS = 30_000;
 
 const orderId = (reference: string) => `order:${reference}`;
-const paymentId = (txHash: string) => `payment:${txHash}`;
+/** The kind of every payment record's ID: what `listedCount()` counts the exceptions by. */
+const PAYMENT_KIND = 'payment:';
+const paymentId = (txHash: string) => `${PAYMENT_KIND}${txHash}`;
 
 export function storeError(message: string, cause?: unknown): KudosWebhookError {
   return new KudosWebhookError('store_unavailable', { message, cause });
@@ -313,6 +315,27 @@ export class Ledger {
   async claimRetelling(order: Versioned<KudosOrder>): Promise<Versioned<KudosOrder> | undefined> {
     const claimed = this.orderChange(order.value, order.version, this.now());
     return (await this.write([claimed])) ? { value: order.value, version: order.version + 1 } : undefined;
+  }
+
+  /**
+   * How many exceptions wait (listed payment records: neither credited, acknowledged nor dust) and
+   * since when the oldest does: by the store's index when it has `listedCount()` (a bounded number of
+   * reads whatever their number), else by reading them.
+   */
+  async exceptionFigures(limit: number): Promise<{ count: number; oldestAt: number | null }> {
+    const { store } = this;
+    if (store.listedCount) {
+      const { count, oldestListedAt } = await call(() =>
+        (store.listedCount as NonNullable<typeof store.listedCount>)(PAYMENT_KIND),
+      );
+      return { count, oldestAt: oldestListedAt };
+    }
+    const waiting = (await this.exceptions(limit)).filter((e) => e.outcome !== 'credited');
+    const oldestAt = waiting.reduce<number | null>(
+      (min, e) => (min === null ? e.decidedAt : Math.min(min, e.decidedAt)),
+      null,
+    );
+    return { count: waiting.length, oldestAt };
   }
 
   /** The exceptions not acknowledged yet, oldest first. */

@@ -20,8 +20,8 @@ const SWEEP_EVERY_MS = 60_000;
 export class MemoryOrderStore implements KudosOrderStore {
   private readonly entries = new Map<string, Entry>();
   private readonly now: () => number;
-  /** Listed IDs, in the order they were first listed (a Set keeps insertion order). */
-  private readonly listedIds = new Set<string>();
+  /** Listed IDs with when each was first listed, in that order (a Map keeps insertion order). */
+  private readonly listedIds = new Map<string, number>();
   private sweptAt: number;
 
   constructor(options: MemoryOrderStoreOptions = {}) {
@@ -65,14 +65,25 @@ export class MemoryOrderStore implements KudosOrderStore {
       const until = ttlMs === null ? Number.POSITIVE_INFINITY : this.now() + ttlMs;
       this.entries.set(id, { value, version: (version ?? 0) + 1, until });
       if (!listed) this.listedIds.delete(id);
-      else this.listedIds.add(id); // a listed one keeps its place
+      else if (!this.listedIds.has(id)) this.listedIds.set(id, this.now()); // a listed one keeps its place
     }
     return true;
   }
 
+  async listedCount(prefix: string): Promise<{ count: number; oldestListedAt: number | null }> {
+    let count = 0;
+    let oldestListedAt: number | null = null;
+    for (const [id, listedAt] of [...this.listedIds]) {
+      if (!id.startsWith(prefix) || !this.live(id)) continue;
+      count++;
+      oldestListedAt ??= listedAt; // the first met is the oldest: the map keeps the listing order
+    }
+    return { count, oldestListedAt };
+  }
+
   async listed(limit: number): Promise<Array<{ id: string; value: string }>> {
     const listed: Array<{ id: string; value: string }> = [];
-    for (const id of [...this.listedIds]) {
+    for (const id of [...this.listedIds.keys()]) {
       if (listed.length >= limit) break;
       const entry = this.live(id);
       if (entry) listed.push({ id, value: entry.value });

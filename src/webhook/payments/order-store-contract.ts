@@ -166,5 +166,34 @@ export function orderStoreContract(
         same(await store.listed(10), [], 'listed once all are unlisted');
       },
     },
+    {
+      name: 'counts the listed records of a kind, and the oldest one’s listing time (listedCount, when it has one)',
+      run: async () => {
+        const store = await makeStore();
+        if (!store.listedCount) return; // optional: status() then reads through listed()
+        const kind = `k${randomBytes(4).toString('hex')}:`;
+        same(await store.listedCount(kind), { count: 0, oldestListedAt: null }, 'none of the kind yet');
+        const [a, b, c] = [`${kind}a`, `${kind}b`, `${kind}c`];
+        await store.write([list(a, 'a')]);
+        await pass(2);
+        const other = newId();
+        await store.write([list(b, 'b'), list(other, 'another kind')]);
+        await store.write([{ ...list(c, 'c'), ttlMs: shortMs }]);
+        const counted = await store.listedCount(kind);
+        same(counted.count, 3, 'three of the kind listed');
+        same(Number.isFinite(counted.oldestListedAt), true, 'the oldest listing time is a time');
+        same(await store.write([keep(a, 'a seen', 1)]), true, 'unlist a, the oldest');
+        const after = await store.listedCount(kind);
+        same(after.count, 2, 'two left');
+        same(
+          (after.oldestListedAt ?? 0) > (counted.oldestListedAt ?? 0),
+          true,
+          'b is the oldest now, listed later',
+        );
+        await pass(shortMs + 50); // c expires
+        same((await store.listedCount(kind)).count, 1, 'unlisted and expired ones not counted');
+        await store.write([keep(b, 'done', 1), keep(other, 'done', 1)]); // leaves nothing listed
+      },
+    },
   ];
 }

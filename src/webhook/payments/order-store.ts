@@ -42,6 +42,13 @@ export interface KudosOrderStore {
   /** The listed records, in the order they were first listed (oldest first), at most `limit`. */
   listed(limit: number): Promise<Array<{ id: string; value: string }>>;
   /**
+   * Optional: how many live listed records have an ID that starts with `prefix`, and when the oldest
+   * of them was first listed (epoch ms; null when there is none), in a bounded number of reads (an
+   * index, not a parse of each record): `status()` reads the exceptions' figures with it, whatever
+   * their number. Without it, `status()` reads them through `listed()`.
+   */
+  listedCount?(prefix: string): Promise<{ count: number; oldestListedAt: number | null }>;
+  /**
    * Optional: rejects when the store cannot take a write now (a full Redis, a policy that may evict),
    * with the reason; `status()` then answers `storeOk: false`.
    */

@@ -87,17 +87,17 @@ export class PaymentsUpkeep {
 
   /** Each store read once: the receiver's status, and the exceptions beside it (their own figures). */
   async status(): Promise<KudosWebhookStatus> {
-    let decided: number[] = [];
+    let figures = { count: 0, oldestAt: null as number | null };
     const orders = readStatus(
       async () => {
         await this.ledger.health();
-        decided = (await this.exceptionsWaiting()).map((e) => e.at);
+        figures = await this.ledger.exceptionFigures(MAX_LISTED);
         return [];
       },
       null,
       this.settings.now(),
     );
     const [receiver, exceptions] = await Promise.all([this.receiver.status(), orders]);
-    return withExceptions(receiver, { ...exceptions, decided }, this.settings.now());
+    return withExceptions(receiver, { ...exceptions, ...figures }, this.settings.now());
   }
 }

@@ -71,13 +71,13 @@ export async function readStatus(
 }
 
 /**
- * A receiver's status with the payments' exceptions beside it (each with when it was decided, read at
- * `now`): their figures apart from what waits unprocessed; a store that did not answer for either
- * makes the whole answer a failed one.
+ * A receiver's status with the payments' exceptions beside it (how many wait, and when the oldest was
+ * decided, read at `now`): their figures apart from what waits unprocessed; a store that did not
+ * answer for either makes the whole answer a failed one.
  */
 export function withExceptions(
   status: KudosWebhookStatus,
-  exceptions: KudosWebhookStatus & { decided: readonly number[] },
+  exceptions: KudosWebhookStatus & { count: number; oldestAt: number | null },
   now: number,
 ): KudosWebhookStatus {
   if (!exceptions.storeOk) {
@@ -90,10 +90,9 @@ export function withExceptions(
     };
   }
   if (!status.storeOk) return status;
-  const oldest = exceptions.decided.reduce((min, at) => Math.min(min, at), Number.POSITIVE_INFINITY);
   return {
     ...status,
-    exceptions: exceptions.decided.length,
-    oldestExceptionMs: exceptions.decided.length === 0 ? null : Math.max(0, now - oldest),
+    exceptions: exceptions.count,
+    oldestExceptionMs: exceptions.oldestAt === null ? null : Math.max(0, now - exceptions.oldestAt),
   };
 }
