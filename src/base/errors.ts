@@ -80,12 +80,31 @@ export const SAFE_ERROR_CODE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 /** Longest `error_description` kept, in characters. */
 const MAX_DESCRIPTION = 200;
 
-/** Removes control characters (C0, DEL, C1) and cuts the text to `max` characters. */
-function cleanText(text: string, max: number): string {
+/**
+ * Whether a character may not reach a message or a log line as it is: a control character (C0, DEL,
+ * C1), a line or paragraph separator (U+2028, U+2029: a new log line to some readers), or a
+ * bidirectional control (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which can make a
+ * line read otherwise than it is written ("Trojan Source").
+ */
+function unsafe(c: number): boolean {
+  return (
+    c < 0x20 ||
+    (c >= 0x7f && c <= 0x9f) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x061c ||
+    c === 0x200e ||
+    c === 0x200f ||
+    (c >= 0x202a && c <= 0x202e) ||
+    (c >= 0x2066 && c <= 0x2069)
+  );
+}
+
+/** A service's text made safe for a message: the {@link unsafe} characters removed, cut to `max`. */
+export function cleanText(text: string, max: number): string {
   let out = '';
   for (const ch of text) {
-    const c = ch.codePointAt(0) ?? 0;
-    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) continue;
+    if (unsafe(ch.codePointAt(0) ?? 0)) continue;
     out += ch;
     if (out.length >= max) break;
   }

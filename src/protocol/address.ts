@@ -16,12 +16,15 @@ export const LEGACY_PREFIX = 'cosmos';
 export type AddressPrefix = typeof MAIN_PREFIX | typeof LEGACY_PREFIX;
 
 const PREFIXES: readonly string[] = [MAIN_PREFIX, LEGACY_PREFIX];
-/** An account's address is 20 bytes. */
-const ACCOUNT_BYTES = 20;
+/**
+ * An account's address is 20 bytes (a key's), or 32 (a module's or a contract's account, which the
+ * chain's SDK also spells in bech32): either is the same account in both spellings.
+ */
+const ACCOUNT_BYTES: readonly number[] = [20, 32];
 /** Longest bech32 string read (a bech32 string is at most 90 characters by its own rules). */
 const MAX_LENGTH = 90;
 
-/** An address read: its account (the 20 bytes, as lower-case hex) and the prefix it was spelled with. */
+/** An address read: its account (its 20 or 32 bytes, as lower-case hex) and the prefix it was spelled with. */
 interface ReadAddress {
   account: string;
   prefix: AddressPrefix;
@@ -36,7 +39,7 @@ function toHex(bytes: Uint8Array): string {
 
 /**
  * Reads a wallet address: a bech32 string with a valid checksum, the `kudos` or `cosmos` prefix and
- * a 20-byte account. Pure; never throws.
+ * a 20-byte or 32-byte account. Pure; never throws.
  */
 export function checkAddress(value: unknown): AddressCheck {
   if (typeof value !== 'string' || value === '') return { ok: false, problem: 'is not a string' };
@@ -57,8 +60,8 @@ export function checkAddress(value: unknown): AddressCheck {
     return { ok: false, problem: 'has a wrong bech32 checksum or character (mistyped?)' };
   }
   const bytes = bech32.fromWordsUnsafe(words);
-  if (bytes === undefined || bytes.length !== ACCOUNT_BYTES) {
-    return { ok: false, problem: `is not a ${ACCOUNT_BYTES}-byte account address` };
+  if (bytes === undefined || !ACCOUNT_BYTES.includes(bytes.length)) {
+    return { ok: false, problem: 'is not a 20-byte or 32-byte account address' };
   }
   return { ok: true, account: toHex(bytes), prefix: prefix as AddressPrefix };
 }
@@ -83,9 +86,11 @@ export function accountKey(address: string): string {
   return key;
 }
 
-/** An account's 20 bytes (40 hex characters) spelled with `prefix`. */
+/** An account's 20 or 32 bytes (40 or 64 hex characters) spelled with `prefix`. */
 export function spellAddress(accountHex: string, prefix: AddressPrefix): string {
-  if (!/^[0-9a-f]{40}$/.test(accountHex)) throw new TypeError('an account is 40 lower-case hex characters');
+  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(accountHex)) {
+    throw new TypeError('an account is 40 or 64 lower-case hex characters');
+  }
   const bytes = Uint8Array.from(accountHex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
   return bech32.encode(prefix, bech32.toWords(bytes));
 }

@@ -10,7 +10,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isCodeOf, type KudosErrorCodeOf } from '../base/error-codes.js';
-import { KudosApiError, KudosTokenError } from '../base/errors.js';
+import { cleanText, KudosApiError, KudosTokenError } from '../base/errors.js';
 import { BodyTooLargeError, readCapped } from '../base/read-capped.js';
 import { redactSecrets } from '../base/redact.js';
 import { readServiceError } from './service-errors.js';
@@ -327,7 +327,10 @@ export function answerError(answer: HttpAnswer, call: HttpCall): KudosTokenError
   const secrets = secretsOf(call);
   const read = readServiceError(answer.body);
   const word = read && redactSecrets(read.code, secrets) === read.code ? read.code : undefined;
-  const description = read?.description ? `: ${redactSecrets(read.description, secrets).slice(0, 200)}` : '';
+  // A provider's words: no control, line-separator or bidirectional character reaches a message or a log.
+  const description = read?.description
+    ? `: ${cleanText(redactSecrets(read.description, secrets), 200)}`
+    : '';
   const httpStatus = answer.status;
   if (call.service === 'token') {
     const known = word !== undefined && isCodeOf('KudosTokenError', word);

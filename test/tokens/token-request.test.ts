@@ -171,3 +171,27 @@ describe('requestTokens', () => {
     }
   });
 });
+
+// A provider's error_description reaches messages and logs without a character that can forge a log
+// line or make it read otherwise (a line separator, a bidirectional control).
+describe('a provider’s words in an error message', () => {
+  beforeAll(() => nock.disableNetConnect());
+  afterEach(() => nock.cleanAll());
+
+  it('keeps no control, line-separator or bidirectional character of error_description', async () => {
+    const described = `bad\u2028ERROR forged line\u2029x\u202eevil\u2066\u2069\u200f\u061c\r\n\u0085ok`;
+    nock(ORIGIN)
+      .post('/oauth/access_token')
+      .reply(400, { error: 'invalid_grant', error_description: described });
+    const error = await rejectionOf(requestTokens(ENDPOINT, FORM, { timeout: 1000 }));
+    expect(error.message).toContain('badERROR forged linexevilok');
+    for (const ch of '\u2028\u2029\u202e\u2066\u2069\u200f\u061c\r\n\u0085')
+      expect(error.message).not.toContain(ch);
+  });
+
+  it('does the same for the authorization page’s error_description', async () => {
+    const { KudosAuthorizationError } = await import('../../src/index.js');
+    const error = new KudosAuthorizationError('access_denied', { description: 'a\u2028b\u202ec\u2067d' });
+    expect(error.description).toBe('abcd');
+  });
+});

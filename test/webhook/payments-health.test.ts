@@ -87,3 +87,36 @@ describe('status(): exceptions counted apart from the health rule', () => {
     );
   });
 });
+
+describe('check() without user: the status and the reason, never the order', () => {
+  const f = paymentsFixture();
+
+  it('answers a stranger holding a paid order’s public reference no data, amount or payer', async () => {
+    const shop = await new PaymentsShop(f.kudos).start();
+    f.shop = shop;
+    const { order, url } = await shop.payments.createOrder({
+      amount: '2',
+      user: 'alice',
+      data: { address: '12 Secret Lane', orderId: '1042' },
+    });
+    const params = new URL(url).searchParams;
+    const tx = f.kudos.pay({
+      from: 'alice',
+      to: 'bobby',
+      amount: '2',
+      via: 'shop-agent',
+      remarks: params.get('remarks') ?? '',
+      state: params.get('state') ?? '',
+    });
+    await f.kudos.idle();
+    // The memo (and so the reference) is on the chain for anyone to read.
+    const stranger = await shop.payments.check({ reference: order.reference, txHash: tx.txHash });
+    expect(stranger).toEqual({ status: 'paid' });
+    expect(JSON.stringify(stranger)).not.toContain('Secret');
+    const other = await shop.payments.check({ reference: order.reference, txHash: 'A'.repeat(64) });
+    expect(Object.keys(other)).not.toContain('order');
+    // The payer it was made for, signed in, sees the order.
+    const payer = await shop.payments.check({ reference: order.reference, txHash: tx.txHash, user: 'alice' });
+    expect(payer).toMatchObject({ status: 'paid', order: { data: { address: '12 Secret Lane' } } });
+  });
+});

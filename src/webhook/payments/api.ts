@@ -168,6 +168,10 @@ export type KudosPaymentsUnprocessed =
 export interface KudosPaymentCheck {
   status: 'paid' | 'pending' | 'not_this_order' | 'unknown_order';
   reason?: KudosPaymentProblem | 'another_order';
+  /**
+   * The order, only when `check()` was given `user` (the signed-in payer it was made for): the
+   * reference is public once the chain records the memo, so without `user` the answer holds no order.
+   */
   order?: KudosOrder;
 }
 

@@ -33,8 +33,27 @@ async function known(
   return undefined;
 }
 
+/**
+ * The answer as a caller may see it: with `user` (the signed-in payer the order was made for), the
+ * order too; without it only the status and the reason. The reference is public once the chain records
+ * the memo: whoever holds it must not read the order's `data`, amount or payer.
+ */
+function shown(answer: KudosPaymentCheck, user: string | undefined): KudosPaymentCheck {
+  if (user !== undefined || answer.order === undefined) return answer;
+  return answer.reason === undefined
+    ? { status: answer.status }
+    : { status: answer.status, reason: answer.reason };
+}
+
 /** `check()` of the payments API (see `KudosPayments.check`). */
 export function returnPageCheck(ledger: Ledger, lookups: ReturnPageLookups) {
+  const check = decide(ledger, lookups);
+  return async (args: { reference: string; txHash: string; user?: string }): Promise<KudosPaymentCheck> =>
+    shown(await check(args), args?.user);
+}
+
+/** What a return page's transaction did to the order it names (the whole answer, order included). */
+function decide(ledger: Ledger, lookups: ReturnPageLookups) {
   return async (args: { reference: string; txHash: string; user?: string }): Promise<KudosPaymentCheck> => {
     const { reference, txHash, user } = args ?? {};
     if (!isReference(reference)) return { status: 'unknown_order' };
