@@ -101,6 +101,14 @@ export type KudosRecovery = Pick<
 
 /** What adapters need of a receiver beyond its public face. @internal */
 export interface ReceiverInternals extends KudosReceiver {
+  /**
+   * `reconcile()`, feeding a transaction fetched by hash only when `concerns` says it is the shop's
+   * (kudosPayments() knows its wallet, user and agent): anyone may pick a hash.
+   */
+  reconcileConcerning(
+    args: KudosReconcileArgs,
+    concerns: (record: unknown) => boolean,
+  ): Promise<KudosReconcileResult>;
   /** The secrets, to redact a request with; undefined with `secret: false`. */
   readonly secrets: readonly string[] | undefined;
   /** The largest body, for an adapter that reads the stream itself. */
@@ -287,6 +295,7 @@ export function createReceiver(options: KudosWebhookOptions): ReceiverInternals 
     secrets,
     limit,
     store,
+    reconcileConcerning: (args, concerns) => reconcile(settings, args, concerns),
     receive: (delivery, req) =>
       observeNotification('notification', async (message) => {
         const answer = await accept(delivery, req, message).catch((caught: unknown) => {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryDedupeStore, MemoryOrderStore } from '../../src/webhook/index.js';
+import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { PaymentsShop, paymentsFixture } from '../helpers/payments-shop.js';
 
 // Health that strangers cannot flip (docs/payments.md#health): payments that credit no order are their
@@ -118,5 +120,48 @@ describe('check() without user: the status and the reason, never the order', () 
     // The payer it was made for, signed in, sees the order.
     const payer = await shop.payments.check({ reference: order.reference, txHash: tx.txHash, user: 'alice' });
     expect(payer).toMatchObject({ status: 'paid', order: { data: { address: '12 Secret Lane' } } });
+  });
+});
+
+describe('a stranger’s hash on the return page or reconcile by hash: no store touched', () => {
+  const f = paymentsFixture({ users: [...PAYMENT_USERS, { id: 'carol-payee', password: 'carol-pass' }] });
+
+  it('claims no key and writes no order record for transactions that pay someone else', async () => {
+    const claims: string[] = [];
+    const store = new (class extends MemoryDedupeStore {
+      override claim(...args: Parameters<MemoryDedupeStore['claim']>) {
+        claims.push(args[0]);
+        return super.claim(...args);
+      }
+    })();
+    const writes: number[] = [];
+    const orders = new (class extends MemoryOrderStore {
+      override write(...args: Parameters<MemoryOrderStore['write']>) {
+        writes.push(args[0].length);
+        return super.write(...args);
+      }
+    })();
+    const shop = await new PaymentsShop(f.kudos).start({ store, orders });
+    f.shop = shop;
+    const { order } = await shop.payments.createOrder({ amount: '1' });
+    writes.length = 0;
+    // Public payments between other users (no agent of the shop, no wallet of the shop).
+    const foreign = Array.from({ length: 20 }, () =>
+      f.kudos.pay({ from: 'alice', to: 'carol-payee', amount: '1' }),
+    );
+    await f.kudos.idle();
+    for (const tx of foreign) {
+      expect(await shop.payments.check({ reference: order.reference, txHash: tx.txHash })).toEqual({
+        status: 'pending',
+      });
+      expect(await shop.payments.reconcile({ txHash: tx.txHash })).toMatchObject({ seen: 0, processed: 0 });
+    }
+    expect(claims).toEqual([]);
+    expect(writes).toEqual([]);
+    // The shop's own payment, by hash, is still decided (and credits nothing here: it names no order).
+    const own = f.kudos.pay({ from: 'alice', to: 'bobby', amount: '1', remarks: 'no order' });
+    await f.kudos.idle();
+    expect(await shop.payments.reconcile({ txHash: own.txHash })).toMatchObject({ seen: 1, processed: 1 });
+    expect(claims).toEqual([`${own.txHash}:success`]);
   });
 });

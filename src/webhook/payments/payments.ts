@@ -4,6 +4,7 @@ import { cosmosConfirmer } from '../core/confirm.js';
 import { createReceiver } from '../receiver.js';
 import type { KudosPayments, KudosPaymentsOptions } from './api.js';
 import { returnPageCheck } from './check.js';
+import { concernsShop } from './concerns.js';
 import { Ledger } from './ledger.js';
 import { MemoryOrderStore } from './memory-order-store.js';
 import { orderMaker } from './order-link.js';
@@ -51,8 +52,10 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
   );
   // The return page's lookups go through the receiver, which settles what they find: each needs
   // the other, so each is reached through the other's name once both exist.
+  // A hash of someone else's payment is looked at no further than its record: no store is touched.
+  const concerns = concernsShop(settings.receivers, [settings.to, settings.agent]);
   const lookups = new ReturnPageLookups(
-    (hash) => receiver.reconcile({ baseURL, txHash: hash, timeoutMs }),
+    (hash) => receiver.reconcileConcerning({ baseURL, txHash: hash, timeoutMs }, concerns),
     settings.maxCheckLookups,
     settings.unknownHashCacheMs,
     now,
@@ -91,7 +94,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     unprocessed: () => upkeep.unprocessed(),
     acknowledge: (txHash) => upkeep.acknowledge(txHash),
     redrive: () => upkeep.redrive(),
-    reconcile: (args) => receiver.reconcile({ baseURL, timeoutMs, ...args }),
+    reconcile: (args) => receiver.reconcileConcerning({ baseURL, timeoutMs, ...args }, concerns),
     reconcileChain: (args) =>
       receiver.reconcileChain({
         baseURL,

@@ -64,11 +64,13 @@ export function paymentsSettings(options: KudosPaymentsOptions) {
   const baseURL = absoluteURL(options.baseURL, 'baseURL');
   const to = nonEmpty(options.to, 'kudosPayments option "to" (the shop\'s Kudos user ID)');
   const agent = nonEmpty(options.agent, 'kudosPayments option "agent" (the agent\'s Kudos user ID)');
-  checkReceivers(options.receiver, 'kudosPayments');
+  const receivers = checkReceivers(options.receiver, 'kudosPayments');
   const option = (name: string) => `kudosPayments option "${name}"`;
   return {
     authURL,
     baseURL,
+    /** The shop's wallet(s) as accounts (either spelling). */
+    receivers,
     to,
     agent,
     fee: options.fee === undefined ? undefined : tokens(options.fee, option('fee'), true),

@@ -186,12 +186,13 @@ function checkBase(baseURL: unknown): string {
 /**
  * Fetches transaction records from the service and feeds each through the same pipeline and dedupe
  * keys as a delivery, so a payment is handled once whichever path came first: one transaction by
- * hash, or a user's transactions since a time. Rejects with `KudosApiError` when the service cannot
+ * hash (only when `concerns` says it is the shop's), or a user's transactions since a time. Rejects with `KudosApiError` when the service cannot
  * be asked (a handler failure is counted in `failed` instead, and the record kept for `redrive()`).
  */
 export async function reconcile(
   settings: PipelineSettings,
   args: KudosReconcileArgs,
+  concerns: (record: unknown) => boolean = () => true,
 ): Promise<KudosReconcileResult> {
   const result = emptyResult();
   if (args !== null && typeof args === 'object' && 'client' in args) {
@@ -207,7 +208,8 @@ export async function reconcile(
       });
     }
     const record = await fetchTransactionRecord(base, args.txHash, timeoutMs);
-    if (record !== undefined) await feed(settings, record, result);
+    // A record that concerns someone else (a hash anyone may pick) touches no store: not even a claim.
+    if (record !== undefined && concerns(record)) await feed(settings, record, result);
     return result;
   }
   if (typeof args.user !== 'string' || args.user === '' || typeof args.accessToken !== 'string') {
