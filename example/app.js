@@ -307,7 +307,9 @@ export function createExampleApp({
     if (isShop(req)) return res.redirect('/profile');
     try {
       const kind = req.query.popup === '1' ? 'popup' : 'link';
-      const kept = req.session.tips?.[kind];
+      // The user's open tip, whichever session made it: signing in again makes no new order.
+      const tipKey = `${req.user.id}:${kind}`;
+      const kept = await stores.openTips.get(tipKey);
       const open = kept ? await payments.order(kept.reference) : undefined;
       if (open?.status === 'open' && open.expiresAt > Date.now() + 60_000) return res.redirect(303, kept.url);
       const origin = `${req.protocol}://${req.get('host')}`;
@@ -317,7 +319,7 @@ export function createExampleApp({
           ? { ...tip, redirectURI: `${origin}/`, popup: true }
           : { ...tip, redirectURI: `${origin}/tip/done` },
       );
-      req.session.tips = { ...req.session.tips, [kind]: { reference: order.reference, url } };
+      await stores.openTips.set(tipKey, { reference: order.reference, url }, order.expiresAt - Date.now());
       res.redirect(303, url);
     } catch (error) {
       next(error);

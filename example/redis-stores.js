@@ -93,6 +93,17 @@ export async function redisStores(where, log = () => undefined) {
     dedupe: new RedisDedupeStore(client, { prefix: 'kudos-example:webhook:' }),
     orders: new RedisOrderStore(client, { prefix: 'kudos-example:orders:' }),
     lock: new RedisRefreshLock(client, { prefix: 'kudos-example:lock:' }),
+    openTips: {
+      async get(key) {
+        const json = await client.get(`kudos-example:tip:${key}`);
+        return json ? JSON.parse(json) : undefined;
+      },
+      async set(key, tip, ttlMs) {
+        await client.set(`kudos-example:tip:${key}`, JSON.stringify(tip), {
+          PX: Math.max(1, Math.floor(ttlMs)),
+        });
+      },
+    },
     payments: {
       // Idempotent by transaction: one hash field per transaction, and a sorted set for the order.
       async add(payment) {

@@ -9,10 +9,19 @@ import session from 'express-session';
 export const ANONYMOUS_SESSION_MS = 10 * 60 * 1000;
 /** Most sessions without a signed-in user kept at once. */
 export const MAX_ANONYMOUS_SESSIONS = 10_000;
+/** Most sessions of one account at once: an eleventh sign-in ends the oldest of its sessions. */
+export const MAX_SESSIONS_PER_ACCOUNT = 10;
+/** Most signed-in sessions at once (all accounts): the least recently used goes first. */
+export const MAX_SIGNED_IN_SESSIONS = 100_000;
 
 /** @param {session.SessionData} data */
 function signedIn(data) {
   return Boolean(/** @type {{ passport?: { user?: unknown } }} */ (data).passport?.user);
+}
+
+/** The account a signed-in session is of (what Passport serialized), as a key. @param {session.SessionData} data */
+function accountOf(data) {
+  return JSON.stringify(/** @type {{ passport?: { user?: unknown } }} */ (data).passport?.user);
 }
 
 /** Drops the expired entries at the front of an insertion-ordered map. */
@@ -25,11 +34,15 @@ function sweep(entries, now) {
 
 export class BoundedMemoryStore extends session.Store {
   /**
-   * @param {{ maxAnonymous?: number, anonymousMs?: number, now?: () => number }} [options]
+   * @param {{ maxAnonymous?: number, anonymousMs?: number, maxPerAccount?: number, maxSignedIn?: number, now?: () => number }} [options]
    */
   constructor(options = {}) {
     super();
     this.maxAnonymous = options.maxAnonymous ?? MAX_ANONYMOUS_SESSIONS;
+    this.maxPerAccount = options.maxPerAccount ?? MAX_SESSIONS_PER_ACCOUNT;
+    this.maxSignedIn = options.maxSignedIn ?? MAX_SIGNED_IN_SESSIONS;
+    /** @type {Map<string, Set<string>>} each account's signed-in session IDs, oldest first */
+    this.byAccount = new Map();
     this.anonymousMs = options.anonymousMs ?? ANONYMOUS_SESSION_MS;
     this.now = options.now ?? Date.now;
     /** @type {Map<string, { json: string, expires: number }>} anonymous sessions, oldest first */
@@ -48,7 +61,7 @@ export class BoundedMemoryStore extends session.Store {
     const entry = this.anonymous.get(sid) ?? this.users.get(sid);
     if (!entry || entry.expires <= now) {
       this.anonymous.delete(sid);
-      this.users.delete(sid);
+      this.forget(sid);
       return callback(null, null);
     }
     callback(null, JSON.parse(entry.json));
@@ -57,12 +70,20 @@ export class BoundedMemoryStore extends session.Store {
   set(sid, data, callback) {
     const now = this.now();
     sweep(this.anonymous, now);
-    sweep(this.users, now);
+    for (const [id, entry] of this.users) {
+      if (entry.expires > now) break;
+      this.forget(id);
+    }
     const cookieExpires = data.cookie?.expires ? new Date(data.cookie.expires).getTime() : now + 86_400_000;
     this.anonymous.delete(sid);
-    this.users.delete(sid);
+    this.forget(sid);
     if (signedIn(data)) {
-      this.users.set(sid, { json: JSON.stringify(data), expires: cookieExpires });
+      this.users.set(sid, { json: JSON.stringify(data), expires: cookieExpires, account: accountOf(data) });
+      this.keepFor(accountOf(data), sid);
+      for (const oldest of this.users.keys()) {
+        if (this.users.size <= this.maxSignedIn) break;
+        this.forget(oldest);
+      }
     } else {
       const expires = Math.min(cookieExpires, now + this.anonymousMs);
       this.anonymous.set(sid, { json: JSON.stringify(data), expires });
@@ -80,7 +101,28 @@ export class BoundedMemoryStore extends session.Store {
 
   destroy(sid, callback) {
     this.anonymous.delete(sid);
-    this.users.delete(sid);
+    this.forget(sid);
     callback?.(null);
+  }
+
+  /** Records `sid` as one of `account`'s sessions, ending its oldest beyond `maxPerAccount`. */
+  keepFor(account, sid) {
+    const sids = this.byAccount.get(account) ?? new Set();
+    sids.add(sid);
+    this.byAccount.set(account, sids);
+    for (const oldest of sids) {
+      if (sids.size <= this.maxPerAccount) break;
+      this.forget(oldest);
+    }
+  }
+
+  /** Drops a signed-in session and its place in its account's list. */
+  forget(sid) {
+    const entry = this.users.get(sid);
+    this.users.delete(sid);
+    if (!entry?.account) return;
+    const sids = this.byAccount.get(entry.account);
+    sids?.delete(sid);
+    if (sids?.size === 0) this.byAccount.delete(entry.account);
   }
 }

@@ -12,6 +12,8 @@ import { BoundedMemoryStore } from './session-store.js';
 /**
  * @typedef {{ txHash: string, from: string, order: string | null, received: string, outcome: string, paid: boolean, receivedAt: string }} Payment
  * @typedef {{ add(payment: Payment): Promise<void>, list(): Promise<Payment[]> }} PaymentLog
+ * @typedef {{ reference: string, url: string }} OpenTip
+ * @typedef {{ get(key: string): Promise<OpenTip | undefined>, set(key: string, tip: OpenTip, ttlMs: number): Promise<void> }} OpenTips
  * @typedef {{
  *   session: import('express-session').Store | undefined,
  *   tokens: import('passport-kudos').KudosTokenStore,
@@ -19,9 +21,37 @@ import { BoundedMemoryStore } from './session-store.js';
  *   orders: import('passport-kudos/webhook').KudosOrderStore,
  *   lock: import('passport-kudos').KudosRefreshLock,
  *   payments: PaymentLog,
+ *   openTips: OpenTips,
  *   close(): Promise<void>,
  * }} ExampleStores
  */
+
+/** Most users whose open tip is remembered in memory; the oldest is forgotten first. */
+const MAX_OPEN_TIPS = 10_000;
+
+/**
+ * Each user's open tip order (per kind: link or popup), so that following the link again, from any
+ * session, uses it instead of making another order.
+ * @returns {OpenTips}
+ */
+export function memoryOpenTips(now = Date.now) {
+  /** @type {Map<string, { tip: OpenTip, until: number }>} */
+  const tips = new Map();
+  return {
+    async get(key) {
+      const kept = tips.get(key);
+      return kept && kept.until > now() ? kept.tip : undefined;
+    },
+    async set(key, tip, ttlMs) {
+      tips.delete(key);
+      tips.set(key, { tip, until: now() + ttlMs });
+      for (const oldest of tips.keys()) {
+        if (tips.size <= MAX_OPEN_TIPS) break;
+        tips.delete(oldest);
+      }
+    },
+  };
+}
 
 /** @returns {PaymentLog} */
 function memoryPayments() {
@@ -54,6 +84,7 @@ export function localStores(dataDir, log = () => undefined) {
     tokens: new MemoryTokenStore(),
     lock: new MemoryRefreshLock(),
     payments: memoryPayments(),
+    openTips: memoryOpenTips(),
   };
   if (!sqliteAvailable()) {
     log(

@@ -42,6 +42,18 @@ describe('example session store: anonymous sessions are short-lived and bounded 
     expect(await read(store, 'anon-199999')).not.toBeNull();
     expect(await read(store, 'user')).not.toBeNull();
   });
+
+  it('keeps at most 10 sessions of one account (its oldest go first) and maxSignedIn in all', async () => {
+    const store = new BoundedMemoryStore({ maxSignedIn: 50 });
+    for (let i = 0; i < 1500; i++) store.set(`alice-${i}`, data(86_400_000, 'alice', Date.now()));
+    expect(store.counts.signedIn).toBe(10);
+    expect(await read(store, 'alice-1489')).toBeNull();
+    expect(await read(store, 'alice-1490')).not.toBeNull();
+    for (let i = 0; i < 100; i++) store.set(`user-${i}`, data(86_400_000, `user-${i}`, Date.now()));
+    expect(store.counts.signedIn).toBe(50);
+    expect(await read(store, 'user-99')).not.toBeNull();
+    expect(await read(store, 'alice-1499')).toBeNull(); // the least recently saved went first
+  });
 });
 
 describe('example app session lifetimes over real HTTP', () => {
@@ -69,6 +81,39 @@ describe('example app session lifetimes over real HTTP', () => {
     const callback = await client.get(locationOf(back));
     expect(locationOf(callback).pathname).toBe('/profile');
     expect(cookieExpiry(callback)).toBeGreaterThan(23 * 3600 * 1000);
+  });
+
+  it('one account signing in 15 times keeps 10 sessions, and every session uses its one open tip order', async () => {
+    const store = example.stores.session as BoundedMemoryStore;
+    const before = store.counts.signedIn;
+    const clients: CookieClient[] = [];
+    const links = new Set<string>();
+    for (let i = 0; i < 15; i++) {
+      const client = new CookieClient();
+      const back = await passAuthorization(
+        client,
+        locationOf(await client.get(`${example.url}/auth/kudos`)),
+        {
+          username: 'bobby',
+          password: 'builder',
+        },
+      );
+      await client.get(locationOf(back));
+      clients.push(client);
+    }
+    expect(store.counts.signedIn - before).toBeLessThanOrEqual(10);
+    // The oldest five were ended: their profile sends them to sign in again.
+    expect(locationOf((await clients[0]?.get(`${example.url}/profile`)) as Response).pathname).toBe('/');
+    expect((await clients[14]?.get(`${example.url}/profile`))?.status).toBe(200);
+    // alice, from three sessions: one tip order.
+    for (let i = 0; i < 3; i++) {
+      const alice = new CookieClient();
+      const back = await passAuthorization(alice, locationOf(await alice.get(`${example.url}/auth/kudos`)));
+      await alice.get(locationOf(back));
+      const link = locationOf(await alice.get(`${example.url}/tip`));
+      links.add(link.searchParams.get('state') ?? '');
+    }
+    expect(links.size).toBe(1);
   });
 
   it('keeps nothing for 20,000 anonymous sign-in starts, and a user who was on the consent page signs in', async () => {
