@@ -7,6 +7,7 @@ import { benchColdStart } from './coldstart.mjs';
 import { benchDedupe } from './dedupe.mjs';
 import { benchEmulator } from './emulator.mjs';
 import { benchFootprint } from './footprint.mjs';
+import { benchHealth } from './health.mjs';
 import { benchRedis } from './lib/redis.mjs';
 import { benchLinear } from './linear.mjs';
 import { benchLogin } from './login.mjs';
@@ -39,6 +40,8 @@ const size = smoke
       redisKept: 100,
       payments: 40,
       paymentRuns: 1,
+      healthExceptions: 500,
+      healthCalls: 3,
     }
   : {
       runs: 5,
@@ -62,6 +65,8 @@ const size = smoke
       redisKept: 5000,
       payments: 4000,
       paymentRuns: 9,
+      healthExceptions: 20_000,
+      healthCalls: 30,
     };
 
 // `--only=3,9`: run these sections and keep the other sections of bench/results.json as they were.
@@ -159,6 +164,11 @@ if (runs(12)) {
     amount: size.payments,
     warmup: size.warmup,
   });
+}
+
+if (runs(13)) {
+  log('13. health: status() with 20,000 exceptions');
+  results.health = await benchHealth({ exceptions: size.healthExceptions, calls: size.healthCalls });
 }
 
 const final = withGoals(results);
