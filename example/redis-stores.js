@@ -7,7 +7,7 @@
 import { RedisStore } from 'connect-redis';
 import { RedisDedupeStore, RedisOrderStore, RedisRefreshLock, RedisTokenStore } from 'passport-kudos/redis';
 import { createClient, createCluster } from 'redis';
-import { BoundedMemoryStore } from './session-store.js';
+import { BoundedMemoryStore, MAX_SESSIONS_PER_ACCOUNT } from './session-store.js';
 
 // One hash tag for both keys of the payments list: the script that writes them runs on one
 // cluster node.
@@ -44,6 +44,37 @@ function connectTo({ url, clusterNodes }) {
 }
 
 /**
+ * connect-redis that keeps at most MAX_SESSIONS_PER_ACCOUNT sessions of one account: each account's
+ * session IDs in a sorted set (by when saved), and a sign-in beyond the cap ends the oldest. The
+ * sessions' Redis bounds them in all (its own memory limit and evicting policy).
+ */
+class AccountCappedRedisStore extends RedisStore {
+  /** @param {{ client: any, prefix: string }} options */
+  constructor(options) {
+    super(options);
+    this.redisClient = options.client;
+  }
+
+  /** @param {string} sid @param {any} sess @param {(err?: unknown) => void} [cb] */
+  async set(sid, sess, cb) {
+    const user = sess?.passport?.user;
+    if (user === undefined) return super.set(sid, sess, cb);
+    try {
+      await super.set(sid, sess);
+      const account = `kudos-example:acct:${typeof user === 'string' ? user : JSON.stringify(user)}`;
+      await this.redisClient.zAdd(account, { score: Date.now(), value: sid });
+      await this.redisClient.expire(account, 86_400);
+      const beyond = await this.redisClient.zRange(account, 0, -(MAX_SESSIONS_PER_ACCOUNT + 1));
+      for (const old of beyond) await this.destroy(old);
+      if (beyond.length > 0) await this.redisClient.zRem(account, beyond);
+      cb?.();
+    } catch (error) {
+      cb?.(error);
+    }
+  }
+}
+
+/**
  * The sessions' store: connect-redis on REDIS_SESSIONS_URL, else each instance's bounded memory store.
  * @param {string | undefined} url
  * @param {(line: string) => void} log
@@ -61,7 +92,7 @@ async function sessionStore(url, log) {
   );
   await sessionsClient.connect();
   return {
-    store: new RedisStore({ client: /** @type {any} */ (sessionsClient), prefix: 'kudos-example:sess:' }),
+    store: new AccountCappedRedisStore({ client: sessionsClient, prefix: 'kudos-example:sess:' }),
     close: () => sessionsClient.close().catch(() => sessionsClient.destroy()),
   };
 }

@@ -5,8 +5,16 @@
  * passport-kudos: sign in with Kudos through Passport.
  *
  * @example
+ * ```ts
+ * import passport from 'passport';
  * import { KudosStrategy } from 'passport-kudos';
- * passport.use(new KudosStrategy({ clientID, clientSecret, callbackURL, authURL, baseURL }, verify));
+ * passport.use(
+ *   new KudosStrategy(
+ *     { clientID: 'kudos-demo-client', clientSecret: 'kudos-demo-secret', callbackURL: '/auth/kudos/callback', authURL: 'http://127.0.0.1:4000', baseURL: 'http://127.0.0.1:4000/api' },
+ *     (_accessToken, _refreshToken, profile, done) => done(null, { id: profile.id }),
+ *   ),
+ * );
+ * ```
  *
  * @packageDocumentation
  */

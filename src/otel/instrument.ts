@@ -54,8 +54,12 @@ interface Started {
  * else the context active when it started (an HTTP server span of your instrumentation).
  *
  * @example
+ * ```ts
  * import { kudosOpenTelemetry } from 'passport-kudos/otel';
- * kudosOpenTelemetry({ receivers: { payments } }); // after the OpenTelemetry SDK is set up
+ * import type { KudosPayments } from 'passport-kudos/webhook';
+ * declare const payments: KudosPayments; // your kudosPayments()
+ * const instrumentation = kudosOpenTelemetry({ receivers: { payments } }); // after the OpenTelemetry SDK is set up
+ * ```
  */
 export function kudosOpenTelemetry(options: KudosOpenTelemetryOptions = {}): KudosInstrumentation {
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE_NAME, SCOPE_VERSION);

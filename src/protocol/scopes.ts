@@ -66,7 +66,11 @@ function toScopeList(scopes: string | readonly string[]): string[] {
  *
  * @param granted - scopes the token carries (array, or space-separated string)
  * @param required - scope or scopes an operation needs
- * @example hasScope(['read:kudos'], 'read:kudos.info') // true
+ * @example
+ * ```ts
+ * import { hasScope } from 'passport-kudos';
+ * const covered: boolean = hasScope(['read:kudos'], 'read:kudos.info'); // true
+ * ```
  */
 export function hasScope(granted: string | readonly string[], required: string | readonly string[]): boolean {
   const have = toScopeList(granted);

@@ -8,10 +8,15 @@
  * the package's root entry point never loads this.
  *
  * @example
- * const redis = createClient({ url, disableOfflineQueue: true });
+ * ```ts
+ * import { RedisDedupeStore } from 'passport-kudos/redis';
+ * import { kudosWebhook } from 'passport-kudos/webhook';
+ * import { createClient } from 'redis';
+ * const redis = createClient({ url: 'redis://127.0.0.1:6379', disableOfflineQueue: true });
  * await redis.connect();
- * kudosWebhook({ store: new RedisDedupeStore(redis), ... });
- * createKudosClient({ tokens: new RedisTokenStore(redis), lock: new RedisRefreshLock(redis), ... });
+ * const hook = kudosWebhook({ secret: 'at-least-16-characters', store: new RedisDedupeStore(redis), onNotification: () => undefined });
+ * // and createKudosClient({ tokens: new RedisTokenStore(redis), lock: new RedisRefreshLock(redis), strategy })
+ * ```
  *
  * @packageDocumentation
  */

@@ -8,8 +8,13 @@
  * instances: Redis.
  *
  * @example
- * kudosWebhook({ store: new SqliteDedupeStore({ path: 'data/kudos.db' }), ... });
- * kudosPayments({ store: new SqliteDedupeStore({ path }), orders: new SqliteOrderStore({ path }), ... });
+ * ```ts
+ * import { SqliteDedupeStore } from 'passport-kudos/sqlite';
+ * import { kudosWebhook } from 'passport-kudos/webhook';
+ * const store = new SqliteDedupeStore({ path: 'data/kudos.db' });
+ * const hook = kudosWebhook({ secret: 'at-least-16-characters', store, onNotification: () => undefined });
+ * // kudosPayments(): store, and orders: store.orderStore(), in the same file
+ * ```
  *
  * @packageDocumentation
  */

@@ -3,7 +3,6 @@ import type { Request } from 'express';
 import type OAuth2Strategy from 'passport-oauth2';
 import { isObjectLike } from '../base/guards.js';
 import { checkPositive } from '../base/numbers.js';
-import { refuseOldName } from '../base/renamed.js';
 import { hasCredentials, withoutTrailingSlashes } from '../base/url-path.js';
 import type { ResolvedEndpoints } from '../callback/exchange.js';
 import type { KudosSkipUserProfile } from '../callback/load-profile.js';
@@ -224,7 +223,6 @@ export function resolveOptions(input: unknown): ResolvedEndpoints {
     throw new TypeError('KudosStrategy option "fetchProfile" needs the "baseURL" option (or "profileURL")');
   }
   const headers = checkHeaders(options.customHeaders);
-  refuseOldName(options, 'timeout', 'timeoutMs', 'KudosStrategy');
   return {
     baseURL,
     authorizationURL: deriveURL(options, 'authorizationURL', 'authURL', KUDOS_PAGES.authorize),

@@ -72,10 +72,16 @@ function loginStep(
  * typed errors carrying the service's own error code.
  *
  * @example
- * passport.use(new KudosStrategy(
- *   { clientID, clientSecret, callbackURL: '/auth/kudos/callback', authURL, baseURL },
- *   (accessToken, refreshToken, profile, done) => done(null, { id: profile.id }),
- * ));
+ * ```ts
+ * import passport from 'passport';
+ * import { KudosStrategy } from 'passport-kudos';
+ * passport.use(
+ *   new KudosStrategy(
+ *     { clientID: 'kudos-demo-client', clientSecret: 'kudos-demo-secret', callbackURL: '/auth/kudos/callback', authURL: 'http://127.0.0.1:4000', baseURL: 'http://127.0.0.1:4000/api' },
+ *     (_accessToken, _refreshToken, profile, done) => done(null, { id: profile.id }),
+ *   ),
+ * );
+ * ```
  * @see docs/kudos-service.md#authorization-page, docs/kudos-service.md#token-exchange
  */
 export class KudosStrategy extends OAuth2Strategy {

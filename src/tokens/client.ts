@@ -1,6 +1,5 @@
 import { KudosApiError, KudosTokenError } from '../base/errors.js';
 import { checkPositive } from '../base/numbers.js';
-import { refuseOldName } from '../base/renamed.js';
 import { type KudosApiCallMessage, traced, traceURL } from '../base/trace.js';
 import { hasCredentials, withoutTrailingSlashes } from '../base/url-path.js';
 import {
@@ -106,7 +105,6 @@ function checkClientOptions(options: KudosClientOptions): {
       'createKudosClient requires "baseURL", an absolute URL without credentials (or a strategy created with the "baseURL" option)',
     );
   }
-  refuseOldName(options, 'timeout', 'timeoutMs', 'createKudosClient');
   const timeout = checkPositive(
     options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     'createKudosClient option "timeoutMs"',

@@ -6,7 +6,13 @@
  * verified as far as they can be, and processed once.
  *
  * @example
- * app.post('/webhooks/kudos', kudosWebhook({ secret, confirm: cosmosConfirmer({ restURL }), onNotification }));
+ * ```ts
+ * import express from 'express';
+ * import { cosmosConfirmer, kudosWebhook } from 'passport-kudos/webhook';
+ * const app = express();
+ * const confirm = cosmosConfirmer({ restURL: 'https://chain.example/lcd', receiver: 'kudos10w0466xcvg0sgfhynvj5nlcdzhqzrnc4gkegml' });
+ * app.post('/webhooks/kudos', kudosWebhook({ secret: 'at-least-16-characters', confirm, onNotification: (n) => console.log(n.tx.txHash) }));
+ * ```
  *
  * @packageDocumentation
  */

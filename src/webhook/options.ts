@@ -1,6 +1,5 @@
 import { checkPositive } from '../base/numbers.js';
 import { MIN_WEBHOOK_SECRET_LENGTH } from '../base/redact.js';
-import { refuseOldName } from '../base/renamed.js';
 import type { WebhookRequest } from './core/body.js';
 import type { KudosConfirmer } from './core/confirm.js';
 import type { KudosDedupeStore } from './core/dedupe.js';
@@ -77,16 +76,19 @@ const MEMORY_STORE_WARNING = 'KUDOS_MEMORY_DEDUPE_STORE';
  * In production, a receiver on the default memory store is told once that what it keeps does not
  * survive a restart: a crash then loses the payments the handler had not processed.
  */
-function warnMemoryStore(): void {
+function warnMemoryStore(where: ReceiverCaller): void {
   if (warnedMemoryStore || process.env.NODE_ENV !== 'production') return;
   warnedMemoryStore = true;
   process.emitWarning(
-    'kudosWebhook() runs on the default MemoryDedupeStore: the notifications it keeps for redrive() do not survive a restart. Pass a durable "store": SqliteDedupeStore (passport-kudos/sqlite) for one instance, RedisDedupeStore for several.',
+    `${where}() runs on the default MemoryDedupeStore: the notifications it keeps for redrive() do not survive a restart. Pass a durable "store": SqliteDedupeStore (passport-kudos/sqlite) for one instance, RedisDedupeStore for several.`,
     { type: 'KudosWarning', code: MEMORY_STORE_WARNING },
   );
 }
 
-function checkSecrets(secret: unknown): readonly string[] | undefined {
+/** The public function whose options these are: what every option error names (the user's own call). */
+export type ReceiverCaller = 'kudosWebhook' | 'kudosWebhookFetch' | 'kudosReceiver' | 'kudosPayments';
+
+function checkSecrets(secret: unknown, where: ReceiverCaller): readonly string[] | undefined {
   if (secret === false) return undefined;
   const secrets: unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : [];
   if (
@@ -94,18 +96,17 @@ function checkSecrets(secret: unknown): readonly string[] | undefined {
     !secrets.every((s) => typeof s === 'string' && s.length >= MIN_WEBHOOK_SECRET_LENGTH)
   ) {
     throw new TypeError(
-      'kudosWebhook option "secret" must be a string (or strings) of at least 16 characters; it is missing or too short (pass secret: false to run without one)',
+      `${where} option "secret" must be a string (or strings) of at least 16 characters; it is missing or too short (pass secret: false to run without one)`,
     );
   }
   return secrets as string[];
 }
 
-function checkOptions(options: KudosWebhookOptions): readonly string[] | undefined {
+function checkOptions(options: KudosWebhookOptions, where: ReceiverCaller): readonly string[] | undefined {
   if (typeof options?.onNotification !== 'function') {
-    throw new TypeError('kudosWebhook requires an "onNotification" function');
+    throw new TypeError(`${where} requires an "onNotification" function`);
   }
-  const secrets = checkSecrets(options.secret);
-  refuseOldName(options, 'limit', 'maxBodyBytes', 'kudosWebhook');
+  const secrets = checkSecrets(options.secret, where);
   for (const name of [
     'maxBodyBytes',
     'dedupeTtlMs',
@@ -114,22 +115,22 @@ function checkOptions(options: KudosWebhookOptions): readonly string[] | undefin
     'bodyTimeoutMs',
   ] as const) {
     const value = options[name];
-    if (value !== undefined) checkPositive(value, `kudosWebhook option "${name}"`);
+    if (value !== undefined) checkPositive(value, `${where} option "${name}"`);
   }
   return secrets;
 }
 
 /** The `now` option, checked. */
-function clock(now: unknown): () => number {
+function clock(now: unknown, where: ReceiverCaller): () => number {
   if (now === undefined) return Date.now;
-  if (typeof now !== 'function') throw new TypeError('kudosWebhook option "now" must be a function');
+  if (typeof now !== 'function') throw new TypeError(`${where} option "now" must be a function`);
   return now as () => number;
 }
 
 /** The options checked, with their defaults. */
-export function resolveReceiverOptions(options: KudosWebhookOptions) {
-  const secrets = checkOptions(options);
-  if (!options.store) warnMemoryStore();
+export function resolveReceiverOptions(options: KudosWebhookOptions, where: ReceiverCaller = 'kudosWebhook') {
+  const secrets = checkOptions(options, where);
+  if (!options.store) warnMemoryStore(where);
   return {
     secrets,
     store: options.store ?? new MemoryDedupeStore(),
@@ -138,6 +139,6 @@ export function resolveReceiverOptions(options: KudosWebhookOptions) {
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
     bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
-    now: clock(options.now),
+    now: clock(options.now, where),
   };
 }

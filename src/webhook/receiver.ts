@@ -8,7 +8,7 @@ import { type PipelineSettings, runNotification } from './core/pipeline.js';
 import { asHandlerError } from './core/process-once.js';
 import { secretMatches } from './core/secret.js';
 import type { KudosNotification } from './core/types.js';
-import { type KudosWebhookOptions, resolveReceiverOptions } from './options.js';
+import { type KudosWebhookOptions, type ReceiverCaller, resolveReceiverOptions } from './options.js';
 import { PayerIds } from './recovery/payer-ids.js';
 import { type KudosReconcileArgs, type KudosReconcileResult, reconcile } from './recovery/reconcile.js';
 import { type KudosReconcileChain, reconcileChain } from './recovery/reconcile-chain.js';
@@ -143,7 +143,7 @@ function json(status: number, body: KudosWebhookAnswerBody, extra: Record<string
  * @see docs/payments.md, docs/frameworks.md
  */
 export function kudosReceiver(options: KudosWebhookOptions): KudosReceiver {
-  return createReceiver(options);
+  return createReceiver(options, 'kudosReceiver');
 }
 
 /** Refusals that repeat at every delivery until someone mends their cause: told once each. */
@@ -232,8 +232,11 @@ function recoveryOf(
 }
 
 /** @internal {@link kudosReceiver}, with what the adapters need. */
-export function createReceiver(options: KudosWebhookOptions): ReceiverInternals {
-  const resolved = resolveReceiverOptions(options);
+export function createReceiver(
+  options: KudosWebhookOptions,
+  where: ReceiverCaller = 'kudosWebhook',
+): ReceiverInternals {
+  const resolved = resolveReceiverOptions(options, where);
   const { secrets, limit, store } = resolved;
   const errors = errorReporter(options.onError);
   const settings: PipelineSettings = {

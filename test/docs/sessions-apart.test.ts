@@ -21,7 +21,7 @@ describe('the Redis set-ups keep sessions apart from payments', () => {
   it('the example: sessions on REDIS_SESSIONS_URL, never on the payments’ client', () => {
     const code = readFileSync('example/redis-stores.js', 'utf8');
     expect(code).toMatch(/sessionsClient = createClient\(\{ url, \.\.\.CONNECTION \}\)/);
-    expect(code).toMatch(/new RedisStore\(\{ client: \/\*\* @type \{any\} \*\/ \(sessionsClient\)/);
+    expect(code).toMatch(/new AccountCappedRedisStore\(\{ client: sessionsClient/);
     expect(code).toMatch(/session: sessions\.store/);
     expect(code).not.toMatch(/new RedisStore\(\{ client: \/\*\* @type \{any\} \*\/ \(client\)/);
   });

@@ -203,6 +203,22 @@ function instancesSuite(
       expect([keysAt(sessionsAt, '*'), keysAt(paymentsAt, '*')]).toEqual(before);
     });
 
+    it('keeps at most 10 sessions of one account in the sessions’ Redis: a twelfth sign-in ends the oldest', async () => {
+      const clients: CookieClient[] = [];
+      for (let i = 0; i < 12; i++) {
+        const client = new CookieClient();
+        await logIn(client, i % 2, (i + 1) % 2);
+        clients.push(client);
+      }
+      const sessionsAt = [new URL(sessionsRedis.url).host];
+      const accounts = keysAt(sessionsAt, 'kudos-example:acct:*');
+      expect(accounts.length).toBeGreaterThan(0);
+      for (const instance of [0, 1]) {
+        expect(locationOf(await get(clients[0] as CookieClient, '/profile', instance)).pathname).toBe('/');
+        expect((await get(clients[11] as CookieClient, '/profile', instance)).status).toBe(200);
+      }
+    });
+
     it('the same notification delivered to both instances at once, 50 times, is handled exactly once', async () => {
       const sink = await startWebhookSink();
       try {

@@ -207,9 +207,15 @@ function saveOnChange(
  * Starts a local Kudos emulator on 127.0.0.1 (port 0 picks a free port) and resolves once it listens.
  *
  * @example
+ * ```ts
+ * import { DEMO_CLIENT, startKudosEmulator } from 'kudos-emulator';
+ * import passport from 'passport';
+ * import { KudosStrategy } from 'passport-kudos';
  * const kudos = await startKudosEmulator();
  * const { clientID, clientSecret } = DEMO_CLIENT;
- * passport.use(new KudosStrategy({ clientID, clientSecret, callbackURL, authURL: kudos.authURL, baseURL: kudos.baseURL }, verify));
+ * const callbackURL = 'http://localhost:3000/auth/kudos/callback';
+ * passport.use(new KudosStrategy({ clientID, clientSecret, callbackURL, authURL: kudos.authURL, baseURL: kudos.baseURL }, (_a, _r, profile, done) => done(null, { id: profile.id })));
+ * ```
  */
 export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Promise<KudosEmulator> {
   const resolved = resolveEmulatorOptions(options);

@@ -5,10 +5,12 @@
  * kudos-emulator: a local Kudos service for development and tests of apps that use passport-kudos.
  *
  * @example
+ * ```ts
  * import { startKudosEmulator } from 'kudos-emulator';
  * const kudos = await startKudosEmulator({ port: 0 });
  * // new KudosStrategy({ authURL: kudos.authURL, baseURL: kudos.baseURL, ... })
  * await kudos.close();
+ * ```
  *
  * @packageDocumentation
  */

@@ -26,11 +26,20 @@ export interface KudosWebhookFetchHandler extends Omit<KudosReceiver, 'receive' 
  * store and recovery. `onNotification` and `onError` get no Node request (`req` is undefined).
  *
  * @example
+ * ```ts
  * // Next.js, app/webhooks/kudos/route.ts
- * export const POST = kudosWebhookFetch({ secret, confirm, store, onNotification });
+ * import { cosmosConfirmer, kudosWebhookFetch } from 'passport-kudos/webhook';
+ * export const POST = kudosWebhookFetch({
+ *   secret: process.env.KUDOS_WEBHOOK_SECRET ?? 'at-least-16-characters',
+ *   confirm: cosmosConfirmer({ restURL: 'https://chain.example/lcd', receiver: 'kudos10w0466xcvg0sgfhynvj5nlcdzhqzrnc4gkegml' }),
+ *   onNotification: (n) => console.log(n.tx.txHash),
+ * });
+ * ```
  */
 export function kudosWebhookFetch(options: KudosWebhookOptions | KudosReceiver): KudosWebhookFetchHandler {
-  return fetchHandler(isReceiver(options) ? options : createReceiver(options as KudosWebhookOptions));
+  return fetchHandler(
+    isReceiver(options) ? options : createReceiver(options as KudosWebhookOptions, 'kudosWebhookFetch'),
+  );
 }
 
 /** @internal The Fetch adapter around a receiver. */

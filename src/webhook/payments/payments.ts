@@ -10,7 +10,7 @@ import { MemoryOrderStore } from './memory-order-store.js';
 import { orderMaker } from './order-link.js';
 import { isReference } from './reference.js';
 import { ReturnPageLookups } from './return-page.js';
-import { maxBodyBytes, paymentsSettings } from './settings.js';
+import { paymentsSettings } from './settings.js';
 import { PaymentSettler } from './settle.js';
 import { PaymentsUpkeep } from './upkeep.js';
 
@@ -62,24 +62,27 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
   );
   const settler = new PaymentSettler(settings, ledger, options, (hash) => lookups.decided(hash));
   // The receiver's core, with both adapters around it, as kudosWebhook() and kudosWebhookFetch() have.
-  const receiver = createReceiver({
-    secret: options.secret,
-    confirm: cosmosConfirmer({
-      ...(options.restURL === undefined ? { baseURL } : { restURL: options.restURL }),
-      receiver: options.receiver,
-      timeoutMs,
-      ...(options.denom === undefined ? {} : { denom: options.denom }),
-    }),
-    onNotification: (n, req) => settler.settle(n, req),
-    ...(options.store ? { store: options.store } : {}),
-    ...(options.onError ? { onError: options.onError } : {}),
-    dedupeTtlMs: settings.retentionMs,
-    now,
-    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-    ...(options.handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs: options.handlerTimeoutMs }),
-    ...(options.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: options.bodyTimeoutMs }),
-    ...maxBodyBytes(options),
-  });
+  const receiver = createReceiver(
+    {
+      secret: options.secret,
+      confirm: cosmosConfirmer({
+        ...(options.restURL === undefined ? { baseURL } : { restURL: options.restURL }),
+        receiver: options.receiver,
+        timeoutMs,
+        ...(options.denom === undefined ? {} : { denom: options.denom }),
+      }),
+      onNotification: (n, req) => settler.settle(n, req),
+      ...(options.store ? { store: options.store } : {}),
+      ...(options.onError ? { onError: options.onError } : {}),
+      dedupeTtlMs: settings.retentionMs,
+      now,
+      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+      ...(options.handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs: options.handlerTimeoutMs }),
+      ...(options.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: options.bodyTimeoutMs }),
+      ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+    },
+    'kudosPayments',
+  );
   const upkeep = new PaymentsUpkeep(settings, ledger, receiver, options.onPaid);
   return {
     createOrder: orderMaker(settings, ledger),

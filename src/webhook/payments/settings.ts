@@ -1,6 +1,5 @@
 // The payments API's options checked once, with their defaults: every part of it reads these.
 import { checkPositive } from '../../base/numbers.js';
-import { refuseOldName } from '../../base/renamed.js';
 import { hasCredentials, withoutTrailingSlashes } from '../../base/url-path.js';
 import { DEFAULT_TIMEOUT_MS } from '../../protocol/limits.js';
 import { TOKEN_AMOUNT, tokensToUnits } from '../../protocol/widget.js';
@@ -42,12 +41,6 @@ export function tokens(value: unknown, what: string, zero = false): string {
     throw new TypeError(`${what} must be whole tokens as a decimal string above 0, like "2" or "0.5"`);
   }
   return value;
-}
-
-/** `maxBodyBytes` as the receiver takes it (`limit`, its name before it said its unit, refused). */
-export function maxBodyBytes(options: KudosPaymentsOptions): { maxBodyBytes?: number } {
-  refuseOldName(options, 'limit', 'maxBodyBytes', 'kudosPayments');
-  return options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes };
 }
 
 /** `exceptionTtlMs`: null keeps exceptions until acknowledged. */

@@ -50,7 +50,12 @@ function record(key: string, overrides: Partial<KudosKeptNotification> = {}): Ku
  * it against `MemoryDedupeStore` and `RedisDedupeStore`; run it against your own store:
  *
  * @example
- * for (const c of dedupeStoreContract(() => new MyStore())) it(c.name, c.run);
+ * ```ts
+ * import { dedupeStoreContract } from 'passport-kudos/testing';
+ * import { MemoryDedupeStore } from 'passport-kudos/webhook';
+ * import { it } from 'vitest';
+ * for (const c of dedupeStoreContract(() => new MemoryDedupeStore())) it(c.name, c.run); // your store here
+ * ```
  *
  * `makeStore` is called once per case; cases use fresh random keys, so one shared backend is fine.
  * Some cases wait for a lease or TTL to expire (`shortMs`, default 150 ms), on the wall clock or

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { kudosPayments, kudosReceiver, kudosWebhook, kudosWebhookFetch } from '../../src/webhook/index.js';
+import { WALLETS } from '../helpers/chain-answer.mjs';
+
+// An option error names the function the user called (regression: kudosPayments() said kudosWebhook).
+const PAYMENTS = {
+  secret: 'option-errors-secret-0123456789',
+  authURL: 'http://127.0.0.1:4000',
+  baseURL: 'http://127.0.0.1:4000/api',
+  receiver: WALLETS.shop,
+  to: 'bobby',
+  agent: 'shop-agent',
+  onPaid: () => undefined,
+};
+const RECEIVER = { secret: 'option-errors-secret-0123456789', onNotification: () => undefined };
+
+describe('option errors name the call', () => {
+  it.each([
+    ['leaseMs', { leaseMs: -1 }],
+    ['handlerTimeoutMs', { handlerTimeoutMs: 0 }],
+    ['bodyTimeoutMs', { bodyTimeoutMs: Number.NaN }],
+    ['maxBodyBytes', { maxBodyBytes: -5 }],
+    ['secret', { secret: 'short' }],
+  ])('kudosPayments(): a bad "%s" is a TypeError naming kudosPayments', (name, bad) => {
+    expect(() => kudosPayments({ ...PAYMENTS, ...bad } as never)).toThrow(
+      new RegExp(`^kudosPayments option "${name}"`),
+    );
+  });
+
+  it.each([
+    ['kudosWebhook', (o: object) => kudosWebhook(o as never)],
+    ['kudosWebhookFetch', (o: object) => kudosWebhookFetch(o as never)],
+    ['kudosReceiver', (o: object) => kudosReceiver(o as never)],
+  ])('%s names itself', (name, make) => {
+    expect(() => make({ ...RECEIVER, leaseMs: -1 })).toThrow(new RegExp(`^${name} option "leaseMs"`));
+    expect(() => make({ ...RECEIVER, now: 'soon' })).toThrow(new RegExp(`^${name} option "now"`));
+    expect(() => make({ secret: RECEIVER.secret })).toThrow(
+      new RegExp(`^${name} requires an "onNotification"`),
+    );
+  });
+});
