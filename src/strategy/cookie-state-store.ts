@@ -182,38 +182,38 @@ function isHttps(req: KudosCookieStateRequest): boolean {
  * @see docs/reference.md#a-sign-in-start-that-stores-nothing
  */
 export class KudosCookieStateStore implements KudosStateStore {
-  readonly #keys: readonly Buffer[];
-  readonly #name: string;
-  readonly #maxAgeMs: number;
-  readonly #secure: boolean | 'auto';
-  readonly #path: string;
-  readonly #response: NonNullable<KudosCookieStateStoreOptions['response']>;
-  readonly #now: () => number;
+  private readonly keys: readonly Buffer[];
+  private readonly name: string;
+  private readonly maxAgeMs: number;
+  private readonly secure: boolean | 'auto';
+  private readonly path: string;
+  private readonly response: NonNullable<KudosCookieStateStoreOptions['response']>;
+  private readonly now: () => number;
 
   constructor(options: KudosCookieStateStoreOptions) {
-    this.#keys = checkSecrets(options?.secret).map(keyOf);
-    this.#name = options.name ?? DEFAULT_NAME;
-    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(this.#name)) {
+    this.keys = checkSecrets(options?.secret).map(keyOf);
+    this.name = options.name ?? DEFAULT_NAME;
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(this.name)) {
       throw new TypeError(
         'KudosCookieStateStore option "name" must be 1 to 64 letters, digits, "_", "." or "-"',
       );
     }
-    this.#maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
-    if (!(Number.isFinite(this.#maxAgeMs) && this.#maxAgeMs >= 1000)) {
+    this.maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+    if (!(Number.isFinite(this.maxAgeMs) && this.maxAgeMs >= 1000)) {
       throw new TypeError(
         'KudosCookieStateStore option "maxAgeMs" must be a number of milliseconds, 1000 or more',
       );
     }
-    this.#secure = options.secure ?? 'auto';
-    if (this.#secure !== 'auto' && typeof this.#secure !== 'boolean') {
+    this.secure = options.secure ?? 'auto';
+    if (this.secure !== 'auto' && typeof this.secure !== 'boolean') {
       throw new TypeError('KudosCookieStateStore option "secure" must be true, false or "auto"');
     }
-    this.#path = options.path ?? '/';
-    if (!/^\/[\x21-\x3a\x3c-\x7e]*$/.test(this.#path)) {
+    this.path = options.path ?? '/';
+    if (!/^\/[\x21-\x3a\x3c-\x7e]*$/.test(this.path)) {
       throw new TypeError('KudosCookieStateStore option "path" must be a path starting with "/"');
     }
-    this.#response = options.response ?? ((req) => req.res);
-    this.#now = options.now ?? Date.now;
+    this.response = options.response ?? ((req) => req.res);
+    this.now = options.now ?? Date.now;
   }
 
   /**
@@ -228,19 +228,19 @@ export class KudosCookieStateStore implements KudosStateStore {
     callback: StoreCallback,
   ): void {
     const handle = randomBytes(24).toString('base64url');
-    const sealed: Sealed = { h: handle, e: this.#now() + this.#maxAgeMs };
+    const sealed: Sealed = { h: handle, e: this.now() + this.maxAgeMs };
     if (typeof verifier === 'string') sealed.v = verifier;
     if (state !== undefined && state !== null && state !== '') sealed.s = state;
-    const [key] = this.#keys;
+    const [key] = this.keys;
     const value = seal(key as Buffer, sealed);
     if (value.length > MAX_VALUE_LENGTH) {
       return callback(
         new TypeError('KudosCookieStateStore: the state given to authenticate() is too large for a cookie'),
       );
     }
-    const res = this.#response(req);
+    const res = this.response(req);
     if (!res) return callback(new TypeError(noResponse()));
-    this.#setCookie(req, res, value, Math.ceil(this.#maxAgeMs / 1000));
+    this.setCookie(req, res, value, Math.ceil(this.maxAgeMs / 1000));
     callback(null, handle);
   }
 
@@ -250,14 +250,14 @@ export class KudosCookieStateStore implements KudosStateStore {
    * passport-oauth2's own message otherwise. The cookie is cleared either way: a state is used once.
    */
   verify(req: KudosCookieStateRequest, providedState: unknown, callback: VerifyCallback): void {
-    const text = cookieOf(req, this.#name);
+    const text = cookieOf(req, this.name);
     if (text === undefined) return callback(null, false, MISSING);
-    const res = this.#response(req);
-    if (res) this.#setCookie(req, res, '', 0);
-    const sealed = open(this.#keys, text);
+    const res = this.response(req);
+    if (res) this.setCookie(req, res, '', 0);
+    const sealed = open(this.keys, text);
     if (
       !sealed ||
-      sealed.e <= this.#now() ||
+      sealed.e <= this.now() ||
       typeof providedState !== 'string' ||
       sealed.h !== providedState
     ) {
@@ -267,12 +267,12 @@ export class KudosCookieStateStore implements KudosStateStore {
   }
 
   /** Appends the cookie to what the response sets already (a session cookie beside it stays). */
-  #setCookie(req: KudosCookieStateRequest, res: KudosCookieResponse, value: string, maxAge: number): void {
-    const secure = this.#secure === 'auto' ? isHttps(req) : this.#secure;
-    const cookie = `${this.#name}=${value}; Max-Age=${maxAge}; Path=${this.#path}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  private setCookie(req: KudosCookieStateRequest, res: KudosCookieResponse, value: string, maxAge: number): void {
+    const secure = this.secure === 'auto' ? isHttps(req) : this.secure;
+    const cookie = `${this.name}=${value}; Max-Age=${maxAge}; Path=${this.path}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
     const before = res.getHeader('set-cookie');
     const list = Array.isArray(before) ? before : typeof before === 'string' ? [before] : [];
-    res.setHeader('set-cookie', [...list.filter((c) => !c.startsWith(`${this.#name}=`)), cookie]);
+    res.setHeader('set-cookie', [...list.filter((c) => !c.startsWith(`${this.name}=`)), cookie]);
   }
 }
 
