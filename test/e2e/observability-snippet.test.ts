@@ -2,6 +2,7 @@ import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
+import { SNIPPET_HOOK_MS } from '../helpers/machine-wait.js';
 import { compile, runSnippet, SNIPPET_SECRET } from '../helpers/snippets.js';
 
 // docs/observability.md's OpenTelemetry setup (docs/snippets/observability.ts), compiled and run as
@@ -27,7 +28,7 @@ describe('the OpenTelemetry setup of docs/observability.md (docs/snippets/observ
       paymentDelayMs: 5,
     });
     app = await runSnippet(file, { KUDOS_AUTH_URL: kudos.authURL, KUDOS_BASE_URL: kudos.baseURL });
-  }, 60_000);
+  }, SNIPPET_HOOK_MS);
   afterAll(async () => {
     app?.child.kill('SIGTERM');
     await kudos?.close();

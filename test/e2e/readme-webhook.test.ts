@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BROWSER_WAIT_MS, launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { freePort } from '../helpers/free-port.js';
-import { MACHINE_WAIT_MS } from '../helpers/machine-wait.js';
+import { MACHINE_WAIT_MS, SNIPPET_HOOK_MS } from '../helpers/machine-wait.js';
 import { payLink } from '../helpers/pay-link.js';
 import { compile, runSnippet, SNIPPET_SECRET } from '../helpers/snippets.js';
 import { describeSqlite } from '../helpers/sqlite.js';
@@ -79,7 +79,7 @@ describeSqlite("the README's payment snippet (kudosPayments), run against the em
     kudos.setWebhook('shop-agent', `${shop.url}/webhooks/kudos?token=${SECRET}`);
     kudos.setPaymentRedirectURIs('shop-agent', [`${shop.url}/paid`]);
     browser = await launchChromium();
-  }, 60_000);
+  }, SNIPPET_HOOK_MS);
   afterAll(async () => {
     await browser?.close();
     shop?.child.kill('SIGTERM');
@@ -248,7 +248,7 @@ describeSqlite('the low-level snippet of docs/payments.md (kudosWebhook), run ag
       KUDOS_WEBHOOK_DB: join(dir, 'webhook.db'),
     });
     kudos.setWebhook('shop-agent', `${shop.url}/webhooks/kudos?token=${SECRET}`);
-  }, 60_000);
+  }, SNIPPET_HOOK_MS);
   afterAll(async () => {
     shop?.child.kill('SIGTERM');
     await kudos?.close();

@@ -5,3 +5,10 @@
 
 /** The longest such wait, in milliseconds. */
 export const MACHINE_WAIT_MS = 60_000;
+
+/**
+ * The time limit of a hook that compiles a snippet and waits for its process (each up to
+ * {@link MACHINE_WAIT_MS}): longer than its waits, so that a wait fails with its own message and the
+ * hook's cleanup still runs, never the hook's timeout first with a process left behind.
+ */
+export const SNIPPET_HOOK_MS = 2 * MACHINE_WAIT_MS + 30_000;

@@ -48,14 +48,36 @@ export function compile(name: string): string {
   return join(OUT, `${name}.js`);
 }
 
-/** Runs a compiled snippet as its own process; collects what it prints. */
+/**
+ * Runs a compiled snippet as its own process; collects what it prints. A snippet must know its own
+ * URL before it listens (its return page), so it is given a free port: when another process took that
+ * port in between (EADDRINUSE), it is started again on another one, up to three times.
+ */
 export async function runSnippet(file: string, env: Record<string, string>, port?: number) {
-  port ??= await freePort();
+  for (let tries = 1; ; tries++) {
+    try {
+      return await startSnippet(file, env, port ?? (await freePort()));
+    } catch (error) {
+      const taken = error instanceof Error && error.message.includes('EADDRINUSE');
+      if (!taken || port !== undefined || tries >= 3) throw error;
+    }
+  }
+}
+
+/** Every snippet process started by this test file and still running: ended when the file's process ends, whatever cut a test or hook short. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+async function startSnippet(file: string, env: Record<string, string>, port: number) {
   const url = env.SHOP_URL ?? `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(process.execPath, [file], {
     env: { ...process.env, PORT: String(port), KUDOS_WEBHOOK_SECRET: SNIPPET_SECRET, ...env, SHOP_URL: url },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const shop = { url, child, output: '' };
   child.stdout?.on('data', (c: Buffer) => {
     shop.output += c.toString();
