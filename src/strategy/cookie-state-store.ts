@@ -267,7 +267,12 @@ export class KudosCookieStateStore implements KudosStateStore {
   }
 
   /** Appends the cookie to what the response sets already (a session cookie beside it stays). */
-  private setCookie(req: KudosCookieStateRequest, res: KudosCookieResponse, value: string, maxAge: number): void {
+  private setCookie(
+    req: KudosCookieStateRequest,
+    res: KudosCookieResponse,
+    value: string,
+    maxAge: number,
+  ): void {
     const secure = this.secure === 'auto' ? isHttps(req) : this.secure;
     const cookie = `${this.name}=${value}; Max-Age=${maxAge}; Path=${this.path}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
     const before = res.getHeader('set-cookie');

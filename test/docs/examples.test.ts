@@ -16,7 +16,7 @@ function sources(dir: string): string[] {
 }
 
 /** The @example blocks of a file's doc comments, as code (the ```ts fence and the leading ` * ` gone). */
-export function examplesOf(text: string): string[] {
+function examplesOf(text: string): string[] {
   const found: string[] = [];
   for (const comment of text.matchAll(/\/\*\*([\s\S]*?)\*\//g)) {
     const lines = (comment[1] ?? '').split('\n').map((line) => line.replace(/^\s*\* ?/, ''));
