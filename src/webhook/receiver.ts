@@ -11,7 +11,12 @@ import type { KudosNotification } from './core/types.js';
 import { type KudosWebhookOptions, type ReceiverCaller, resolveReceiverOptions } from './options.js';
 import { PayerIds } from './recovery/payer-ids.js';
 import { type KudosReconcileArgs, type KudosReconcileResult, reconcile } from './recovery/reconcile.js';
-import { type KudosReconcileChain, reconcileChain } from './recovery/reconcile-chain.js';
+import {
+  type ChainLookup,
+  type KudosReconcileChain,
+  reconcileChain,
+  reconcileChainTx,
+} from './recovery/reconcile-chain.js';
 import { type KudosRedriveResult, listUnprocessed, redrive } from './recovery/recovery.js';
 import { type KudosWebhookStatus, readStatus } from './recovery/status.js';
 
@@ -107,6 +112,15 @@ export interface ReceiverInternals extends KudosReceiver {
    */
   reconcileConcerning(
     args: KudosReconcileArgs,
+    concerns: (record: unknown) => boolean,
+  ): Promise<KudosReconcileResult>;
+  /**
+   * One transaction by hash from the chain alone (the return page's lookup), fed only when `concerns`
+   * says it is the shop's: see `reconcileChainTx()`.
+   */
+  reconcileChainHash(
+    hash: string,
+    read: ChainLookup,
     concerns: (record: unknown) => boolean,
   ): Promise<KudosReconcileResult>;
   /** The secrets, to redact a request with; undefined with `secret: false`. */
@@ -208,9 +222,9 @@ function recoveryOf(
   settings: PipelineSettings,
   lastNotificationAt: () => number | null,
   lookupError: () => string | null,
+  payers: PayerIds,
 ): KudosRecovery {
   const store = settings.store;
-  const payers = new PayerIds();
   return {
     unprocessed: () => listUnprocessed(store, settings.report),
     redrive: () => redrive(settings),
@@ -251,6 +265,8 @@ export function createReceiver(
     onNotification: options.onNotification,
     report: errors.report,
   };
+  /** Each payer's user, as the service names it: remembered across chain reconciles. */
+  const payers = new PayerIds();
   /** When a notification that passed the secret check last arrived (forged traffic does not count). */
   let lastNotificationAt: number | null = null;
 
@@ -299,6 +315,7 @@ export function createReceiver(
     limit,
     store,
     reconcileConcerning: (args, concerns) => reconcile(settings, args, concerns),
+    reconcileChainHash: (hash, read, concerns) => reconcileChainTx(settings, read, hash, payers, concerns),
     receive: (delivery, req) =>
       observeNotification('notification', async (message) => {
         const answer = await accept(delivery, req, message).catch((caught: unknown) => {
@@ -318,7 +335,7 @@ export function createReceiver(
       });
       return answer;
     },
-    ...recoveryOf(settings, () => lastNotificationAt, errors.lookupError),
+    ...recoveryOf(settings, () => lastNotificationAt, errors.lookupError, payers),
   };
 }
 

@@ -336,6 +336,45 @@ describe('against the service as it is now (the emulator’s 2026 generation): l
   });
 });
 
+describe('the return page with the chain alone', () => {
+  let kudos: KudosEmulator | undefined;
+  let shop: PaymentsShop | undefined;
+  afterEach(async () => {
+    await kudos?.idle();
+    await shop?.server.close();
+    await kudos?.close();
+    kudos = shop = undefined;
+  });
+
+  it('against the 2026 service, with restURL at a chain node: check() credits a payment no notification brought', async () => {
+    kudos = await startKudosEmulator({ users: PAYMENT_USERS, paymentDelayMs: 5, generation: '2026' });
+    const k = kudos;
+    shop = await new PaymentsShop(k).start({ restURL: k.chainURL });
+    const { order, url } = await shop.payments.createOrder({ amount: '2', user: 'alice' });
+    const tx = k.pay({
+      from: 'alice',
+      to: 'bobby',
+      amount: '2',
+      via: 'shop-agent',
+      fee: '0.5',
+      ...linkParams(url),
+      metadataPosted: false,
+    });
+    await k.idle();
+    // The service's record lookup is gone (Express's 404): the page reads the chain, names the payer.
+    expect((await fetch(`${k.baseURL}/tx/id/${tx.txHash}`)).status).toBe(404);
+    expect(
+      await shop.payments.check({ reference: order.reference, txHash: tx.txHash, user: 'alice' }),
+    ).toMatchObject({
+      status: 'paid',
+    });
+    expect(shop.paid.map((p) => [p.order.reference, p.payer, p.source])).toEqual([
+      [order.reference, 'alice', 'reconcile'],
+    ]);
+    expect(await shop.payments.reconcileChain()).toMatchObject({ processed: 0, duplicates: 1 });
+  });
+});
+
 describe('the confirmer tells a gone LCD from a transaction not in a block yet', () => {
   it('a JSON 404 of the chain is "not on the chain yet" (confirmation_unavailable); an HTML 404 is endpoint_gone', async () => {
     let answer = { type: 'application/json', body: '{"code":5,"message":"tx not found","details":[]}' };

@@ -203,7 +203,7 @@ export interface KudosPayments {
   /**
    * The return page's answer for an order and the hash the widget gave back. Never credits the
    * transaction to the order named here: a transaction pays the order it names itself. Looks the
-   * transaction up (`reconcile`) when nothing brought it yet, so a late notification costs nothing.
+   * transaction up on the chain when nothing brought it yet, so a late notification costs nothing.
    * With `user`, an order made for another user is `unknown_order`.
    */
   check(args: { reference: string; txHash: string; user?: string }): Promise<KudosPaymentCheck>;

@@ -1,3 +1,6 @@
+import { withoutTrailingSlashes } from '../../base/url-path.js';
+import { KUDOS_CHAIN } from '../../protocol/endpoints.js';
+import { DENOM } from '../../protocol/limits.js';
 import { fetchHandler } from '../adapters/fetch.js';
 import { nodeHandler } from '../adapters/node.js';
 import { cosmosConfirmer } from '../core/confirm.js';
@@ -54,8 +57,19 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
   // the other, so each is reached through the other's name once both exist.
   // A hash of someone else's payment is looked at no further than its record: no store is touched.
   const concerns = concernsShop(settings.receivers, [settings.to, settings.agent]);
+  // The return page looks a hash up on the chain alone (restURL, or {baseURL}/cosmos/lcd), as the
+  // notification's confirmation does: no record of the service's is needed.
+  const chain = {
+    lcd:
+      options.restURL === undefined
+        ? `${baseURL}${KUDOS_CHAIN.lcd}`
+        : withoutTrailingSlashes(options.restURL),
+    baseURL,
+    denom: options.denom ?? DENOM,
+    timeoutMs,
+  };
   const lookups = new ReturnPageLookups(
-    (hash) => receiver.reconcileConcerning({ baseURL, txHash: hash, timeoutMs }, concerns),
+    (hash) => receiver.reconcileChainHash(hash, chain, concerns),
     settings.maxCheckLookups,
     settings.unknownHashCacheMs,
     now,

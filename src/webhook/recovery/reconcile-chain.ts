@@ -8,7 +8,7 @@ import { isRecord } from '../../base/guards.js';
 import { checkPositive } from '../../base/numbers.js';
 import { hasCredentials, withoutTrailingSlashes } from '../../base/url-path.js';
 import { LEGACY_PREFIX, MAIN_PREFIX, spellAddress } from '../../protocol/address.js';
-import { KUDOS_CHAIN } from '../../protocol/endpoints.js';
+import { apiPath, KUDOS_CHAIN } from '../../protocol/endpoints.js';
 import { endpointGone, isDocumentedNotFound } from '../../protocol/gone.js';
 import { answerError, type HttpCall, isOk, jsonOf, request } from '../../protocol/http-client.js';
 import { DEFAULT_TIMEOUT_MS, DENOM } from '../../protocol/limits.js';
@@ -44,6 +44,10 @@ export interface KudosReconcileChain {
   /** The denomination that counts as money; default `nanokudos`. */
   denom?: string;
 }
+
+/** What to do when no chain answers at the LCD's URL. */
+const GONE_HINT =
+  'Set "restURL" to a chain node\'s REST (LCD) interface (the service\'s {baseURL}/cosmos/lcd proxy is gone since 2026-05-21).';
 
 /** Transactions asked for in one page of the chain's search (the LCD's own default most). */
 const PAGE_LIMIT = 100;
@@ -134,12 +138,7 @@ async function searchPage(
   const answer = await request(call);
   if (answer.status === 404) {
     if (isDocumentedNotFound(answer, 'chain')) return { found: [], total: 0 };
-    throw endpointGone(
-      call.url,
-      answer,
-      "the chain's transaction search",
-      'Set "restURL" to a chain node\'s REST (LCD) interface (the service\'s {baseURL}/cosmos/lcd proxy is gone since 2026-05-21).',
-    );
+    throw endpointGone(call.url, answer, "the chain's transaction search", GONE_HINT);
   }
   if (!isOk(answer.status)) throw answerError(answer, call);
   return pageOf(jsonOf(answer, call));
@@ -181,6 +180,57 @@ async function readTransfers(
     const last = page.found.length < PAGE_LIMIT || (page.total !== undefined && offset >= page.total);
     if (older || last || page.found.length === 0) return;
   }
+}
+
+/** Where one transaction is looked up on the chain, and how it is read. */
+export interface ChainLookup {
+  /** The chain's REST (LCD) interface. */
+  lcd: string;
+  /** The Kudos API, to name the payer by; undefined: the payer stays unnamed (`fromId` null). */
+  baseURL: string | undefined;
+  denom: string;
+  timeoutMs: number;
+}
+
+/** `GET {lcd}/cosmos/tx/v1beta1/txs/{hash}`: the transaction, undefined when the chain does not know it (yet). */
+async function lookUpTx(read: ChainLookup, hash: string): Promise<unknown> {
+  const call: HttpCall = {
+    service: 'api',
+    what: `GET ${KUDOS_CHAIN.tx}`,
+    url: `${read.lcd}${apiPath(KUDOS_CHAIN.tx, { hash })}`,
+    headers: { accept: 'application/json' },
+    timeoutMs: read.timeoutMs,
+    maxBytes: MAX_PAGE_BYTES,
+  };
+  const answer = await request(call);
+  if (answer.status === 404) {
+    if (isDocumentedNotFound(answer, 'chain')) return undefined;
+    throw endpointGone(call.url, answer, "the chain's transaction lookup", GONE_HINT);
+  }
+  if (!isOk(answer.status)) throw answerError(answer, call);
+  return jsonOf(answer, call);
+}
+
+/**
+ * One transaction by its hash, from the chain alone (the return page's lookup): fed through the
+ * pipeline like a notification when it succeeded in a block and `concerns` says it is the shop's (its
+ * record pays one of the shop's wallets); anything else touches no store. Rejects with `KudosApiError`
+ * when the chain cannot be asked.
+ */
+export async function reconcileChainTx(
+  settings: PipelineSettings,
+  read: ChainLookup,
+  hash: string,
+  payers: PayerIds,
+  concerns: (record: unknown) => boolean,
+): Promise<KudosReconcileResult> {
+  const result = emptyResult();
+  const record = chainRecord(await lookUpTx(read, hash.toUpperCase()), read.denom);
+  if (record === undefined || !concerns(record)) return result;
+  if (read.baseURL !== undefined)
+    record.fromId = await payers.idOf(read.baseURL, record.from as string, read.timeoutMs);
+  await feed(settings, record, result);
+  return result;
 }
 
 /**
