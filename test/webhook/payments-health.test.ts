@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryDedupeStore, MemoryOrderStore } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
+import { payLink } from '../helpers/pay-link.js';
 import { PaymentsShop, paymentsFixture } from '../helpers/payments-shop.js';
 
 // Health that strangers cannot flip (docs/payments.md#health): payments that credit no order are their
@@ -40,16 +41,7 @@ describe('status(): exceptions counted apart from the health rule', () => {
     expect(healthy(status)).toBe(true);
     // What does need the operator still flips it: a notification the handler cannot process.
     shop.failPaid = true;
-    const { url } = await shop.payments.createOrder({ amount: '1' });
-    const params = new URL(url).searchParams;
-    f.kudos.pay({
-      from: 'alice',
-      to: 'bobby',
-      amount: '1',
-      via: 'shop-agent',
-      remarks: params.get('remarks') ?? '',
-      state: params.get('state') ?? '',
-    });
+    payLink(f.kudos, (await shop.payments.createOrder({ amount: '1' })).url, 'alice');
     await f.kudos.idle();
     now += 11 * 60_000;
     const failing = await shop.payments.status();
@@ -101,15 +93,7 @@ describe('check() without user: the status and the reason, never the order', () 
       user: 'alice',
       data: { address: '12 Secret Lane', orderId: '1042' },
     });
-    const params = new URL(url).searchParams;
-    const tx = f.kudos.pay({
-      from: 'alice',
-      to: 'bobby',
-      amount: '2',
-      via: 'shop-agent',
-      remarks: params.get('remarks') ?? '',
-      state: params.get('state') ?? '',
-    });
+    const tx = payLink(f.kudos, url, 'alice');
     await f.kudos.idle();
     // The memo (and so the reference) is on the chain for anyone to read.
     const stranger = await shop.payments.check({ reference: order.reference, txHash: tx.txHash });
