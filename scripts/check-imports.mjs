@@ -53,8 +53,31 @@ export const ALLOWED = {
   contract: LOW,
 };
 
-/** The emulator's package: its own folders import each other; the library only by this name. */
+/** The emulator's package: its rooms import their own rank and those below; the library only by this name. */
 const EMULATOR_SRC = 'packages/kudos-emulator/src';
+
+/**
+ * The emulator's rooms (folders of its src/, or files at its top), lowest first: each may import its
+ * own rank and the ranks below it, never one above (packages/kudos-emulator/ARCHITECTURE.md).
+ */
+export const EMULATOR_RANKS = [
+  ['clock.ts', 'emulator-options.ts', 'transaction.ts', 'admin-sessions.ts'], // its words and options
+  ['state.ts'], // what it holds
+  ['model'], // the service's rules
+  ['webhook-sender.ts'], // notifications
+  ['store'], // the state file
+  ['server'], // HTTP plumbing
+  ['views'], // pages
+  ['routes'], // the operations, one module per area
+  ['emulator.ts', 'index.ts'], // the emulator assembled, and its module
+  ['cli', 'cli.ts'], // the command
+];
+
+/** The rank of an emulator file: its folder's, or its own name's at the top. */
+function emulatorRank(file) {
+  const [first = ''] = relative(resolve(EMULATOR_SRC), file).split(/[\\/]/);
+  return EMULATOR_RANKS.findIndex((rooms) => rooms.includes(first));
+}
 const LIBRARY_DOOR = 'passport-kudos/contract';
 const BUILTIN = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
@@ -103,7 +126,18 @@ for (const file of emulatorFiles) {
 }
 
 for (const [file, targets] of graph) {
-  if (inside(EMULATOR_SRC, file)) continue;
+  if (inside(EMULATOR_SRC, file)) {
+    const from = emulatorRank(file);
+    if (from === -1) problems.push(`${relative(process.cwd(), file)}: the emulator's room has no rank here`);
+    for (const target of targets) {
+      if (emulatorRank(target) > from) {
+        problems.push(
+          `${relative(process.cwd(), file)} imports ${relative(process.cwd(), target)}, a room above it (the emulator's ranks)`,
+        );
+      }
+    }
+    continue;
+  }
   const from = roomOf(relative(process.cwd(), file));
   if (!(from in ALLOWED)) problems.push(`${relative(process.cwd(), file)}: room "${from}" has no rule here`);
   for (const target of targets) {
@@ -138,5 +172,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  `check-imports: ${graph.size} files, no cycles, every room imports only the layers below it, the emulator's package the library only through ${LIBRARY_DOOR}`,
+  `check-imports: ${graph.size} files, no cycles, every room imports only the layers below it (the emulator's too), the emulator's package the library only through ${LIBRARY_DOOR}`,
 );

@@ -71,6 +71,25 @@ describe('the layers', () => {
     expect(stderr).toContain(reason);
   });
 
+  it.each([
+    [`${EMULATOR_SRC}/state.ts`, "import type { Ctx } from './server/http.js';", 'state.ts imports'],
+    [
+      `${EMULATOR_SRC}/model/ids.ts`,
+      "import type { WebhookSender } from '../webhook-sender.js';",
+      'model/ids.ts imports',
+    ],
+    [
+      `${EMULATOR_SRC}/server/http.ts`,
+      "import type { Router } from '../routes/home.js';",
+      'server/http.ts imports',
+    ],
+  ])('refuse the emulator’s %s importing a room above it', (file, line, what) => {
+    const { status, stderr } = checkWith(file, line);
+    expect(status).toBe(1);
+    expect(stderr).toContain(what);
+    expect(stderr).toContain("a room above it (the emulator's ranks)");
+  });
+
   it('refuse a cycle inside a layer', () => {
     // redact.ts imports url-path.ts already.
     const { status, stderr } = checkWith(

@@ -25,7 +25,6 @@ import {
 
 export type { PayArguments };
 
-import type { EmulatorTransaction, FinalTxStatus } from './model/transaction.js';
 import { accountRoutes } from './routes/account.js';
 import { adminRoutes } from './routes/admin.js';
 import { apiRoutes } from './routes/api.js';
@@ -46,6 +45,7 @@ import {
   removeLeftovers,
   StateFileWriter,
 } from './store/persistence.js';
+import type { EmulatorTransaction, FinalTxStatus } from './transaction.js';
 import { type WebhookDelivery, type WebhookMode, WebhookSender } from './webhook-sender.js';
 
 /** Arguments of {@link KudosEmulator.authorize}. */

@@ -31,6 +31,6 @@ export {
   type EmulatorUser,
   type KudosEmulatorOptions,
 } from './emulator-options.js';
-export type { EmulatorTransaction, FinalTxStatus, PaymentRequest } from './model/transaction.js';
 export type { EmulatorCounters } from './state.js';
+export type { EmulatorTransaction, FinalTxStatus, PaymentRequest } from './transaction.js';
 export type { WebhookDelivery, WebhookMode } from './webhook-sender.js';

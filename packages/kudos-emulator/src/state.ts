@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { tokensToUnits } from 'passport-kudos/contract';
+import { AdminSessions } from './admin-sessions.js';
 import type { EmulatorClock } from './clock.js';
 import type {
   EmulatorAgent,
@@ -8,8 +9,7 @@ import type {
   KudosEmulatorLogLevel,
   ResolvedEmulatorOptions,
 } from './emulator-options.js';
-import type { EmulatorTransaction } from './model/transaction.js';
-import { AdminSessions } from './server/admin-access.js';
+import type { EmulatorTransaction } from './transaction.js';
 
 /**
  * Whose history lists a transaction, as the service listed it (docs/kudos-service.md#histories): the

@@ -3,10 +3,9 @@ import https from 'node:https';
 import type { KudosTxStatus } from 'passport-kudos/contract';
 import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from 'passport-kudos/contract';
 import { deliveryURL } from './emulator-options.js';
-import type { EmulatorTransaction } from './model/transaction.js';
 import { notificationBody } from './model/tx-record.js';
-import { deliveryLine } from './server/operation-line.js';
 import type { EmulatorState } from './state.js';
+import type { EmulatorTransaction } from './transaction.js';
 
 /** One attempt to deliver one notification. */
 export interface WebhookDelivery {
@@ -319,4 +318,21 @@ export class WebhookSender {
       req.end(body);
     });
   }
+}
+
+/** One delivery attempt of a notification, as the sender saw its answer. */
+/* The `verbose` log's line of a delivery, named as server/operation-line.ts names the operations. */
+function deliveryLine(delivery: {
+  agentId: string;
+  txHash: string;
+  txStatus: string;
+  attempt: number;
+  responseStatus?: number | undefined;
+  error?: string | undefined;
+  ms: number;
+}): string {
+  const status = delivery.responseStatus;
+  const answered = status === undefined ? `error=${delivery.error ?? 'failed'}` : `status=${status}`;
+  const outcome = status !== undefined && status >= 200 && status < 300 ? 'delivered' : 'failed';
+  return `passport-kudos:notification outcome=${outcome} ${answered} ms=${Math.round(delivery.ms)} agent=${delivery.agentId} tx=${delivery.txHash} txStatus=${delivery.txStatus} attempt=${delivery.attempt}`;
 }

@@ -5,8 +5,9 @@ import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CookieClient, locationOf } from '../../../test/helpers/cookie-client.js';
 import { exchangeCode, PAYMENT_USERS, postTokenForm } from '../../../test/helpers/emulator-user.js';
+import { AdminSessions } from '../src/admin-sessions.js';
 import { parseDuration } from '../src/model/duration.js';
-import { AdminError, AdminSessions, checkAccess } from '../src/server/admin-access.js';
+import { AdminError, checkAccess } from '../src/server/admin-access.js';
 
 const CLIENT = { clientID: 'shop', clientSecret: 'shop-secret', redirectURIs: ['https://shop.example/cb'] };
 const SHOP_CREDENTIALS = {

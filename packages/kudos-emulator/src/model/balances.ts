@@ -1,6 +1,6 @@
 import { tokensToUnits, UNITS_PER_TOKEN } from 'passport-kudos/contract';
 import type { EmulatorState } from '../state.js';
-import type { EmulatorTransaction, PaymentRequest } from './transaction.js';
+import type { EmulatorTransaction, PaymentRequest } from '../transaction.js';
 
 /** What every emulated account's wallet starts with: 10,000 tokens (the emulator's choice). */
 const STARTING_BALANCE = 10_000n * UNITS_PER_TOKEN;

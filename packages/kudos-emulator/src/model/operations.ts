@@ -1,7 +1,7 @@
 import type { EmulatorClient, EmulatorUser } from '../emulator-options.js';
 import { checkEmulatorUser, resolveEmulatorOptions } from '../emulator-options.js';
 import type { EmulatorState } from '../state.js';
-import type { WebhookSender } from '../webhook-sender.js';
+import type { EmulatorTransaction, FinalTxStatus, PaymentRequest } from '../transaction.js';
 import {
   balanceRefusal,
   chainRefusal,
@@ -9,8 +9,8 @@ import {
   createTransaction,
   selfPayment,
   settleLater,
+  type TransactionListener,
 } from './payments.js';
-import type { EmulatorTransaction, FinalTxStatus, PaymentRequest } from './transaction.js';
 
 /** Arguments of `pay()`: a widget payment, made without a browser, checked as the widget checks it. */
 export interface PayArguments {
@@ -51,7 +51,8 @@ export class EmulatorOperations {
 
   constructor(
     private readonly state: EmulatorState,
-    private readonly webhooks: WebhookSender,
+    /** What is told of each transaction: the webhook sender (kept structural: model/ sits below it). */
+    private readonly webhooks: { onTransaction: TransactionListener },
     private readonly timers: Set<NodeJS.Timeout>,
   ) {}
 

@@ -9,11 +9,11 @@ import {
   WIDGET_PARAMS,
 } from 'passport-kudos/contract';
 import type { EmulatorState } from '../state.js';
+import type { EmulatorTransaction, FinalTxStatus, PaymentRequest } from '../transaction.js';
 import { balanceOf, covers, paymentUnits } from './balances.js';
 import { txHash, walletAddress } from './ids.js';
-import type { EmulatorTransaction, FinalTxStatus, PaymentRequest } from './transaction.js';
 
-export type { EmulatorTransaction, FinalTxStatus, PaymentRequest } from './transaction.js';
+export type { EmulatorTransaction, FinalTxStatus, PaymentRequest } from '../transaction.js';
 
 /**
  * A refusal of the widget: the service's code where the reading observed one
@@ -271,7 +271,7 @@ export function chainMessages(tx: Pick<EmulatorTransaction, 'request' | 'paidPre
 }
 
 /** Called when a transaction is created and when it reaches its final status. */
-type TransactionListener = (tx: EmulatorTransaction, event: 'created' | 'settled') => void;
+export type TransactionListener = (tx: EmulatorTransaction, event: 'created' | 'settled') => void;
 
 /**
  * Creates a `pending` transaction that becomes `outcome` (default `success`) after the

@@ -5,9 +5,9 @@ import type {
   KudosTxStatus,
 } from 'passport-kudos/contract';
 import type { MultiSendAmounts } from '../emulator-options.js';
+import type { EmulatorTransaction, PaymentRequest } from '../transaction.js';
 import { walletAddress } from './ids.js';
 import { paymentOutputs, totalCoin } from './payments.js';
-import type { EmulatorTransaction, PaymentRequest } from './transaction.js';
 
 /**
  * The service's transaction record (docs/kudos-service.md#notifications): the `tx` of a

@@ -10,13 +10,13 @@ import { type EmulatorAgent, isHttpURL } from '../emulator-options.js';
 import { parseDuration } from '../model/duration.js';
 import { walletAddress } from '../model/ids.js';
 import type { EmulatorOperations, PayArguments } from '../model/operations.js';
-import type { EmulatorTransaction, FinalTxStatus } from '../model/transaction.js';
 import { AdminError, checkAccess } from '../server/admin-access.js';
 import { foreignOrigin } from '../server/host-check.js';
 import { type Ctx, mediaType, readBody, readForm, sendJson } from '../server/http.js';
 import { ROUTES } from '../server/route-table.js';
 import type { Router } from '../server/router.js';
 import type { EmulatorState } from '../state.js';
+import type { EmulatorTransaction, FinalTxStatus } from '../transaction.js';
 import type { HomeState } from '../views/home-page.js';
 import type { WebhookDelivery, WebhookSender } from '../webhook-sender.js';
 

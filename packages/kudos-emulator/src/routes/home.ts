@@ -1,4 +1,5 @@
-import { ADMIN_COOKIE, ADMIN_SESSION_MS, hasAdminAccess, isAdminToken } from '../server/admin-access.js';
+import { ADMIN_SESSION_MS } from '../admin-sessions.js';
+import { ADMIN_COOKIE, hasAdminAccess, isAdminToken } from '../server/admin-access.js';
 import { type Ctx, redirect, sendHtml, setCookie } from '../server/http.js';
 import { ROUTES } from '../server/route-table.js';
 import type { Router } from '../server/router.js';

@@ -15,19 +15,3 @@ export function operationLine(operation: EmulatorOperation, ctx: Ctx, ms: number
   const status = ctx.res.statusCode;
   return `passport-kudos:${operation} outcome=${outcomeOf(status)} status=${status} ms=${Math.round(ms)} ${ctx.method} ${ctx.url.pathname}`;
 }
-
-/** One delivery attempt of a notification, as the sender saw its answer. */
-export function deliveryLine(delivery: {
-  agentId: string;
-  txHash: string;
-  txStatus: string;
-  attempt: number;
-  responseStatus?: number | undefined;
-  error?: string | undefined;
-  ms: number;
-}): string {
-  const status = delivery.responseStatus;
-  const answered = status === undefined ? `error=${delivery.error ?? 'failed'}` : `status=${status}`;
-  const outcome = status !== undefined && status >= 200 && status < 300 ? 'delivered' : 'failed';
-  return `passport-kudos:notification outcome=${outcome} ${answered} ms=${Math.round(delivery.ms)} agent=${delivery.agentId} tx=${delivery.txHash} txStatus=${delivery.txStatus} attempt=${delivery.attempt}`;
-}

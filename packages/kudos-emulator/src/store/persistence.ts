@@ -15,8 +15,8 @@ import {
 import { basename, dirname, join, resolve } from 'node:path';
 import { isRecord } from 'passport-kudos/contract';
 import type { EmulatorAgent, EmulatorClient, EmulatorUser } from '../emulator-options.js';
-import type { EmulatorTransaction } from '../model/transaction.js';
 import type { EmulatorState, Grant, RefreshRecord } from '../state.js';
+import type { EmulatorTransaction } from '../transaction.js';
 import type { OutboxEntry, WebhookDelivery } from '../webhook-sender.js';
 import { shapeProblem } from './snapshot-shape.js';
 import { StateLockError, takeLock } from './state-lock.js';

@@ -3,7 +3,7 @@ import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCli } from '../../../../test/helpers/cli.js';
 import { PAYMENT_USERS } from '../../../../test/helpers/emulator-user.js';
-import { ADMIN_SESSION_MS, AdminSessions } from '../../src/server/admin-access.js';
+import { ADMIN_SESSION_MS, AdminSessions } from '../../src/admin-sessions.js';
 
 // A webhook secret carried as the last path segment (which the receiver accepts) is never shown:
 // not on the home page, in the admin API's state and deliveries, nor in the start banner.
