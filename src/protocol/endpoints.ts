@@ -1,3 +1,5 @@
+import { withoutTrailingSlashes } from '../base/url-path.js';
+
 /**
  * Where the service's operations live (docs/kudos-service.md#wallet-addresses): pages under `{authURL}`,
  * the API under `{baseURL}`. The strategy's defaults, the API calls and the emulator's routes are
@@ -43,6 +45,18 @@ export const KUDOS_CHAIN = {
   balances: '/cosmos/bank/v1beta1/balances/{address}',
   delegations: '/cosmos/staking/v1beta1/delegations/{address}',
 } as const;
+
+/**
+ * The chain's REST interface an option set names: `restURL` as given, else the service's proxy
+ * under `{baseURL}/cosmos/lcd`; undefined when neither is given. Unchecked: each caller refuses a
+ * bad one in its own words (the function the user called, the option as the docs spell it).
+ */
+export function chainRestURL(restURL: unknown, baseURL: unknown): unknown {
+  return (
+    restURL ??
+    (typeof baseURL === 'string' ? `${withoutTrailingSlashes(baseURL)}${KUDOS_CHAIN.lcd}` : undefined)
+  );
+}
 
 /** `path` with each `{name}` replaced by its percent-encoded value. */
 export function apiPath(path: string, params: Readonly<Record<string, string>> = {}): string {

@@ -21,6 +21,13 @@ describe('option errors name the call', () => {
     ['bodyTimeoutMs', { bodyTimeoutMs: Number.NaN }],
     ['maxBodyBytes', { maxBodyBytes: -5 }],
     ['secret', { secret: 'short' }],
+    // regression: a restURL that is no string crashed ("url.slice is not a function"), and a bad
+    // restURL or denom was said in cosmosConfirmer's words
+    ['restURL', { restURL: 5 }],
+    ['restURL', { restURL: 'not a url' }],
+    ['restURL', { restURL: 'http://user:pass@127.0.0.1:4000/lcd' }],
+    ['denom', { denom: '' }],
+    ['denom', { denom: 7 }],
   ])('kudosPayments(): a bad "%s" is a TypeError naming kudosPayments', (name, bad) => {
     expect(() => kudosPayments({ ...PAYMENTS, ...bad } as never)).toThrow(
       new RegExp(`^kudosPayments option "${name}"`),

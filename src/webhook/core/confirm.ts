@@ -1,7 +1,7 @@
 import { checkPositive } from '../../base/numbers.js';
 import { withoutTrailingSlashes } from '../../base/url-path.js';
 import { accountKey, checkAddress } from '../../protocol/address.js';
-import { apiPath, KUDOS_CHAIN } from '../../protocol/endpoints.js';
+import { apiPath, chainRestURL, KUDOS_CHAIN } from '../../protocol/endpoints.js';
 import { endpointGone, isDocumentedNotFound, shownURL } from '../../protocol/gone.js';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -120,6 +120,15 @@ function checkChainTransaction(
  * (bech32, checksum checked). A `TypeError` naming `receiver` and what is wrong: a mistyped address
  * would make every payment miss the shop.
  */
+/** The `denom` option of the call named by `where`, checked: the default is the service's own. */
+export function checkDenom(denom: unknown, where: string): string {
+  if (denom === undefined) return DENOM;
+  if (typeof denom !== 'string' || denom === '') {
+    throw new TypeError(`${where} option "denom" must be a non-empty string (default "${DENOM}")`);
+  }
+  return denom;
+}
+
 export function checkReceivers(receiver: unknown, where: string): ReadonlySet<string> {
   const list: unknown[] = typeof receiver === 'string' ? [receiver] : Array.isArray(receiver) ? receiver : [];
   if (list.length === 0) {
@@ -154,21 +163,14 @@ export function checkReceivers(receiver: unknown, where: string): ReadonlySet<st
  * answers 503 and the sender redelivers later.
  */
 export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer {
-  const restURL =
-    options?.restURL ??
-    (typeof options?.baseURL === 'string'
-      ? `${withoutTrailingSlashes(options.baseURL)}${KUDOS_CHAIN.lcd}`
-      : undefined);
+  const restURL = chainRestURL(options?.restURL, options?.baseURL);
   if (typeof restURL !== 'string' || !URL.canParse(restURL)) {
     throw new TypeError(
       'cosmosConfirmer requires "baseURL" (the Kudos API) or "restURL" (the chain\'s LCD), an absolute URL',
     );
   }
   const receivers = checkReceivers(options.receiver, 'cosmosConfirmer');
-  const denom = options.denom ?? DENOM;
-  if (typeof denom !== 'string' || denom === '') {
-    throw new TypeError('cosmosConfirmer option "denom" must be a non-empty string (default "nanokudos")');
-  }
+  const denom = checkDenom(options.denom, 'cosmosConfirmer');
   const base = withoutTrailingSlashes(restURL);
   const timeoutMs = checkPositive(options.timeoutMs ?? 5000, 'cosmosConfirmer option "timeoutMs"');
   const maxBytes = checkPositive(

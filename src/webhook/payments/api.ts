@@ -21,7 +21,7 @@ export interface KudosPaymentsOptions {
   authURL: string;
   /** `{base_url}` of the Kudos API: transaction records, and the chain under `{baseURL}/cosmos/lcd`. */
   baseURL: string;
-  /** The chain's REST (LCD) interface, when it is not under `baseURL`. */
+  /** The chain's REST (LCD) interface, when it is not under `baseURL`: an absolute URL without credentials. */
   restURL?: string;
   /**
    * The shop's own wallet address(es), in either spelling (`kudos1…` or the legacy `cosmos1…`: the

@@ -1,6 +1,3 @@
-import { withoutTrailingSlashes } from '../../base/url-path.js';
-import { KUDOS_CHAIN } from '../../protocol/endpoints.js';
-import { DENOM } from '../../protocol/limits.js';
 import { fetchHandler } from '../adapters/fetch.js';
 import { nodeHandler } from '../adapters/node.js';
 import { cosmosConfirmer } from '../core/confirm.js';
@@ -43,7 +40,7 @@ export type {
  */
 export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
   const settings = paymentsSettings(options);
-  const { baseURL, timeoutMs, now } = settings;
+  const { baseURL, restURL, denom, timeoutMs, now } = settings;
   const ledger = new Ledger(
     options.orders ?? new MemoryOrderStore({ now }),
     {
@@ -59,15 +56,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
   const concerns = concernsShop(settings.receivers, [settings.to, settings.agent]);
   // The return page looks a hash up on the chain alone (restURL, or {baseURL}/cosmos/lcd), as the
   // notification's confirmation does: no record of the service's is needed.
-  const chain = {
-    lcd:
-      options.restURL === undefined
-        ? `${baseURL}${KUDOS_CHAIN.lcd}`
-        : withoutTrailingSlashes(options.restURL),
-    baseURL,
-    denom: options.denom ?? DENOM,
-    timeoutMs,
-  };
+  const chain = { lcd: restURL, baseURL, denom, timeoutMs };
   const lookups = new ReturnPageLookups(
     (hash) => receiver.reconcileChainHash(hash, chain, concerns),
     settings.maxCheckLookups,
@@ -79,12 +68,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
   const receiver = createReceiver(
     {
       secret: options.secret,
-      confirm: cosmosConfirmer({
-        ...(options.restURL === undefined ? { baseURL } : { restURL: options.restURL }),
-        receiver: options.receiver,
-        timeoutMs,
-        ...(options.denom === undefined ? {} : { denom: options.denom }),
-      }),
+      confirm: cosmosConfirmer({ restURL, receiver: options.receiver, timeoutMs, denom }),
       onNotification: (n, req) => settler.settle(n, req),
       ...(options.store ? { store: options.store } : {}),
       ...(options.onError ? { onError: options.onError } : {}),
@@ -115,10 +99,10 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     reconcileChain: (args) =>
       receiver.reconcileChain({
         baseURL,
-        ...(options.restURL === undefined ? {} : { restURL: options.restURL }),
+        restURL,
         receiver: options.receiver,
         timeoutMs,
-        ...(options.denom === undefined ? {} : { denom: options.denom }),
+        denom,
         ...(args?.since === undefined ? {} : { since: args.since }),
       }),
     status: () => upkeep.status(),

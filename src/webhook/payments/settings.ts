@@ -1,9 +1,10 @@
 // The payments API's options checked once, with their defaults: every part of it reads these.
 import { checkPositive } from '../../base/numbers.js';
 import { hasCredentials, withoutTrailingSlashes } from '../../base/url-path.js';
+import { chainRestURL } from '../../protocol/endpoints.js';
 import { DEFAULT_TIMEOUT_MS } from '../../protocol/limits.js';
 import { TOKEN_AMOUNT, tokensToUnits } from '../../protocol/widget.js';
-import { checkReceivers } from '../core/confirm.js';
+import { checkDenom, checkReceivers } from '../core/confirm.js';
 import { DEFAULT_HANDLER_TIMEOUT_MS, DEFAULT_LEASE_MS } from '../options.js';
 import type { KudosPaymentsOptions } from './api.js';
 
@@ -62,6 +63,10 @@ export function paymentsSettings(options: KudosPaymentsOptions) {
   return {
     authURL,
     baseURL,
+    /** The chain's REST interface: `restURL`, else the service's proxy under `baseURL`. */
+    restURL: absoluteURL(chainRestURL(options.restURL, baseURL), 'restURL'),
+    /** The one denomination that counts as money. */
+    denom: checkDenom(options.denom, 'kudosPayments'),
     /** The shop's wallet(s) as accounts (either spelling). */
     receivers,
     to,

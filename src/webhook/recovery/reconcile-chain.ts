@@ -8,12 +8,12 @@ import { isRecord } from '../../base/guards.js';
 import { checkPositive } from '../../base/numbers.js';
 import { hasCredentials, withoutTrailingSlashes } from '../../base/url-path.js';
 import { LEGACY_PREFIX, MAIN_PREFIX, spellAddress } from '../../protocol/address.js';
-import { apiPath, KUDOS_CHAIN } from '../../protocol/endpoints.js';
+import { apiPath, chainRestURL, KUDOS_CHAIN } from '../../protocol/endpoints.js';
 import { endpointGone, isDocumentedNotFound } from '../../protocol/gone.js';
 import { answerError, type HttpCall, isOk, jsonOf, request } from '../../protocol/http-client.js';
-import { DEFAULT_TIMEOUT_MS, DENOM } from '../../protocol/limits.js';
+import { DEFAULT_TIMEOUT_MS } from '../../protocol/limits.js';
 import { chainRecord } from '../core/chain-tx.js';
-import { checkReceivers } from '../core/confirm.js';
+import { checkDenom, checkReceivers } from '../core/confirm.js';
 import type { PipelineSettings } from '../core/pipeline.js';
 import type { PayerIds } from './payer-ids.js';
 import { emptyResult, feed, type KudosReconcileResult } from './reconcile.js';
@@ -77,11 +77,7 @@ interface ChainRead {
 
 /** The chain's REST interface of the arguments, checked: a `TypeError` naming `reconcileChain()`. */
 function lcdOf(args: KudosReconcileChain): string {
-  const url =
-    args.restURL ??
-    (typeof args.baseURL === 'string'
-      ? `${withoutTrailingSlashes(args.baseURL)}${KUDOS_CHAIN.lcd}`
-      : undefined);
+  const url = chainRestURL(args.restURL, args.baseURL);
   if (typeof url !== 'string' || !URL.canParse(url) || hasCredentials(url)) {
     throw new TypeError(
       'reconcileChain() requires "restURL" (the chain\'s REST interface) or "baseURL" (the Kudos API), an absolute URL without credentials',
@@ -258,10 +254,7 @@ export async function reconcileChain(
     args.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     'reconcileChain() option "timeoutMs"',
   );
-  const denom = args.denom ?? DENOM;
-  if (typeof denom !== 'string' || denom === '') {
-    throw new TypeError('reconcileChain() option "denom" must be a non-empty string (default "nanokudos")');
-  }
+  const denom = checkDenom(args.denom, 'reconcileChain()');
   const baseURL = args.baseURL === undefined ? undefined : checkBaseURL(args.baseURL);
   const read: ChainRead = { lcd, baseURL, payers, since, timeoutMs, denom };
   const result = emptyResult();
