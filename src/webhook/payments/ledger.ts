@@ -323,11 +323,9 @@ export class Ledger {
    * reads whatever their number), else by reading them.
    */
   async exceptionFigures(limit: number): Promise<{ count: number; oldestAt: number | null }> {
-    const { store } = this;
-    if (store.listedCount) {
-      const { count, oldestListedAt } = await call(() =>
-        (store.listedCount as NonNullable<typeof store.listedCount>)(PAYMENT_KIND),
-      );
+    const listedCount = this.store.listedCount?.bind(this.store);
+    if (listedCount) {
+      const { count, oldestListedAt } = await call(() => listedCount(PAYMENT_KIND));
       return { count, oldestAt: oldestListedAt };
     }
     const waiting = (await this.exceptions(limit)).filter((e) => e.outcome !== 'credited');

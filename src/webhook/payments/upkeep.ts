@@ -2,7 +2,12 @@
 // app, the paid orders it may never have been told of, and the health of both.
 import type { KudosRecovery } from '../receiver.js';
 import type { KudosRedriveResult } from '../recovery/recovery.js';
-import { type KudosWebhookStatus, readStatus, withExceptions } from '../recovery/status.js';
+import {
+  type ExceptionFigures,
+  type KudosWebhookStatus,
+  storeErrorOf,
+  withExceptions,
+} from '../recovery/status.js';
 import type { KudosPaymentException, KudosPaymentsOptions, KudosPaymentsUnprocessed } from './api.js';
 import type { Ledger } from './ledger.js';
 import { HASH, MAX_LISTED, type PaymentsSettings } from './settings.js';
@@ -87,17 +92,17 @@ export class PaymentsUpkeep {
 
   /** Each store read once: the receiver's status, and the exceptions beside it (their own figures). */
   async status(): Promise<KudosWebhookStatus> {
-    let figures = { count: 0, oldestAt: null as number | null };
-    const orders = readStatus(
-      async () => {
-        await this.ledger.health();
-        figures = await this.ledger.exceptionFigures(MAX_LISTED);
-        return [];
-      },
-      null,
-      this.settings.now(),
-    );
-    const [receiver, exceptions] = await Promise.all([this.receiver.status(), orders]);
-    return withExceptions(receiver, { ...exceptions, ...figures }, this.settings.now());
+    const [receiver, exceptions] = await Promise.all([this.receiver.status(), this.exceptionFigures()]);
+    return withExceptions(receiver, exceptions, this.settings.now());
+  }
+
+  /** The exceptions' figures, or why the order store did not answer: a health answer never throws. */
+  private async exceptionFigures(): Promise<ExceptionFigures> {
+    try {
+      await this.ledger.health();
+      return await this.ledger.exceptionFigures(MAX_LISTED);
+    } catch (error) {
+      return { storeError: storeErrorOf(error) };
+    }
   }
 }

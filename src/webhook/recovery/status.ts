@@ -33,6 +33,15 @@ export interface KudosWebhookStatus {
   lookupError: string | null;
 }
 
+/** Why a store did not answer, as a status says it: the error's code and message. */
+export function storeErrorOf(error: unknown): string {
+  const code = error instanceof KudosError ? `${error.code}: ` : '';
+  return `${code}${error instanceof Error ? error.message : 'failed'}`;
+}
+
+/** The payments' exceptions as a status reads them: their figures, or why their store did not answer. */
+export type ExceptionFigures = { count: number; oldestAt: number | null } | { storeError: string };
+
 /** The status of what `list()` answers (each with the time it started to wait), read at `now`. */
 export async function readStatus(
   list: () => Promise<ReadonlyArray<{ since: number }>>,
@@ -56,7 +65,6 @@ export async function readStatus(
     };
   } catch (error) {
     // A health answer never throws: a store that does not answer is what it reports.
-    const code = error instanceof KudosError ? `${error.code}: ` : '';
     return {
       unprocessed: 0,
       oldestUnprocessedMs: null,
@@ -64,7 +72,7 @@ export async function readStatus(
       oldestExceptionMs: null,
       lastNotificationAt,
       storeOk: false,
-      storeError: `${code}${error instanceof Error ? error.message : 'failed'}`,
+      storeError: storeErrorOf(error),
       ...lookup,
     };
   }
@@ -77,10 +85,10 @@ export async function readStatus(
  */
 export function withExceptions(
   status: KudosWebhookStatus,
-  exceptions: KudosWebhookStatus & { count: number; oldestAt: number | null },
+  exceptions: ExceptionFigures,
   now: number,
 ): KudosWebhookStatus {
-  if (!exceptions.storeOk) {
+  if ('storeError' in exceptions) {
     return {
       ...status,
       unprocessed: 0,
