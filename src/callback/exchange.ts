@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type OAuth2Strategy from 'passport-oauth2';
+import { InternalOAuthError } from 'passport-oauth2';
 import { isObjectLike } from '../base/guards.js';
 import type { KudosScope } from '../protocol/scopes.js';
 import type { KudosTokenResponse } from '../protocol/token-response.js';
@@ -15,6 +15,7 @@ import {
   type ProfileCallback,
   type ProfileConfig,
 } from './load-profile.js';
+import { type StateVerifier, verifyState } from './state-store.js';
 
 // The callback half of the login: check the state, exchange the code, build the profile, call the
 // app's verify function. passport-oauth2's own callback code cannot be reused as it is (it asks the
@@ -33,7 +34,9 @@ import {
 //     is `success(user, info || {})` with `state` set on an object `info` to what the state store
 //     returned (any other `info` is passed on as it is);
 //  7. an error answer of the token endpoint goes through `parseErrorResponse(body, status)`: an
-//     `Error` it returns is the error (else, or when it throws, the typed KudosTokenError);
+//     `Error` it returns is the error; when it throws, passport-oauth2's `InternalOAuthError`
+//     ('Failed to obtain access token', wrapping `{ statusCode, data }` as node-oauth does); else
+//     the typed KudosTokenError;
 //  8. the profile: `skipUserProfile` decides, else `userProfile(accessToken, done)` (load-profile.ts).
 //
 // test/callback/exchange.test.ts has a test per item, so a passport-oauth2 upgrade can be checked.
@@ -70,9 +73,11 @@ export interface KudosStrategyConfig extends ResolvedEndpoints, ProfileConfig {
   proxy: boolean;
   passReqToCallback: boolean;
   verify: (...args: unknown[]) => unknown;
+  /** The state store the strategy gave passport-oauth2 (state-store.ts): the callback verifies with it. */
+  stateStore: StateVerifier;
 }
 
-/** The strategy as this file needs it: Passport's actions, its config, its hooks and its state store. */
+/** The strategy as this file needs it: Passport's actions and its hooks. */
 interface CallbackStrategy {
   success(user: Express.User, info?: object): void;
   fail(challenge?: object, status?: number): void;
@@ -80,31 +85,30 @@ interface CallbackStrategy {
   tokenParams(options: object): object;
   parseErrorResponse(body: string, status: number): unknown;
   userProfile(accessToken: string, done: ProfileCallback): void;
-  readonly _kudos: KudosStrategyConfig;
 }
 
-/**
- * passport-oauth2 keeps its state store in the private `_stateStore` (set up from the `state`,
- * `store` and `pkce` options). It has no public accessor, so it is read here, in one place, checked.
- */
-function stateStoreOf(strategy: object): OAuth2Strategy.StateStore {
-  const store: unknown = (strategy as { _stateStore?: unknown })._stateStore;
-  if (isObjectLike(store) && 'verify' in store && typeof store.verify === 'function') {
-    return store as OAuth2Strategy.StateStore;
-  }
-  throw new TypeError('passport-oauth2 set up no state store for KudosStrategy');
+/** Item 7: the strategy's hook, with passport-oauth2's answer when the hook throws. */
+function errorParser(strategy: CallbackStrategy) {
+  return (body: string, status: number): unknown => {
+    try {
+      return strategy.parseErrorResponse(body, status);
+    } catch {
+      // The body is the redacted one: no secret of the request reaches the app's logs this way.
+      return new InternalOAuthError('Failed to obtain access token', { statusCode: status, data: body });
+    }
+  };
 }
 
 /** Hands a valid token response to the app's verify function (items 5 and 6). */
 function verifyResponse(
   strategy: CallbackStrategy,
+  config: KudosStrategyConfig,
   req: Request,
   response: KudosTokenResponse,
   profile: unknown,
   stateInfo: unknown,
   requestedScope: CallbackOptions['scope'],
 ): void {
-  const config = strategy._kudos;
   const done: VerifiedCallback = (err, user, info) => {
     try {
       if (err) return strategy.error(err as Error);
@@ -144,12 +148,12 @@ function verifyResponse(
  */
 export function finishCallback(
   strategy: CallbackStrategy,
+  config: KudosStrategyConfig,
   req: Request,
   options: CallbackOptions,
   code: string,
   state: string | undefined,
 ): void {
-  const config = strategy._kudos;
   const callbackURL = resolveCallbackURL(options.callbackURL ?? config.callbackURL, req, config.proxy);
   const meta = {
     authorizationURL: config.authorizationURL,
@@ -174,7 +178,7 @@ export function finishCallback(
     const profiled = (response: KudosTokenResponse) =>
       loadProfile(strategy, config, response, (err, profile) => {
         if (err) return strategy.error(err as Error);
-        verifyResponse(strategy, req, response, profile, stateInfo, options.scope);
+        verifyResponse(strategy, config, req, response, profile, stateInfo, options.scope);
       });
     tracedTokenRequest('token', config.tokenURL, (message) =>
       requestTokens(
@@ -182,7 +186,7 @@ export function finishCallback(
         form,
         {
           ...config.request,
-          parseErrorResponse: (body, status) => strategy.parseErrorResponse(body, status),
+          parseErrorResponse: errorParser(strategy),
         },
         message,
       ),
@@ -192,9 +196,7 @@ export function finishCallback(
     );
   };
   try {
-    const store = stateStoreOf(strategy);
-    if (store.verify.length === 4) store.verify(req, state as string, meta, loaded);
-    else store.verify(req, state as string, loaded);
+    verifyState(config.stateStore, req, state as string, meta, loaded);
   } catch (error) {
     strategy.error(error as Error);
   }

@@ -5,6 +5,7 @@ import { resolveCallbackURL } from '../callback/callback-url.js';
 import { finishCallback, type KudosStrategyConfig } from '../callback/exchange.js';
 import { defaultUserProfile, type ProfileCallback } from '../callback/load-profile.js';
 import { type CallbackParams, readCallbackParams } from '../callback/params.js';
+import { stateStoreFor } from '../callback/state-store.js';
 import type { KudosScope } from '../protocol/scopes.js';
 import { refreshTokenSet, revokeAtEndpoint } from '../tokens/refresh.js';
 import type { KudosTokenSet } from '../tokens/token-set.js';
@@ -64,6 +65,45 @@ function loginStep(
 }
 
 /**
+ * What each strategy keeps besides what passport-oauth2 keeps, out of sight of the app: Passport
+ * runs a request on an object made with `Object.create(strategy)`, so it is found by walking up.
+ */
+const configs = new WeakMap<object, KudosStrategyConfig>();
+
+function configOf(strategy: object): KudosStrategyConfig {
+  for (let object: object | null = strategy; object; object = Object.getPrototypeOf(object)) {
+    const config = configs.get(object);
+    if (config) return config;
+  }
+  throw new TypeError('KudosStrategy method called on an object that is no KudosStrategy');
+}
+
+/** Starts or finishes a login on `strategy` (Passport's per-request object, or its tracing stand-in). */
+function runLogin(
+  strategy: KudosStrategy,
+  config: KudosStrategyConfig,
+  req: Request,
+  options: KudosAuthenticateOptions,
+  params: CallbackParams,
+): void {
+  if (params.kind === 'start') {
+    // Resolve a relative callback URL here, the same way the callback does: passport-oauth2's own
+    // resolution reads req.connection, which requests of other frameworks (Fastify) do not have.
+    const callbackURL = resolveCallbackURL(options.callbackURL ?? config.callbackURL, req, config.proxy);
+    OAuth2Strategy.prototype.authenticate.call(strategy, req, { ...options, callbackURL });
+  } else if (params.kind === 'invalid') {
+    // Nothing of a malformed callback reaches passport-oauth2's callback or the token endpoint.
+    strategy.error(new KudosError('invalid_request', { message: params.message }));
+  } else if (params.kind === 'error') {
+    // The user's refusal is a normal outcome: fail(), so failureRedirect and failureMessage work.
+    if (REFUSALS.has(params.error)) strategy.fail({ message: DENIED_MESSAGE }, 403);
+    else strategy.error(new KudosAuthorizationError(params.error, { description: params.description }));
+  } else {
+    finishCallback(strategy, config, req, options, params.code, params.state);
+  }
+}
+
+/**
  * Passport strategy for signing in with Kudos (OAuth 2.0 authorization code).
  *
  * It extends passport-oauth2's `Strategy` and changes only what Kudos needs: the profile comes
@@ -85,9 +125,6 @@ function loginStep(
  * @see docs/kudos-service.md#authorization-page, docs/kudos-service.md#token-exchange
  */
 export class KudosStrategy extends OAuth2Strategy {
-  /** @internal */
-  readonly _kudos: KudosStrategyConfig;
-
   // The shortest form first, so that an inline verify lambda of arity 4 (5 with the request) gets
   // its parameter types from the context; the forms with `params` take the exported types
   // (TypeScript fixes a lambda's parameter types from the first overload it tries).
@@ -109,6 +146,10 @@ export class KudosStrategy extends OAuth2Strategy {
   ) {
     const endpoints = resolveOptions(options);
     if (typeof verify !== 'function') throw new TypeError('KudosStrategy requires a verify function');
+    const state = options.state ?? true;
+    // The store passport-oauth2 would set up, made here and handed to it, so that the callback
+    // verifies with the very store the redirect used (passport-oauth2 keeps its own out of reach).
+    const stateStore = stateStoreFor({ ...options, state, authorizationURL: endpoints.authorizationURL });
     super(
       {
         authorizationURL: endpoints.authorizationURL,
@@ -118,8 +159,8 @@ export class KudosStrategy extends OAuth2Strategy {
         callbackURL: options.callbackURL,
         scope: endpoints.scope,
         scopeSeparator: ' ',
-        state: options.state ?? true,
-        store: options.store,
+        state,
+        store: stateStore,
         pkce: options.pkce,
         sessionKey: options.sessionKey,
         proxy: options.proxy,
@@ -130,7 +171,7 @@ export class KudosStrategy extends OAuth2Strategy {
       verify as OAuth2Strategy.VerifyFunction,
     );
     this.name = 'kudos';
-    this._kudos = {
+    configs.set(this, {
       ...endpoints,
       clientID: options.clientID,
       clientSecret: options.clientSecret,
@@ -139,17 +180,17 @@ export class KudosStrategy extends OAuth2Strategy {
       passReqToCallback: options.passReqToCallback === true,
       verify: verify as (...args: unknown[]) => unknown,
       pending: new Map(),
-    };
-    // Read by passport-oauth2-refresh, so that it refreshes where refresh() does.
-    this._refreshURL = endpoints.refreshURL;
+      // Defined whenever super() returned: passport-oauth2 throws for the one case without a store.
+      stateStore: stateStore as NonNullable<typeof stateStore>,
+    });
+    // passport-oauth2-refresh's convention, so that it refreshes where refresh() does: set for it,
+    // kept out of the types and of Object.keys().
+    Object.defineProperty(this, '_refreshURL', { value: endpoints.refreshURL });
   }
-
-  /** @internal The refresh endpoint, as passport-oauth2-refresh expects to find it. */
-  _refreshURL: string;
 
   /** `{base_url}` of the Kudos API, when given in the options; `createKudosClient` uses it by default. */
   get baseURL(): string | undefined {
-    return this._kudos.baseURL;
+    return configOf(this).baseURL;
   }
 
   /**
@@ -163,7 +204,7 @@ export class KudosStrategy extends OAuth2Strategy {
    * @throws KudosTokenError `reauth_required` (401) when the service refuses the refresh token
    */
   refresh(refreshToken: string, previous?: KudosTokenSet): Promise<KudosTokenSet> {
-    return refreshTokenSet(this._kudos, refreshToken, previous);
+    return refreshTokenSet(configOf(this), refreshToken, previous);
   }
 
   /**
@@ -173,7 +214,7 @@ export class KudosStrategy extends OAuth2Strategy {
    * @throws KudosError `revoke_url_missing` without the option; KudosTokenError when refused
    */
   revoke(token: string, hint?: 'access_token' | 'refresh_token'): Promise<void> {
-    return revokeAtEndpoint(this._kudos, token, hint);
+    return revokeAtEndpoint(configOf(this), token, hint);
   }
 
   /**
@@ -186,7 +227,7 @@ export class KudosStrategy extends OAuth2Strategy {
    * @see docs/kudos-service.md#authenticated-api
    */
   override userProfile(accessToken: string, done: ProfileCallback): void {
-    defaultUserProfile(this._kudos, accessToken, done);
+    defaultUserProfile(configOf(this), accessToken, done);
   }
 
   /**
@@ -205,15 +246,16 @@ export class KudosStrategy extends OAuth2Strategy {
   override authenticate(req: Request, options: KudosAuthenticateOptions = {}): void {
     // Never throw into the framework: whatever goes wrong here becomes this.error(KudosError).
     try {
+      const config = configOf(this);
       const params = readCallbackParams(req);
       const operation = params.kind === 'start' ? 'authorize' : 'callback';
       traceLogin(
         this,
         operation,
-        () => loginStep(params, options, this._kudos),
+        () => loginStep(params, options, config),
         (target) => {
           try {
-            target._authenticate(req, options, params);
+            runLogin(target, config, req, options, params);
           } catch (error) {
             target.error(asKudosError(error));
           }
@@ -221,29 +263,6 @@ export class KudosStrategy extends OAuth2Strategy {
       );
     } catch (error) {
       this.error(asKudosError(error));
-    }
-  }
-
-  /** @internal */
-  _authenticate(req: Request, options: KudosAuthenticateOptions, params: CallbackParams): void {
-    if (params.kind === 'start') {
-      // Resolve a relative callback URL here, the same way the callback does: passport-oauth2's own
-      // resolution reads req.connection, which requests of other frameworks (Fastify) do not have.
-      const callbackURL = resolveCallbackURL(
-        options.callbackURL ?? this._kudos.callbackURL,
-        req,
-        this._kudos.proxy,
-      );
-      super.authenticate(req, { ...options, callbackURL });
-    } else if (params.kind === 'invalid') {
-      // Nothing of a malformed callback reaches passport-oauth2's callback or the token endpoint.
-      this.error(new KudosError('invalid_request', { message: params.message }));
-    } else if (params.kind === 'error') {
-      // The user's refusal is a normal outcome: fail(), so failureRedirect and failureMessage work.
-      if (REFUSALS.has(params.error)) this.fail({ message: DENIED_MESSAGE }, 403);
-      else this.error(new KudosAuthorizationError(params.error, { description: params.description }));
-    } else {
-      finishCallback(this, req, options, params.code, params.state);
     }
   }
 }

@@ -70,7 +70,8 @@ export function formCall(
 
 /**
  * The strategy's `parseErrorResponse(body, status)` hook, as passport-oauth2 calls it: an `Error` it
- * returns is the error; when it returns nothing (or throws), the `KudosTokenError` is.
+ * returns is the error; when it returns anything else, the `KudosTokenError` is (what a hook that
+ * throws means is the callback's to say: callback/exchange.ts).
  */
 type ParseErrorResponse = (body: string, status: number) => unknown;
 
@@ -85,13 +86,8 @@ interface TokenRequestOptions<T> extends TokenEndpointRequest {
 function errorOf(answer: HttpAnswer, call: TokenCall, parse: ParseErrorResponse | undefined): Error {
   const typed = answerError(answer, call);
   if (!parse) return typed;
-  try {
-    const custom = parse(typed.body ?? '', answer.status);
-    return custom instanceof Error ? custom : typed;
-  } catch {
-    // passport-oauth2 ignores a parser that throws, and so does this: the typed error stands.
-    return typed;
-  }
+  const custom = parse(typed.body ?? '', answer.status);
+  return custom instanceof Error ? custom : typed;
 }
 
 /**

@@ -1,14 +1,9 @@
 import * as chai from 'chai';
 // @ts-expect-error chai-passport-strategy ships no types
 import chaiPassportStrategy from 'chai-passport-strategy';
+import OAuth2Strategy from 'passport-oauth2';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  KudosError,
-  type KudosProfile,
-  KudosStrategy,
-  type KudosStrategyOptions,
-  KudosTokenError,
-} from '../../src/index.js';
+import { KudosError, type KudosProfile, KudosStrategy, type KudosStrategyOptions } from '../../src/index.js';
 import { type FakeTokenServer, startTokenServer, tokenResponse } from '../helpers/token-server.js';
 
 // How users of passport-oauth2's family unit-test a strategy: chai-passport-strategy (3.x) builds a bare
@@ -128,7 +123,7 @@ describe('KudosStrategy under chai-passport-strategy', () => {
     expect((outcome.args[0] as { profile: KudosProfile }).profile.provider).toBe('kudos');
   });
 
-  it('maps a token endpoint error through parseErrorResponse, else a KudosTokenError', async () => {
+  it('maps a token endpoint error through parseErrorResponse; one that throws is InternalOAuthError, as in passport-oauth2', async () => {
     tokens.answer = { kind: 'text', status: 400, body: 'Invalid code' };
     class Sub extends KudosStrategy {
       override parseErrorResponse(body: string, status: number): Error | null {
@@ -151,8 +146,11 @@ describe('KudosStrategy under chai-passport-strategy', () => {
     });
     tokens.answer = { kind: 'text', status: 500, body: 'Invalid code' };
     const fallback = await run(new Sub(settings, verify), { code: 'c0de' });
-    expect(fallback.args[0]).toBeInstanceOf(KudosTokenError);
-    expect(fallback.args[0]).toMatchObject({ httpStatus: 500, code: 'token_endpoint_error' });
+    expect(fallback.args[0]).toBeInstanceOf(OAuth2Strategy.InternalOAuthError);
+    expect(fallback.args[0]).toMatchObject({
+      message: 'Failed to obtain access token',
+      oauthError: { statusCode: 500, data: 'Invalid code' },
+    });
   });
 });
 

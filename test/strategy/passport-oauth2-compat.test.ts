@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { ErrorRequestHandler, Express } from 'express';
 import session from 'express-session';
 import passport from 'passport';
@@ -407,13 +408,23 @@ describe('4. parseErrorResponse(body, status)', () => {
     expect(outcome).toMatchObject({ error: { code: 'invalid_client', status: 401 } });
   });
 
-  it.each([
-    [
-      'throws',
-      () => {
+  it('when it throws, the error is InternalOAuthError wrapping the answer, as in passport-oauth2', async () => {
+    tokens.answer = { kind: 'text', status: 500, body: 'INVALID_CLIENT_CRED' };
+    class Custom extends KudosStrategy {
+      override parseErrorResponse(): Error | null {
         throw new Error('Whoops');
-      },
-    ],
+      }
+    }
+    const outcome = await runStrategy(new Custom(options(), recordProfile), { url: '/cb?code=c' });
+    const error = (outcome as { error: unknown }).error;
+    expect(error).toBeInstanceOf(OAuth2Strategy.InternalOAuthError);
+    expect(error).toMatchObject({
+      message: 'Failed to obtain access token',
+      oauthError: { statusCode: 500, data: 'INVALID_CLIENT_CRED' },
+    });
+  });
+
+  it.each([
     ['returns null', () => null],
     ['returns something that is not an Error', () => ({ message: 'not an error' })],
   ])('when it %s, the KudosTokenError stands', async (_name, parse) => {
@@ -711,5 +722,100 @@ describe.each(EXPRESS_FLAVORS)('2-5, 8 through a real app (%s)', (flavor) => {
       status: 418,
       body: { message: 'mapped 400 INVALID_CLIENT_CRED' },
     });
+  });
+});
+
+/** Starts a login on `session`, then answers the callback with the state the redirect carried. */
+async function signIn(strategy: KudosStrategy, tamper: () => void) {
+  const session: Record<string, unknown> = {};
+  const start = await runStrategy(strategy, { url: '/login', session } as never);
+  if (start.action !== 'redirect') throw new Error(`the start ended with ${start.action}`);
+  const state = new URL(start.url).searchParams.get('state');
+  tamper();
+  return runStrategy(strategy, { url: `/cb?code=c0de&state=${state}`, session } as never);
+}
+
+// KudosStrategy reads nothing private of passport-oauth2 and shows nothing of its own beyond its
+// documented methods: what a passport-oauth2 1.x release may rename cannot break a login.
+describe('no private surface, either way', () => {
+  it.each([
+    ['state: true', {}],
+    ['store: true (untyped, as passport-oauth2 takes it)', { store: true as never }],
+    ['state and PKCE', { pkce: true }],
+  ] as [string, Partial<KudosStrategyOptions>][])(
+    'verifies the callback with the store it handed passport-oauth2 (%s), not its private field',
+    async (_name, extra) => {
+      const strategy = new KudosStrategy(options({ state: true, ...extra }), recordProfile);
+      // Whatever passport-oauth2 keeps under its private name after the redirect is not read.
+      const outcome = await signIn(strategy, () => {
+        (strategy as unknown as Record<string, unknown>)._stateStore = undefined;
+      });
+      expect(outcome).toMatchObject({ action: 'success', user: { profile: { id: 'alice-example' } } });
+      const verifier = tokens.requests.at(-1)?.form.code_verifier;
+      if (extra.pkce) expect(verifier).toMatch(/^[\w-]{43}$/);
+      else expect(verifier).toBeUndefined();
+    },
+  );
+
+  it('keeps the app state object with store: true and hands it back, as passport-oauth2 does', async () => {
+    const strategy = new KudosStrategy(options({ store: true as never }), recordProfile);
+    const session: Record<string, unknown> = {};
+    await runStrategy(
+      strategy,
+      { url: '/login', session } as never,
+      { state: { returnTo: '/tips' } } as never,
+    );
+    const saved = session['oauth2:kudos.example'] as { state: { handle: string } };
+    expect(saved.state).toEqual({ handle: expect.stringMatching(/^.{24}$/), state: { returnTo: '/tips' } });
+    const outcome = await runStrategy(strategy, {
+      url: `/cb?code=c0de&state=${saved.state.handle}`,
+      session,
+    } as never);
+    expect(outcome).toMatchObject({ action: 'success', info: { state: { returnTo: '/tips' } } });
+  });
+
+  it('keeps passport-oauth2 words for a state that does not match', async () => {
+    const strategy = new KudosStrategy(options({ state: true }), recordProfile);
+    const session: Record<string, unknown> = {};
+    await runStrategy(strategy, { url: '/login', session } as never);
+    expect(session['oauth2:kudos.example']).toEqual({ state: expect.stringMatching(/^.{24}$/) });
+    const outcome = await runStrategy(strategy, { url: '/cb?code=c0de&state=forged', session } as never);
+    expect(outcome).toEqual({
+      action: 'fail',
+      challenge: { message: 'Invalid authorization request state.' },
+      status: 403,
+    });
+    expect(session['oauth2:kudos.example']).toBeUndefined();
+  });
+
+  it('has no own fields beyond passport-oauth2 own, and no internal methods', () => {
+    const strategy = new KudosStrategy(options({ state: true }), recordProfile);
+    const plain = new OAuth2Strategy(
+      {
+        authorizationURL: 'https://kudos.example/a',
+        tokenURL: 'https://kudos.example/t',
+        clientID: 'c',
+        clientSecret: 's',
+      },
+      () => undefined,
+    );
+    expect(Object.keys(strategy).filter((key) => !(key in plain))).toEqual([]);
+    const methods = Object.getOwnPropertyNames(KudosStrategy.prototype).filter((name) =>
+      name.startsWith('_'),
+    );
+    expect(methods).toEqual([]);
+    // passport-oauth2-refresh's convention stays readable, out of sight.
+    expect((strategy as unknown as { _refreshURL: string })._refreshURL).toBe(
+      `${tokens.baseURL}/oauth/access_token`,
+    );
+  });
+
+  it('publishes no underscored member in its types', () => {
+    for (const flavor of ['esm', 'cjs']) {
+      const types = readFileSync(`dist/${flavor}/strategy/strategy.d.ts`, 'utf8');
+      // A member (field or method) whose name starts with an underscore.
+      expect(types).not.toMatch(/^\s*(readonly\s+)?_\w+\??[(:]/m);
+      expect(types).toMatch(/^\s*refresh\(/m);
+    }
   });
 });
