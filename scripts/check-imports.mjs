@@ -61,7 +61,7 @@ const EMULATOR_SRC = 'packages/kudos-emulator/src';
  * own rank and the ranks below it, never one above (packages/kudos-emulator/ARCHITECTURE.md).
  */
 export const EMULATOR_RANKS = [
-  ['clock.ts', 'emulator-options.ts', 'transaction.ts', 'admin-sessions.ts'], // its words and options
+  ['checks.ts', 'clock.ts', 'emulator-options.ts', 'transaction.ts', 'admin-sessions.ts'], // its words and options
   ['state.ts'], // what it holds
   ['model'], // the service's rules
   ['webhook-sender.ts'], // notifications

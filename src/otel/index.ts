@@ -6,19 +6,18 @@
  * `node:diagnostics_channel` tracing channels. Needs `@opentelemetry/api` (an optional peer).
  * @see docs/observability.md
  */
-export {
-  KUDOS_TRACE_CHANNELS,
-  type KudosApiCallMessage,
-  type KudosAuthorizeMessage,
-  type KudosCallbackMessage,
-  type KudosConfirmMessage,
-  type KudosNotificationMessage,
-  type KudosNotificationPath,
-  type KudosStoreMessage,
-  type KudosStoreMethod,
-  type KudosTokenRequestMessage,
-  type KudosTraceMessages,
-  type KudosTraceOperation,
+// The channels' names and the map of their messages are the root entry's (KUDOS_TRACE_CHANNELS,
+// KudosTraceMessages, KudosTraceOperation): one entry point per name.
+export type {
+  KudosApiCallMessage,
+  KudosAuthorizeMessage,
+  KudosCallbackMessage,
+  KudosConfirmMessage,
+  KudosNotificationMessage,
+  KudosNotificationPath,
+  KudosStoreMessage,
+  KudosStoreMethod,
+  KudosTokenRequestMessage,
 } from '../base/trace.js';
 export {
   type KudosInstrumentation,

@@ -17,10 +17,9 @@
  * @packageDocumentation
  */
 
-export type * from '../protocol/notification.js';
-export type * from '../protocol/transaction.js';
-/** The statuses a transaction (and a notification's `tx.status`) may have, as a value to check against. */
-export { TX_STATUSES } from '../protocol/transaction.js';
+// The parsed shapes a handler gets; the shapes as the service sends them, and its statuses
+// (`KudosRawTx`, `KudosTxStatus`, `TX_STATUSES`, ...), are passport-kudos/contract's.
+export type { KudosAmount, KudosOutput, KudosTransaction } from '../protocol/transaction.js';
 export { type KudosWebhookFetchHandler, kudosWebhookFetch } from './adapters/fetch.js';
 export {
   type KudosWebhookErrorHandler,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyStatusChange, type KudosTxStatus } from '../../src/webhook/index.js';
+import type { KudosTxStatus } from '../../src/contract/index.js';
+import { classifyStatusChange } from '../../src/webhook/index.js';
 
 describe('classifyStatusChange', () => {
   const all: KudosTxStatus[] = ['pending', 'success', 'fail', 'timeout'];

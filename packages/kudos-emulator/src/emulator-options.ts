@@ -1,4 +1,5 @@
-import { type AddressPrefix, checkPositive, LEGACY_PREFIX, MAIN_PREFIX } from 'passport-kudos/contract';
+import { type AddressPrefix, LEGACY_PREFIX, MAIN_PREFIX } from 'passport-kudos/contract';
+import { positiveNumber } from './checks.js';
 
 /** An OAuth client registered with the emulator (setup that the real service does by hand). */
 export interface EmulatorClient {
@@ -271,7 +272,7 @@ export function checkEmulatorUser(
 }
 
 function positive(value: unknown, name: string, fallback: number, zero = false): number {
-  return value === undefined ? fallback : checkPositive(value, `startKudosEmulator: "${name}"`, { zero });
+  return value === undefined ? fallback : positiveNumber(value, `startKudosEmulator: "${name}"`, zero);
 }
 
 function checkURIs(value: unknown, name: string): void {

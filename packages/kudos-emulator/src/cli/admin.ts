@@ -4,7 +4,7 @@
  * message (which names the field) and exits 1.
  */
 import { parseArgs } from 'node:util';
-import { withoutTrailingSlashes } from 'passport-kudos/contract';
+import { withoutTrailingSlashes } from '../checks.js';
 import { parseDuration } from '../model/duration.js';
 import { subcommandOf } from './help.js';
 

@@ -5,7 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { isRecord } from 'passport-kudos/contract';
+import { isRecord } from '../checks.js';
 import { type KudosEmulator, startKudosEmulator } from '../emulator.js';
 import type {
   EmulatorAgent,

@@ -1,5 +1,5 @@
 import type { ServiceErrorWord } from 'passport-kudos/contract';
-import { sameSecret } from 'passport-kudos/contract';
+import { sameSecret } from '../checks.js';
 import type { EmulatorClient } from '../emulator-options.js';
 import type { EmulatorState } from '../state.js';
 

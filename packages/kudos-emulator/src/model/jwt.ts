@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { isObjectLike } from 'passport-kudos/contract';
+import { isObjectLike } from '../checks.js';
 
 /** Claims of an access token as the original service issued them (docs/kudos-service.md#observed-values). */
 export interface AccessTokenClaims {

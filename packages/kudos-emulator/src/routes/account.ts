@@ -1,4 +1,4 @@
-import { sameSecret } from 'passport-kudos/contract';
+import { sameSecret } from '../checks.js';
 import { revokeGrant } from '../model/grants.js';
 import { type Ctx, field, readForm, redirect, sendHtml } from '../server/http.js';
 import { ROUTES } from '../server/route-table.js';

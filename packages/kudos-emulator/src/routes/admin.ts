@@ -1,10 +1,5 @@
-import {
-  isRecord,
-  MAIN_PREFIX,
-  MIN_WEBHOOK_SECRET_LENGTH,
-  redactWebhookURL,
-  sameSecret,
-} from 'passport-kudos/contract';
+import { MAIN_PREFIX, MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from 'passport-kudos/contract';
+import { isRecord, sameSecret } from '../checks.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import { type EmulatorAgent, isHttpURL } from '../emulator-options.js';
 import { parseDuration } from '../model/duration.js';

@@ -1,7 +1,8 @@
-import { checkAddress, hasScope, LEGACY_PREFIX, MAIN_PREFIX } from 'passport-kudos/contract';
+import { checkAddress, LEGACY_PREFIX, MAIN_PREFIX } from 'passport-kudos/contract';
 import { checkBearer, profileFields } from '../model/grants.js';
 import { legacyWallet, walletAccount, walletAddress } from '../model/ids.js';
 import type { AccessTokenClaims } from '../model/jwt.js';
+import { grantCovers } from '../model/scopes.js';
 import { transactionRecord } from '../model/tx-record.js';
 import { type Ctx, safeDecode, sendApiCode, sendCode, sendJson, sendServiceError } from '../server/http.js';
 import { ROUTES } from '../server/route-table.js';
@@ -19,7 +20,7 @@ function protectedOperation(state: EmulatorState, scope: string, operation: Oper
     state.counters.apiCalls++;
     const check = checkBearer(state, ctx.req.headers.authorization, ctx.url.searchParams);
     if (!check.ok) return sendServiceError(ctx.res, check.code, true);
-    if (!hasScope(check.claims.scope, scope))
+    if (!grantCovers(check.claims.scope, scope))
       return sendServiceError(ctx.res, 'INSUFFICIENT_PERMISSION', true);
     sendJson(ctx.res, 200, operation(check.claims, ctx));
   };
@@ -108,7 +109,7 @@ function txHistory(state: EmulatorState, ctx: Ctx): void {
   const id = safeDecode(ctx.params[0] ?? '') ?? '';
   const check = checkBearer(state, ctx.req.headers.authorization, ctx.url.searchParams);
   if (!check.ok) return sendServiceError(ctx.res, check.code, true);
-  if (check.claims.user !== id || !hasScope(check.claims.scope, 'read')) {
+  if (check.claims.user !== id || !grantCovers(check.claims.scope, 'read')) {
     return sendServiceError(ctx.res, 'LOGIN_NEEDED', true);
   }
   const ts = ctx.url.searchParams.get('ts');
@@ -137,7 +138,7 @@ export function apiRoutes(router: Router, state: EmulatorState): void {
     protectedOperation(state, 'profile', (claims) => {
       const profile = shortProfile(state, claims.user);
       const email = state.users.get(claims.user)?.email;
-      if (hasScope(claims.scope, 'email') && email) profile.email = email;
+      if (grantCovers(claims.scope, 'email') && email) profile.email = email;
       return profile;
     }),
   );
@@ -153,7 +154,7 @@ export function apiRoutes(router: Router, state: EmulatorState): void {
         user: claims.user,
         displayName: user?.displayName ?? claims.user,
       };
-      if (hasScope(claims.scope, 'email') && user?.email) info.email = user.email;
+      if (grantCovers(claims.scope, 'email') && user?.email) info.email = user.email;
       info.scope = claims.scope;
       return info;
     }),

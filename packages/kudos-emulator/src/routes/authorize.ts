@@ -1,7 +1,9 @@
-import { hasScope, KUDOS_SCOPE_DESCRIPTIONS, sameSecret } from 'passport-kudos/contract';
+import { KUDOS_SCOPE_DESCRIPTIONS } from 'passport-kudos/contract';
+import { sameSecret } from '../checks.js';
 import type { EmulatorClient } from '../emulator-options.js';
 import { redirectURIAllowed } from '../model/clients.js';
 import { issueCode } from '../model/grants.js';
+import { grantCovers } from '../model/scopes.js';
 import { type Ctx, field, readForm, redirect, sendHtml, withQuery } from '../server/http.js';
 import { ROUTES } from '../server/route-table.js';
 import type { Router } from '../server/router.js';
@@ -136,7 +138,7 @@ async function showConsent(state: EmulatorState, ctx: Ctx): Promise<void> {
   // Observed: the page asks whether the user's earlier grant covers every scope now requested; only
   // then is the consent page skipped. A wider request asks again.
   const earlier = state.grants.get(grantKey(client.clientID, session.userId));
-  if (state.options.skipConsentWhenAuthorized && earlier && hasScope(earlier.scope, scopes)) {
+  if (state.options.skipConsentWhenAuthorized && earlier && grantCovers(earlier.scope, scopes)) {
     return sendBackWithCode(state, ctx, session.userId, checked.request);
   }
   const lines = scopes.map((scope) => ({ scope, description: describeScope(scope) }));

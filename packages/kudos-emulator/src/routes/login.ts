@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sameSecret } from 'passport-kudos/contract';
+import { sameSecret } from '../checks.js';
 import { DEMO_USERS, USER_ID_PATTERN } from '../emulator-options.js';
 import { foreignOrigin } from '../server/host-check.js';
 import { type Ctx, field, readForm, redirect, sendHtml, setCookie } from '../server/http.js';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { sameSecret, WIDGET_PARAMS } from 'passport-kudos/contract';
+import { WIDGET_PARAMS } from 'passport-kudos/contract';
+import { sameSecret } from '../checks.js';
 import {
   balanceRefusal,
   chainRefusal,

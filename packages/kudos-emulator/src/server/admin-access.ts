@@ -1,5 +1,5 @@
-import { sameSecret } from 'passport-kudos/contract';
 import type { AdminSessions } from '../admin-sessions.js';
+import { sameSecret } from '../checks.js';
 import { type Ctx, parseCookies } from './http.js';
 
 // Who may use the admin API and the home page: loopback callers, or holders of the admin token.

@@ -1,11 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  BodyTooLargeError,
-  isRecord,
-  readCapped,
-  SERVICE_ERRORS,
-  type ServiceErrorWord,
-} from 'passport-kudos/contract';
+import { SERVICE_ERRORS, type ServiceErrorWord } from 'passport-kudos/contract';
+import { isRecord } from '../checks.js';
 import type { EmulatorOperation } from './route-table.js';
 
 /** One request as the emulator's handlers see it. */
@@ -31,13 +26,33 @@ class BodyError extends Error {
   }
 }
 
-/** Reads the whole request body, up to {@link MAX_BODY_BYTES}. */
-export async function readBody(req: IncomingMessage): Promise<Buffer> {
-  try {
-    return await readCapped(req, MAX_BODY_BYTES, 'reject');
-  } catch (cause) {
-    throw new BodyError(cause instanceof BodyTooLargeError ? 'too_large' : 'aborted');
-  }
+/**
+ * Reads the whole request body, up to {@link MAX_BODY_BYTES}. Past it the rest is drained, not
+ * destroyed, so that the 413 can still be answered on the connection.
+ */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (error?: BodyError) => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData);
+      if (error) reject(error);
+      else resolve(Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      req.resume();
+      settle(new BodyError('too_large'));
+    };
+    req.on('data', onData);
+    req.once('end', () => settle());
+    req.once('error', () => settle(new BodyError('aborted')));
+    req.once('close', () => settle(new BodyError('aborted')));
+  });
 }
 
 /** The media type of a request, lower case, without parameters. */

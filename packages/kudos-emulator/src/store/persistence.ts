@@ -13,7 +13,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { isRecord } from 'passport-kudos/contract';
+import { isRecord } from '../checks.js';
 import type { EmulatorAgent, EmulatorClient, EmulatorUser } from '../emulator-options.js';
 import type { EmulatorState, Grant, RefreshRecord } from '../state.js';
 import type { EmulatorTransaction } from '../transaction.js';

@@ -1,4 +1,5 @@
-import { isRecord, TOKEN_AMOUNT, TX_STATUSES } from 'passport-kudos/contract';
+import { TOKEN_AMOUNT, TX_STATUSES } from 'passport-kudos/contract';
+import { isRecord } from '../checks.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import { isHttpURL } from '../emulator-options.js';
 
