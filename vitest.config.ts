@@ -80,6 +80,8 @@ export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // Every file ends the processes it started, whatever cut a hook short (test/helpers/children.ts).
+    setupFiles: ['test/setup/end-children.ts'],
     // Most files wait, not compute (servers, retries, leases, a browser, redis-server): four at a
     // time even on a 2-core machine. Measured on one: vitest 288 s with the default (one worker
     // there), 115 s with four, coverage included, every file passing.

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLocalPath } from '../../example/app.js';
 import { startExample } from '../../example/start.js';
+import { endWithTestFile } from '../helpers/children.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { passAuthorization } from '../helpers/emulator-user.js';
 import { exampleEnv } from '../helpers/example-env.js';
@@ -161,6 +162,7 @@ describe('example server entry point', () => {
       env: { ...process.env, PORT: undefined, SESSION_SECRET: undefined },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    endWithTestFile(child);
     try {
       let out = '';
       child.stdout.on('data', (c: Buffer) => {

@@ -2,10 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endWithTestFile } from '../helpers/children.js';
 import { authURLOf, type StartedEmulator, startCli } from '../helpers/cli.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { passAuthorization } from '../helpers/emulator-user.js';
-import { freePort } from '../helpers/free-port.js';
+import { portZeroEnv, reportedPort } from '../helpers/handed-port.js';
 import { type PackedApp, packedApp, run, STRICT_APP_COMPILER_OPTIONS } from '../helpers/packed-app.js';
 
 // A new user's first hour: both packed tarballs (passport-kudos and kudos-emulator) installed into a
@@ -65,31 +66,31 @@ describe('the README quick start in a fresh app that installs the packed tarball
     expect(out).toBe('');
   }, 120_000);
 
-  /** Starts one of the quick starts on a free port; `output` collects what it prints. */
+  /** Starts one of the quick starts on port 0, as its process says (`output` collects what it prints). */
   async function serve(program: string, runner: string[], env: Record<string, string> = {}) {
-    const port = await freePort();
     const [command = process.execPath, ...args] = runner;
     const child = spawn(command, [...args, program], {
       cwd: app,
       env: {
         ...process.env,
-        PORT: String(port),
         KUDOS_AUTH_URL: kudos.authURL,
         KUDOS_BASE_URL: kudos.baseURL,
         ...env,
+        ...portZeroEnv(),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    children.push(child);
+    children.push(endWithTestFile(child));
     const output = { text: '' };
-    await new Promise<void>((resolve, reject) => {
-      child.stdout?.on('data', (c: Buffer) => {
+    const port = await new Promise<number>((resolve, reject) => {
+      // Its own words ("listening on") and the port its process bound (the preload's line).
+      const collect = (c: Buffer) => {
         output.text += c.toString();
-        if (output.text.includes('listening on')) resolve();
-      });
-      child.stderr?.on('data', (c: Buffer) => {
-        output.text += c.toString();
-      });
+        const bound = reportedPort(output.text);
+        if (bound !== undefined && output.text.includes('listening on')) resolve(bound);
+      };
+      child.stdout?.on('data', collect);
+      child.stderr?.on('data', collect);
       child.once('error', reject);
       child.once('exit', (code) => reject(new Error(`${program} exited with ${code}: ${output.text}`)));
     });

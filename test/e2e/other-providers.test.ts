@@ -1,7 +1,6 @@
 import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
-import { freePort } from '../helpers/free-port.js';
 import { compile, runSnippet } from '../helpers/snippets.js';
 
 // docs/reference.md's "Adding Kudos to an app with other providers" (docs/snippets/other-providers.ts),
@@ -36,16 +35,16 @@ describe('an app with other providers adds Kudos (docs/snippets/other-providers.
     app = undefined;
   });
 
-  /** The snippet on a free port, its own URL as `host` names it. */
+  /** The snippet on port 0, its own URL as `host` names it. */
   async function start(host = 'localhost'): Promise<string> {
-    const port = await freePort();
-    const url = `http://${host}:${port}`;
-    app = await runSnippet(
-      file,
-      { APP_URL: url, SHOP_URL: url, KUDOS_AUTH_URL: kudos.authURL, KUDOS_BASE_URL: kudos.baseURL },
-      port,
-    );
-    return url;
+    const url = `http://${host}:{PORT}`;
+    app = await runSnippet(file, {
+      APP_URL: url,
+      SHOP_URL: url,
+      KUDOS_AUTH_URL: kudos.authURL,
+      KUDOS_BASE_URL: kudos.baseURL,
+    });
+    return app.url;
   }
 
   /** Follows redirects with the client's cookies until an answer that is not one; that answer and its URL. */

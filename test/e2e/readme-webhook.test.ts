@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { endWithTestFile } from '../helpers/children.js';
 import { BROWSER_WAIT_MS, launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
-import { freePort } from '../helpers/free-port.js';
+import { handPort } from '../helpers/handed-port.js';
 import { MACHINE_WAIT_MS, SNIPPET_HOOK_MS } from '../helpers/machine-wait.js';
 import { payLink } from '../helpers/pay-link.js';
 import { compile, runSnippet, SNIPPET_SECRET } from '../helpers/snippets.js';
@@ -269,7 +270,7 @@ describeSqlite('the low-level snippet of docs/payments.md (kudosWebhook), run ag
     await expect
       .poll(() => shop.output)
       .toContain(
-        `not paid: ${elsewhere.txHash} success (the transaction pays none of the shop's receivers (it paid ${kudos.walletOf('mallory-alt', 'kudos')}))`,
+        `not paid: ${elsewhere.txHash} success (the transaction pays none of the shop's wallets (it paid ${kudos.walletOf('mallory-alt', 'kudos')}))`,
       );
   });
 });
@@ -295,39 +296,40 @@ describeSqlite("the README's try-it block, its lines run as written (on free por
     const [emulatorLine, shopLine, orderLine] = commands;
     expect(shopLine).toBe('npx tsx shop.ts'); // the snippet, which this test compiles and runs
     expect(orderLine).toBe('curl -s -X POST http://localhost:3001/orders');
-    const shopPort = await freePort();
+    // The shop's port is bound (port 0) before anything starts and handed to the shop's process,
+    // never released: the README's emulator line names the shop's URL, so it is known first.
+    const shopSocket = await handPort();
+    const shopPort = shopSocket.port;
     const here = (line: string) => line.replaceAll('localhost:3001', `localhost:${shopPort}`);
-    // The emulator from its line, on a free port; once more on another if that port was taken
-    // between the probe and the bind (another program on a busy machine): it then exits at once.
-    const emulatorAt = async (emulatorPort: number) => {
-      const child = spawn(
-        'sh',
-        [
-          '-c',
-          `${here(emulatorLine as string).replace('npx kudos-emulator', `"${process.execPath}" packages/kudos-emulator/dist/cjs/cli.js`)} --port ${emulatorPort} --quiet`,
-        ],
-        { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-      );
-      let ended = false;
-      const gone = new Promise((resolve) => child.on('exit', resolve)).then(() => {
-        ended = true;
-      });
-      let text = '';
-      child.stdout?.on('data', (c: Buffer) => {
-        text += c.toString();
-      });
-      child.stderr?.on('data', (c: Buffer) => {
-        text += c.toString();
-      });
-      for (const end = Date.now() + MACHINE_WAIT_MS; !text.includes('--help for their options'); ) {
-        if (ended || Date.now() > end) break;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      return { child, exited: gone, banner: () => text, port: emulatorPort, ended: () => ended };
-    };
-    let emulator = await emulatorAt(await freePort());
-    for (let tries = 1; tries < 3 && emulator.ended(); tries++) emulator = await emulatorAt(await freePort());
-    const { child: started, exited, port: emulatorPort } = emulator;
+    // The emulator from its line, on port 0: its port is the one its banner prints.
+    const child = spawn(
+      'sh',
+      [
+        '-c',
+        `${here(emulatorLine as string).replace('npx kudos-emulator', `"${process.execPath}" packages/kudos-emulator/dist/cjs/cli.js`)} --port 0 --quiet`,
+      ],
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    );
+    endWithTestFile(child, { group: true });
+    let ended = false;
+    const exited = new Promise((resolve) => child.on('exit', resolve)).then(() => {
+      ended = true;
+    });
+    let text = '';
+    child.stdout?.on('data', (c: Buffer) => {
+      text += c.toString();
+    });
+    child.stderr?.on('data', (c: Buffer) => {
+      text += c.toString();
+    });
+    for (const end = Date.now() + MACHINE_WAIT_MS; !text.includes('--help for their options'); ) {
+      if (ended || Date.now() > end) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const started = child;
+    const emulatorPort = Number(/authURL: +http:\/\/127\.0\.0\.1:(\d+)/.exec(text)?.[1]);
+    expect(emulatorPort, text).toBeGreaterThan(0);
+    const emulator = { banner: () => text };
     const banner = emulator.banner();
     const dir = mkdtempSync(join(tmpdir(), 'readme-try-'));
     const browser = await launchChromium();
@@ -344,7 +346,7 @@ describeSqlite("the README's try-it block, its lines run as written (on free por
           KUDOS_BASE_URL: `${authURL}/api`,
           KUDOS_PAYMENTS_DB: join(dir, 'payments.db'), // (the snippet's default is the working folder)
         },
-        shopPort,
+        shopSocket,
       );
       const { widget } = (await (
         await fetch(here((orderLine as string).split(' ').at(-1) as string), { method: 'POST' })

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { endWithTestFile } from './children.js';
 
 /** An app of a test running as its own process (killed by the test with SIGKILL, started again). */
 export interface ChildApp {
@@ -16,10 +17,12 @@ export interface ChildApp {
  * `listening on <port>`; rejects with its output when it exits first.
  */
 export async function startChildApp(file: string, env: Record<string, string>): Promise<ChildApp> {
-  const child = spawn(process.execPath, [file], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = endWithTestFile(
+    spawn(process.execPath, [file], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let text = '';
   const collect = (chunk: Buffer) => {

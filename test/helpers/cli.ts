@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { endWithTestFile } from './children.js';
 
 /** The command as installed: the built bin of package.json (npm test builds before testing). */
 export const CLI = join(process.cwd(), 'packages/kudos-emulator/dist/cjs/cli.js');
@@ -19,7 +20,7 @@ export interface StartedEmulator {
 export function startCli(args: string[], prefix: string[] = [], bin = CLI): StartedEmulator {
   const [command = process.execPath, ...before] = prefix.length ? prefix : [process.execPath];
   const argv = prefix.length ? [...before, process.execPath, bin, ...args] : [bin, ...args];
-  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = endWithTestFile(spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] }));
   let text = '';
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const output = new Promise<string>((resolve) => {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { afterAll, beforeAll } from 'vitest';
+import { endWithTestFile } from './children.js';
 import { freePort } from './free-port.js';
 
 /** A real redis-server on 127.0.0.1 that a test can stop and start again (data kept on disk). */
@@ -79,7 +80,7 @@ export async function startRedisServer(
       const args = sentinel
         ? [sentinel, '--sentinel', ...base, ...extraArgs]
         : [...base, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', ...extraArgs];
-      child = spawn('redis-server', args, { stdio: 'ignore' });
+      child = endWithTestFile(spawn('redis-server', args, { stdio: 'ignore' }));
       await waitFor('redis-server did not start', async () =>
         (await redisLine(port, 'PING')).startsWith('+PONG'),
       );

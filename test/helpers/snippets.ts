@@ -1,7 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from './free-port.js';
+import { endWithTestFile } from './children.js';
+import { type HandedPort, portZeroEnv, reportedPort } from './handed-port.js';
 import { MACHINE_WAIT_MS } from './machine-wait.js';
 
 // A snippet of docs/snippets compiled as it is and run as its own process, as a reader would run it.
@@ -50,35 +51,30 @@ export function compile(name: string): string {
 
 /**
  * Runs a compiled snippet as its own process; collects what it prints. A snippet must know its own
- * URL before it listens (its return page), so it is given a free port: when another process took that
- * port in between (EADDRINUSE), it is started again on another one, up to three times.
+ * URL before it listens (its return page): it binds port 0 itself and puts its port in the URLs of
+ * its environment that say `{PORT}` (SHOP_URL, by default `http://127.0.0.1:{PORT}`; see
+ * listen-socket.mjs). With `handed`, it listens on the socket the test bound and handed it instead
+ * (for a test that must name its URL to another process before it starts).
  */
-export async function runSnippet(file: string, env: Record<string, string>, port?: number) {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await startSnippet(file, env, port ?? (await freePort()));
-    } catch (error) {
-      const taken = error instanceof Error && error.message.includes('EADDRINUSE');
-      if (!taken || port !== undefined || tries >= 3) throw error;
-    }
-  }
+export async function runSnippet(file: string, env: Record<string, string>, handed?: HandedPort) {
+  return startSnippet(file, env, handed);
 }
 
-/** Every snippet process started by this test file and still running: ended when the file's process ends, whatever cut a test or hook short. */
-const running = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
-});
-
-async function startSnippet(file: string, env: Record<string, string>, port: number) {
-  const url = env.SHOP_URL ?? `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(process.execPath, [file], {
-    env: { ...process.env, PORT: String(port), KUDOS_WEBHOOK_SECRET: SNIPPET_SECRET, ...env, SHOP_URL: url },
-    stdio: ['ignore', 'pipe', 'pipe'],
+async function startSnippet(file: string, env: Record<string, string>, handed: HandedPort | undefined) {
+  const template = env.SHOP_URL ?? (handed ? `http://127.0.0.1:${handed.port}` : 'http://127.0.0.1:{PORT}');
+  const child: ChildProcess = spawn(process.execPath, [...(handed?.nodeArgs ?? []), file], {
+    env: {
+      ...process.env,
+      KUDOS_WEBHOOK_SECRET: SNIPPET_SECRET,
+      ...env,
+      SHOP_URL: template,
+      ...(handed ? handed.env : portZeroEnv()),
+    },
+    stdio: handed ? handed.stdio : ['ignore', 'pipe', 'pipe'],
   });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
-  const shop = { url, child, output: '' };
+  handed?.release();
+  endWithTestFile(child);
+  const shop = { url: template, child, output: '' };
   child.stdout?.on('data', (c: Buffer) => {
     shop.output += c.toString();
   });
@@ -92,10 +88,12 @@ async function startSnippet(file: string, env: Record<string, string>, port: num
     exited = true;
   });
   for (const end = Date.now() + MACHINE_WAIT_MS; ; ) {
-    if (await fetch(`${url}/webhooks/kudos`).catch(() => undefined)) return shop;
+    const port = handed?.port ?? reportedPort(shop.output);
+    if (port !== undefined) shop.url = template.replaceAll('{PORT}', String(port));
+    if (port !== undefined && (await fetch(`${shop.url}/webhooks/kudos`).catch(() => undefined))) return shop;
     if (exited || Date.now() > end) {
       child.kill('SIGKILL');
-      throw new Error(`${file} did not listen on ${url}${exited ? ' (it exited)' : ''}: ${shop.output}`);
+      throw new Error(`${file} did not listen${exited ? ' (it exited)' : ''}: ${shop.output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

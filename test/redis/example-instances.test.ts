@@ -1,6 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { DEMO_USERS, type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endWithTestFile } from '../helpers/children.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { passAuthorization } from '../helpers/emulator-user.js';
 import { type FrontProxy, startFrontProxy } from '../helpers/front-proxy.js';
@@ -24,6 +25,7 @@ async function startInstance(env: Record<string, string>): Promise<Instance> {
     env: { ...process.env, ...env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  endWithTestFile(child);
   const logs: string[] = [];
   let text = '';
   child.stdout?.on('data', (c: Buffer) => {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type KudosWebhookHandler, kudosWebhook } from '../../../../src/webhook/index.js';
+import { endWithTestFile } from '../../../../test/helpers/children.js';
 import { authURLOf, CLI, runCli, type StartedEmulator, startCli } from '../../../../test/helpers/cli.js';
 import { type Listening, listenLocal } from '../../../../test/helpers/listen.js';
 import { SUBCOMMAND_HELP } from '../../src/cli/help.js';
@@ -21,11 +22,12 @@ const GROUPS = [
 
 /** Runs a shell line as a user would type it, with the receiver's secret in the environment. */
 function shell(line: string): ChildProcess {
-  return spawn('sh', ['-c', line], {
+  const child = spawn('sh', ['-c', line], {
     env: { ...process.env, KUDOS_WEBHOOK_SECRET: SECRET },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group: stopped with everything it started
   });
+  return endWithTestFile(child, { group: true });
 }
 
 /** Ctrl-C to a shell line and what it started; resolves when it ended. */
@@ -169,6 +171,7 @@ describe('kudos-emulator as a newcomer meets it', () => {
       '--url',
       url,
     ]);
+    endWithTestFile(child);
     const listen = collect(child);
     try {
       await until(() => listen.text().includes('Forwarding'));

@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endWithTestFile } from '../../../../test/helpers/children.js';
 import { authURLOf, CLI, runCli, type StartedEmulator, startCli } from '../../../../test/helpers/cli.js';
 import { CookieClient } from '../../../../test/helpers/cookie-client.js';
 import { startWebhookSink, type WebhookSink } from '../../../../test/helpers/webhook-sink.js';
@@ -164,6 +165,7 @@ describe('kudos-emulator changes nothing by surprise', () => {
       [CLI, 'listen', '--forward-to', `${sink.url}?token=${secret}`, '--agent', 'shop-agent', '--url', url],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    endWithTestFile(child);
     let out = '';
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString();

@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endWithTestFile } from '../../../../test/helpers/children.js';
 import { authURLOf, CLI, runCli, type StartedEmulator, startCli } from '../../../../test/helpers/cli.js';
 import { CookieClient } from '../../../../test/helpers/cookie-client.js';
 import { startWebhookSink, type WebhookSink } from '../../../../test/helpers/webhook-sink.js';
@@ -177,6 +178,7 @@ describe('kudos-emulator subcommands against a running emulator', () => {
       [CLI, 'listen', '--forward-to', local.url, '--agent', 'shop-agent', '--print-body', '--url', url],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    endWithTestFile(child);
     let out = '';
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString();
