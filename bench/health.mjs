@@ -93,7 +93,7 @@ export async function benchHealth({ exceptions, calls }) {
         secret: 'bench-health-secret-0123456789',
         authURL: 'http://127.0.0.1:9',
         baseURL: 'http://127.0.0.1:9/api',
-        receiver: WALLETS.shop,
+        wallet: WALLETS.shop,
         to: 'bobby',
         agent: 'shop-agent',
         store: new MemoryDedupeStore(),

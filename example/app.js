@@ -142,7 +142,7 @@ export function createExampleApp({
     authURL,
     baseURL,
     ...(config.chainURL ? { restURL: config.chainURL } : {}),
-    receiver: receiverWallet,
+    wallet: receiverWallet,
     to: config.tipReceiver,
     agent: config.agentID,
     store: stores.dedupe,

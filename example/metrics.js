@@ -6,7 +6,7 @@ import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { kudosOpenTelemetry } from 'passport-kudos/otel';
 
 /**
- * @param {Record<string, import('passport-kudos/otel').KudosReceiverStatus>} receivers
+ * @param {Record<string, import('passport-kudos/otel').KudosObservedReceiver>} receivers
  */
 export function createMetrics(receivers) {
   const exporter = new PrometheusExporter({ preventServerStart: true });

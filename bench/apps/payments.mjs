@@ -52,7 +52,7 @@ if (process.env.MODE === 'payments') {
     secret: SECRET,
     authURL: baseURL,
     baseURL,
-    receiver: SHOP,
+    wallet: SHOP,
     to: 'shop',
     agent: 'shop-agent',
     store,
@@ -65,7 +65,7 @@ if (process.env.MODE === 'payments') {
 } else {
   receiver = kudosWebhook({
     secret: SECRET,
-    confirm: cosmosConfirmer({ baseURL, receiver: SHOP }),
+    confirm: cosmosConfirmer({ baseURL, wallet: SHOP }),
     store,
     onNotification: (n) => {
       if (n.paid) handled++;

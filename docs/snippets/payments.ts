@@ -20,7 +20,7 @@ const payments = kudosPayments({
   authURL: process.env.KUDOS_AUTH_URL ?? 'http://127.0.0.1:4000',
   baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api',
   ...(process.env.KUDOS_CHAIN_URL ? { restURL: process.env.KUDOS_CHAIN_URL } : {}), // a chain node's REST
-  receiver: required('KUDOS_SHOP_WALLET'), // your wallet, kudos1... or cosmos1... (one account): only what reaches it counts
+  wallet: required('KUDOS_SHOP_WALLET'), // your wallet, kudos1... or cosmos1... (one account): only what reaches it counts
   to: process.env.KUDOS_SHOP_USER ?? 'bobby', // your Kudos user, whose wallet that is (the link's `to`)
   agent: process.env.KUDOS_AGENT ?? 'shop-agent', // your agent, with the webhook (the link's `via`)
   store,
@@ -34,7 +34,7 @@ const payments = kudosPayments({
     // look at it; listed by payments.unprocessed() until payments.acknowledge(txHash).
     console.log(`payment to look at: ${reason} ${txHash} ${received}`);
   },
-  // A refused or failed notification, or money that went elsewhere (not_to_receiver): never given the secret.
+  // A refused or failed notification, or money that went elsewhere (not_to_wallet): never given the secret.
   onError: (error) => console.warn(`kudos payments: ${error.code}: ${error.message}`),
 });
 

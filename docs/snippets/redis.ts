@@ -41,7 +41,7 @@ const payments = kudosPayments({
   authURL: process.env.KUDOS_AUTH_URL ?? 'http://127.0.0.1:4000',
   baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api',
   // Your wallet in either spelling (here the emulator's bobby's, kudos1… = cosmos1…, the same account).
-  receiver: process.env.KUDOS_SHOP_WALLET ?? 'kudos10w0466xcvg0sgfhynvj5nlcdzhqzrnc4gkegml',
+  wallet: process.env.KUDOS_SHOP_WALLET ?? 'kudos10w0466xcvg0sgfhynvj5nlcdzhqzrnc4gkegml',
   to: 'bobby',
   agent: 'shop-agent',
   store: new RedisDedupeStore(redis), // one notification is handled once across all instances

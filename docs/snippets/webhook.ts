@@ -13,7 +13,7 @@ const hook = kudosWebhook({
   secret,
   confirm: cosmosConfirmer({
     baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api',
-    receiver: wallet,
+    wallet,
   }),
   store: new SqliteDedupeStore({ path: process.env.KUDOS_WEBHOOK_DB ?? 'kudos-webhook.db' }),
   onNotification: async (n) => {

@@ -4,7 +4,7 @@ export type KudosErrorClassName =
   | 'KudosAuthorizationError'
   | 'KudosTokenError'
   | 'KudosApiError'
-  | 'KudosWebhookError';
+  | 'KudosNotificationError';
 
 /** One row of {@link KUDOS_ERROR_CODES}. */
 export interface KudosErrorCodeInfo {
@@ -348,135 +348,140 @@ export const KUDOS_ERROR_CODES = [
   {
     code: 'method_not_allowed',
     status: 405,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning: 'the request is not a POST (Allow: POST)',
   },
   {
     code: 'invalid_secret',
     status: 401,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning: 'the webhook secret is missing or wrong (URL `?token=`, last path segment, or Basic password)',
   },
   {
     code: 'unsupported_media_type',
     status: 415,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning: 'Content-Type is not JSON in UTF-8',
   },
   {
     code: 'payload_too_large',
     status: 413,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning: 'the body is larger than `maxBodyBytes`',
   },
   {
     code: 'invalid_json',
     status: 400,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning: 'the body is empty, cut off, not UTF-8 or not JSON',
   },
   {
     code: 'not_an_object',
     status: 400,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning: 'the body is JSON but not an object',
   },
   {
     code: 'body_already_consumed',
     status: 500,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning:
       'another middleware read the body and kept nothing: mount the receiver before it, or after express.json()',
   },
   {
     code: 'missing_field',
     status: 422,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning:
       'the body has no `tx` object, or `tx` lacks `txHash`, `status` or `amount` (`path` names it); no other field is required',
   },
   {
     code: 'invalid_amount',
     status: 422,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning:
       '`tx.amount` is not a coin (or list of coins of one denom) with a positive whole number of the smallest unit (`path` names it)',
   },
   {
     code: 'invalid_tx_hash',
     status: 422,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning: '`tx.txHash` is not 64 hexadecimal characters',
   },
   {
     code: 'invalid_status',
     status: 422,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning: '`tx.status` is not pending, success, fail or timeout',
   },
   {
     code: 'unexpected_denom',
     status: 422,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning: '`tx.amount.denom` is not the `denom` option',
   },
-  { code: 'too_deep', status: 422, error: 'KudosWebhookError', meaning: 'the body is nested too deeply' },
+  {
+    code: 'too_deep',
+    status: 422,
+    error: 'KudosNotificationError',
+    meaning: 'the body is nested too deeply',
+  },
   {
     code: 'in_progress',
     status: 409,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning: 'an earlier delivery of this notification is still being processed; retry (Retry-After)',
   },
   {
     code: 'store_unavailable',
     status: 503,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning: 'the dedupe store failed; retry (Retry-After)',
   },
   {
     code: 'kept_unreadable',
     status: 500,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning:
       "told to `onError`: a kept record the store cannot read (edited by hand, another program's key) is skipped by `unprocessed()` and `redrive()` (the others are listed and redriven), and replaced as if absent by the next delivery of its payment (which is processed)",
   },
   {
     code: 'body_timeout',
     status: 408,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning: 'the body was not received within `bodyTimeoutMs` (10 s by default); the sender retries',
   },
   {
-    code: 'not_to_receiver',
+    code: 'not_to_wallet',
     status: 422,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning:
-      "told to `onError` once by `kudosPayments()`: an authenticated notification of a payment to the shop's Kudos user (`to`) that the chain shows reaching none of `receiver` (the message names the addresses it paid: is `receiver` your wallet?); never an answer: the delivery is answered 200 and the payment is a `not_to_receiver` exception",
+      "told to `onError` once by `kudosPayments()`: an authenticated notification of a payment to the shop's Kudos user (`to`) that the chain shows reaching none of `wallet` (the message names the addresses it paid: is `wallet` your wallet address?); never an answer: the delivery is answered 200 and the payment is a `not_to_wallet` exception",
   },
   {
     code: 'confirmation_unavailable',
     status: 503,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning: 'the confirmer (chain lookup) failed; retry (Retry-After)',
   },
   {
     code: 'endpoint_gone',
     status: 503,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning:
       "the confirmer's chain lookup answered 404 that is no chain's answer (an HTML page: the chain's REST interface is not at that URL, as the service's `{baseURL}/cosmos/lcd` proxy is gone since 2026-05-21); the message names the LCD. Told once to `onError` and said by `status()` (`lookupOk: false`); the notification is kept for `redrive()`. Set `restURL` to a chain node's REST interface",
   },
   {
     code: 'handler_timeout',
     status: 503,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning:
       'the handler did not finish within `handlerTimeoutMs`; it goes on under its lease; retry (Retry-After)',
   },
   {
     code: 'handler_failed',
     status: 500,
-    error: 'KudosWebhookError',
+    error: 'KudosNotificationError',
     meaning: 'the handler (or confirmer) threw; the key is released, so the redelivery is processed',
   },
 ] as const satisfies readonly KudosErrorCodeInfo[];

@@ -24,4 +24,4 @@ export {
   type KudosOpenTelemetryOptions,
   kudosOpenTelemetry,
 } from './instrument.js';
-export { KUDOS_METRICS, type KudosReceiverStatus } from './metrics.js';
+export { KUDOS_METRICS, type KudosObservedReceiver } from './metrics.js';

@@ -16,7 +16,7 @@ import {
   kudosChannel,
 } from '../base/trace.js';
 import { failed, spanEnd, spanStart } from './attributes.js';
-import { type KudosReceiverStatus, kudosMetrics } from './metrics.js';
+import { type KudosObservedReceiver, kudosMetrics } from './metrics.js';
 import { SCOPE_NAME, SCOPE_VERSION } from './scope.js';
 
 /** Options of {@link kudosOpenTelemetry}. */
@@ -30,7 +30,7 @@ export interface KudosOpenTelemetryOptions {
    * `kudos.payments.oldest_unprocessed_age`, `kudos.payments.store_up`), by name: the value of
    * `kudosWebhook()` or `kudosPayments()`, or anything with their `status()`.
    */
-  receivers?: Record<string, KudosReceiverStatus>;
+  receivers?: Record<string, KudosObservedReceiver>;
 }
 
 /** What {@link kudosOpenTelemetry} answers. */

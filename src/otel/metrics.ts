@@ -2,7 +2,7 @@ import type { BatchObservableCallback, Meter } from '@opentelemetry/api';
 import type { KudosTraceMessages, KudosTraceOperation } from '../base/trace.js';
 
 /** What the gauges read of a receiver: `kudosWebhook()` and `kudosPayments()` answer it with `status()`. */
-export interface KudosReceiverStatus {
+export interface KudosObservedReceiver {
   status(): Promise<{
     unprocessed: number;
     oldestUnprocessedMs: number | null;
@@ -42,7 +42,10 @@ interface MetricsRecorder {
  * The counters and histograms fed by ended operations, and the gauges read from the receivers'
  * `status()` at each collection.
  */
-export function kudosMetrics(meter: Meter, receivers: Record<string, KudosReceiverStatus>): MetricsRecorder {
+export function kudosMetrics(
+  meter: Meter,
+  receivers: Record<string, KudosObservedReceiver>,
+): MetricsRecorder {
   const signins = meter.createCounter(KUDOS_METRICS.signins, {
     description:
       'Sign-in callbacks, by outcome (success, denied, state_mismatch, failure, token_error, error)',

@@ -15,7 +15,7 @@ export interface KudosProfileJson extends Partial<Record<ProfileField, string>> 
   user: string;
   /**
    * The legacy Ethereum-style address (`0x…`), never a chain address; absent for users without one
-   * (profile operation only). A shop's `receiver` is `cosmosWallet` or `kudosWallet`.
+   * (profile operation only). A shop's `wallet` option takes `cosmosWallet` or `kudosWallet`, never this.
    */
   wallet?: string;
   /** Chain wallet address in the legacy spelling, `cosmos1...` (profile operation only; absent for a user with no chain wallet). */

@@ -19,7 +19,7 @@ export interface KudosRawAmount {
 
 /**
  * `tx` as sent (docs/kudos-service.md#notifications). One output (a `MsgSend`): strings and one coin.
- * A `MsgMultiSend` (several receivers, or an agent fee): `to`/`toId` list every output, the agent's
+ * A `MsgMultiSend` (several recipients, or an agent fee): `to`/`toId` list every output, the agent's
  * too, and `amount` is one summed coin, or in some records one coin per output. `fromId` and `toId`
  * entries are `null` for wallets without an account.
  */

@@ -10,7 +10,7 @@
  * import express from 'express';
  * import { cosmosConfirmer, kudosWebhook } from 'passport-kudos/webhook';
  * const app = express();
- * const confirm = cosmosConfirmer({ restURL: 'https://chain.example/lcd', receiver: 'kudos10w0466xcvg0sgfhynvj5nlcdzhqzrnc4gkegml' });
+ * const confirm = cosmosConfirmer({ restURL: 'https://chain.example/lcd', wallet: 'kudos10w0466xcvg0sgfhynvj5nlcdzhqzrnc4gkegml' });
  * app.post('/webhooks/kudos', kudosWebhook({ secret: 'at-least-16-characters', confirm, onNotification: (n) => console.log(n.tx.txHash) }));
  * ```
  *
@@ -41,15 +41,15 @@ export type {
   KudosUnreadableKept,
 } from './core/dedupe.js';
 export {
-  KudosWebhookError,
-  type KudosWebhookErrorCode,
-  type KudosWebhookErrorOptions,
+  KudosNotificationError,
+  type KudosNotificationErrorCode,
+  type KudosNotificationErrorOptions,
 } from './core/errors.js';
 export { parseKudosNotification } from './core/parse.js';
 export type { KudosNotificationHandler } from './core/pipeline.js';
 export { classifyStatusChange, type KudosStatusChange } from './core/progression.js';
 export type * from './core/types.js';
-export type { KudosWebhookOptions } from './options.js';
+export type { KudosReceiverOptions } from './options.js';
 export { MemoryOrderStore, type MemoryOrderStoreOptions } from './payments/memory-order-store.js';
 export type {
   KudosOrderStore,
@@ -80,8 +80,8 @@ export {
   type KudosDelivery,
   type KudosHeaders,
   type KudosReceiver,
-  type KudosWebhookAnswer,
-  type KudosWebhookAnswerBody,
+  type KudosReceiverAnswer,
+  type KudosReceiverAnswerBody,
   kudosReceiver,
 } from './receiver.js';
 export type {
@@ -94,5 +94,5 @@ export type {
 } from './recovery/reconcile.js';
 export type { KudosReconcileChain } from './recovery/reconcile-chain.js';
 export type { KudosRedriveResult } from './recovery/recovery.js';
-export type { KudosWebhookStatus } from './recovery/status.js';
+export type { KudosReceiverStatus } from './recovery/status.js';
 export { MemoryDedupeStore, type MemoryDedupeStoreOptions } from './stores/memory/memory-dedupe-store.js';

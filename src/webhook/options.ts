@@ -1,9 +1,9 @@
 import { checkPositive } from '../base/numbers.js';
 import { MIN_WEBHOOK_SECRET_LENGTH } from '../base/redact.js';
 import type { WebhookRequest } from './core/body.js';
-import type { KudosConfirmer } from './core/confirm.js';
+import { checkDenom, type KudosConfirmer } from './core/confirm.js';
 import type { KudosDedupeStore } from './core/dedupe.js';
-import type { KudosWebhookError } from './core/errors.js';
+import type { KudosNotificationError } from './core/errors.js';
 import type { KudosNotificationHandler } from './core/pipeline.js';
 import { MemoryDedupeStore } from './stores/memory/memory-dedupe-store.js';
 
@@ -11,17 +11,17 @@ import { MemoryDedupeStore } from './stores/memory/memory-dedupe-store.js';
 // (kudosWebhook(), kudosWebhookFetch(), kudosReceiver()).
 
 /** Default largest notification body: 64 kB. */
-const DEFAULT_WEBHOOK_LIMIT = 64 * 1024;
-/** Default time a processed notification key is remembered: 7 days. */
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+/** Default time a processed notification key (and a decided payment) is remembered: 7 days. */
 const DEFAULT_DEDUPE_TTL_MS = 7 * 24 * 3600 * 1000;
 /** Default processing lease: renewed while the handler runs; a crashed process's claim expires after it. */
-export const DEFAULT_LEASE_MS = 60 * 1000;
+const DEFAULT_LEASE_MS = 60 * 1000;
 /** Default longest wait for the handler before answering 503 `handler_timeout`. */
-export const DEFAULT_HANDLER_TIMEOUT_MS = 25 * 1000;
+const DEFAULT_HANDLER_TIMEOUT_MS = 25 * 1000;
 /** Default longest time reading a notification's body: 10 s (a 64 kB body takes milliseconds). */
 const DEFAULT_BODY_TIMEOUT_MS = 10 * 1000;
 /** Options of `kudosWebhook()`, `kudosWebhookFetch()` and `kudosReceiver()`. */
-export interface KudosWebhookOptions {
+export interface KudosReceiverOptions {
   /**
    * The application's handler; may be async. Throwing or rejecting answers 500 and releases the key
    * (the notification stays kept for `redrive()`). `req` is the delivery's request, undefined when
@@ -63,7 +63,7 @@ export interface KudosWebhookOptions {
   /** Accept only this `tx.amount.denom` (422 `unexpected_denom` otherwise). */
   denom?: string;
   /** Told of every refused or failed delivery, redrive or reconcile (for logging). Never given secrets. */
-  onError?: (error: KudosWebhookError, req: WebhookRequest | undefined) => void;
+  onError?: (error: KudosNotificationError, req: WebhookRequest | undefined) => void;
 }
 
 /** Whether the production warning about the default store was given (once per process). */
@@ -102,22 +102,17 @@ function checkSecrets(secret: unknown, where: ReceiverCaller): readonly string[]
   return secrets as string[];
 }
 
-function checkOptions(options: KudosWebhookOptions, where: ReceiverCaller): readonly string[] | undefined {
-  if (typeof options?.onNotification !== 'function') {
-    throw new TypeError(`${where} requires an "onNotification" function`);
-  }
-  const secrets = checkSecrets(options.secret, where);
-  for (const name of [
-    'maxBodyBytes',
-    'dedupeTtlMs',
-    'leaseMs',
-    'handlerTimeoutMs',
-    'bodyTimeoutMs',
-  ] as const) {
-    const value = options[name];
-    if (value !== undefined) checkPositive(value, `${where} option "${name}"`);
-  }
-  return secrets;
+/** The options every receiver reads besides its handler and confirmer: what `kudosPayments()` shares. */
+export type KudosSharedReceiverOptions = Omit<KudosReceiverOptions, 'onNotification' | 'confirm'>;
+
+/** A positive number option, or its default. */
+function positive(
+  options: KudosSharedReceiverOptions,
+  name: keyof KudosSharedReceiverOptions,
+  fallback: number,
+  where: ReceiverCaller,
+): number {
+  return checkPositive(options[name] ?? fallback, `${where} option "${name}"`);
 }
 
 /** The `now` option, checked. */
@@ -127,18 +122,47 @@ function clock(now: unknown, where: ReceiverCaller): () => number {
   return now as () => number;
 }
 
-/** The options checked, with their defaults. */
-export function resolveReceiverOptions(options: KudosWebhookOptions, where: ReceiverCaller = 'kudosWebhook') {
-  const secrets = checkOptions(options, where);
+/**
+ * The shared options checked once, with their defaults (a mistake is a `TypeError` naming `where`,
+ * the user's own call): the receiver takes them as they are, never checking them again.
+ */
+export function receiverSettings(options: KudosSharedReceiverOptions, where: ReceiverCaller) {
+  const secrets = checkSecrets(options.secret, where);
   if (!options.store) warnMemoryStore(where);
   return {
     secrets,
     store: options.store ?? new MemoryDedupeStore(),
-    limit: options.maxBodyBytes ?? DEFAULT_WEBHOOK_LIMIT,
-    ttlMs: options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS,
-    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
-    handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
-    bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+    maxBodyBytes: positive(options, 'maxBodyBytes', DEFAULT_MAX_BODY_BYTES, where),
+    dedupeTtlMs: positive(options, 'dedupeTtlMs', DEFAULT_DEDUPE_TTL_MS, where),
+    leaseMs: positive(options, 'leaseMs', DEFAULT_LEASE_MS, where),
+    handlerTimeoutMs: positive(options, 'handlerTimeoutMs', DEFAULT_HANDLER_TIMEOUT_MS, where),
+    bodyTimeoutMs: positive(options, 'bodyTimeoutMs', DEFAULT_BODY_TIMEOUT_MS, where),
     now: clock(options.now, where),
+    denom: options.denom === undefined ? undefined : checkDenom(options.denom, where),
+    onError: options.onError,
+  };
+}
+
+/** The shared options as the receiver takes them. */
+export type ReceiverSettings = ReturnType<typeof receiverSettings>;
+
+/** Everything a receiver is made of, checked: its settings, its handler and its confirmer. */
+export interface ResolvedReceiver extends ReceiverSettings {
+  onNotification: KudosNotificationHandler;
+  confirm: KudosConfirmer | undefined;
+}
+
+/** The options of `kudosReceiver()` and its adapters, checked once, with their defaults. */
+export function resolveReceiverOptions(
+  options: KudosReceiverOptions,
+  where: ReceiverCaller,
+): ResolvedReceiver {
+  if (typeof options?.onNotification !== 'function') {
+    throw new TypeError(`${where} requires an "onNotification" function`);
+  }
+  return {
+    ...receiverSettings(options, where),
+    onNotification: options.onNotification,
+    confirm: options.confirm,
   };
 }

@@ -2,23 +2,25 @@ import { KudosError } from '../base/errors.js';
 import type { KudosNotificationMessage } from '../base/trace.js';
 import { readDeliveryBody, type WebhookRequest } from './core/body.js';
 import type { KudosDedupeStore, KudosUnprocessedNotification } from './core/dedupe.js';
-import { KudosWebhookError } from './core/errors.js';
+import { KudosNotificationError } from './core/errors.js';
 import { observeNotification, recordFailure, tracedStore } from './core/observe.js';
 import { type PipelineSettings, runNotification } from './core/pipeline.js';
 import { asHandlerError } from './core/process-once.js';
 import { secretMatches } from './core/secret.js';
 import type { KudosNotification } from './core/types.js';
-import { type KudosWebhookOptions, type ReceiverCaller, resolveReceiverOptions } from './options.js';
+import { type KudosReceiverOptions, type ResolvedReceiver, resolveReceiverOptions } from './options.js';
 import { PayerIds } from './recovery/payer-ids.js';
 import { type KudosReconcileArgs, type KudosReconcileResult, reconcile } from './recovery/reconcile.js';
 import {
   type ChainLookup,
+  type ChainPlan,
   type KudosReconcileChain,
+  readChain,
   reconcileChain,
   reconcileChainTx,
 } from './recovery/reconcile-chain.js';
 import { type KudosRedriveResult, listUnprocessed, redrive } from './recovery/recovery.js';
-import { type KudosWebhookStatus, readStatus } from './recovery/status.js';
+import { type KudosReceiverStatus, readStatus } from './recovery/status.js';
 
 // The receiver without a framework: one delivery in (its method, URL, headers and body), one answer
 // out (a status, headers and a JSON body), whatever brought it. kudosWebhook() (Node, Express,
@@ -37,27 +39,27 @@ export interface KudosDelivery {
   url: string;
   headers: KudosHeaders;
   /**
-   * The body: its bytes or text (checked against `limit` and parsed), the JSON a framework parsed
+   * The body: its bytes or text (checked against `maxBodyBytes` and parsed), the JSON a framework parsed
    * already, or a function that reads it (called only once the secret matched).
    */
   body: unknown;
 }
 
 /** The JSON the receiver answers: `{ ok, key, duplicate? }`, or a refusal's `{ error, code, path? }`. */
-export type KudosWebhookAnswerBody =
+export type KudosReceiverAnswerBody =
   | { ok: true; key: string; duplicate?: true }
   | { error: string; code: string; path?: string };
 
 /** What to answer a delivery. */
-export interface KudosWebhookAnswer {
+export interface KudosReceiverAnswer {
   status: number;
   /** `content-type` and `cache-control`, with `allow`, `retry-after` or `connection` when they apply. */
   headers: Record<string, string>;
-  body: KudosWebhookAnswerBody;
+  body: KudosReceiverAnswerBody;
   /** The notification processed (or found a duplicate), for a 200. */
   notification?: KudosNotification;
   /** Why it was refused, otherwise (already told to `onError`). */
-  error?: KudosWebhookError;
+  error?: KudosNotificationError;
 }
 
 /** The receiver, and what every adapter of it offers beside the delivery: recovery and health. */
@@ -67,9 +69,9 @@ export interface KudosReceiver {
    * validates the body, and processes its key once. Never rejects: every problem is an answer.
    * `req` is handed to `onNotification` and `onError` as it is (Node's request; undefined otherwise).
    */
-  receive(delivery: KudosDelivery, req?: WebhookRequest): Promise<KudosWebhookAnswer>;
+  receive(delivery: KudosDelivery, req?: WebhookRequest): Promise<KudosReceiverAnswer>;
   /** The answer to a problem found outside `receive()` (a body parser's error), told to `onError`. */
-  refuse(error: KudosWebhookError, req?: WebhookRequest): KudosWebhookAnswer;
+  refuse(error: KudosNotificationError, req?: WebhookRequest): KudosReceiverAnswer;
   /**
    * The notifications that passed verification and were not processed: failed, timed out, or still
    * pending when their lease ended (a crash). Kept in the dedupe store until processed or its TTL ends.
@@ -86,7 +88,7 @@ export interface KudosReceiver {
    */
   reconcile(args: KudosReconcileArgs): Promise<KudosReconcileResult>;
   /**
-   * Reads the chain's transfers to `receiver` (the shop's wallet, both spellings) since a time and
+   * Reads the chain's transfers to `wallet` (the shop's wallet, both spellings) since a time and
    * processes each like a delivery, under the same keys: what never arrived, found with the chain
    * alone (no token, no service history). Run it on a schedule.
    */
@@ -95,7 +97,7 @@ export interface KudosReceiver {
    * The receiver's health, for a `/healthz` route: how many notifications wait unprocessed and the
    * age of the oldest, when one last arrived, and whether the store answers. Never rejects.
    */
-  status(): Promise<KudosWebhookStatus>;
+  status(): Promise<KudosReceiverStatus>;
 }
 
 /** The recovery half of a receiver, defined once for every adapter (and kudosPayments()). */
@@ -123,10 +125,12 @@ export interface ReceiverInternals extends KudosReceiver {
     read: ChainLookup,
     concerns: (record: unknown) => boolean,
   ): Promise<KudosReconcileResult>;
+  /** `reconcileChain()` by a plan its caller checked (kudosPayments()), from `since`. */
+  reconcileChainPlan(plan: ChainPlan, since: unknown): Promise<KudosReconcileResult>;
   /** The secrets, to redact a request with; undefined with `secret: false`. */
   readonly secrets: readonly string[] | undefined;
   /** The largest body, for an adapter that reads the stream itself. */
-  readonly limit: number;
+  readonly maxBodyBytes: number;
   readonly store: KudosDedupeStore;
 }
 
@@ -141,7 +145,7 @@ function header(headers: KudosHeaders, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : (value as string | undefined);
 }
 
-function json(status: number, body: KudosWebhookAnswerBody, extra: Record<string, string> = {}) {
+function json(status: number, body: KudosReceiverAnswerBody, extra: Record<string, string> = {}) {
   return {
     status,
     body,
@@ -156,15 +160,15 @@ function json(status: number, body: KudosWebhookAnswerBody, extra: Record<string
  *
  * @see docs/payments.md, docs/frameworks.md
  */
-export function kudosReceiver(options: KudosWebhookOptions): KudosReceiver {
-  return createReceiver(options, 'kudosReceiver');
+export function kudosReceiver(options: KudosReceiverOptions): KudosReceiver {
+  return createReceiver(resolveReceiverOptions(options, 'kudosReceiver'));
 }
 
 /** Refusals that repeat at every delivery until someone mends their cause: told once each. */
 const TOLD_ONCE = ['store_unusable', 'endpoint_gone'] as const;
 
 /** The code of `TOLD_ONCE` an error (or its cause) carries, if any. */
-function toldOnceCode(error: KudosWebhookError): (typeof TOLD_ONCE)[number] | undefined {
+function toldOnceCode(error: KudosNotificationError): (typeof TOLD_ONCE)[number] | undefined {
   const cause = error.cause instanceof KudosError ? error.cause.code : undefined;
   return TOLD_ONCE.find((code) => code === error.code || code === cause);
 }
@@ -173,13 +177,13 @@ function toldOnceCode(error: KudosWebhookError): (typeof TOLD_ONCE)[number] | un
  * `onError` as the receiver calls it: a store's refusal, or a lookup whose route is gone, told once,
  * not at every delivery it refuses; and what `status()` says of the lookup.
  */
-function errorReporter(onError: KudosWebhookOptions['onError']) {
+function errorReporter(onError: KudosReceiverOptions['onError']) {
   /** The last message told of each refusal that repeats. */
   const told = new Map<string, string>();
   /** Why the chain lookup fails for good (a route that is gone), until a notification is confirmed. */
   let lookupError: string | null = null;
   return {
-    report(error: KudosWebhookError, req: WebhookRequest | undefined): void {
+    report(error: KudosNotificationError, req: WebhookRequest | undefined): void {
       const once = toldOnceCode(error);
       if (once === 'endpoint_gone') lookupError = `endpoint_gone: ${error.message}`;
       if (once !== undefined) {
@@ -204,7 +208,7 @@ function errorReporter(onError: KudosWebhookOptions['onError']) {
 }
 
 /** The answer to a refused delivery: its status, the headers that go with it, the code and the path. */
-function refusal(error: KudosWebhookError): KudosWebhookAnswer {
+function refusal(error: KudosNotificationError): KudosReceiverAnswer {
   const headers: Record<string, string> = {};
   if (error.code === 'method_not_allowed') headers.allow = 'POST';
   if (error.code === 'payload_too_large' || error.code === 'body_timeout') headers.connection = 'close';
@@ -245,24 +249,23 @@ function recoveryOf(
   };
 }
 
-/** @internal {@link kudosReceiver}, with what the adapters need. */
-export function createReceiver(
-  options: KudosWebhookOptions,
-  where: ReceiverCaller = 'kudosWebhook',
-): ReceiverInternals {
-  const resolved = resolveReceiverOptions(options, where);
-  const { secrets, limit, store } = resolved;
-  const errors = errorReporter(options.onError);
+/**
+ * @internal {@link kudosReceiver}, with what the adapters need, from options checked by its caller
+ * (resolveReceiverOptions(), or kudosPayments()'s settings): nothing is checked again here.
+ */
+export function createReceiver(resolved: ResolvedReceiver): ReceiverInternals {
+  const { secrets, maxBodyBytes, store } = resolved;
+  const errors = errorReporter(resolved.onError);
   const settings: PipelineSettings = {
     // Wrapped once: every call the receiver, redrive and reconcile make to it is traced.
     store: tracedStore(store),
     now: resolved.now,
-    ttlMs: resolved.ttlMs,
+    dedupeTtlMs: resolved.dedupeTtlMs,
     leaseMs: resolved.leaseMs,
-    timeoutMs: resolved.handlerTimeoutMs,
-    denom: options.denom,
-    confirm: options.confirm,
-    onNotification: options.onNotification,
+    handlerTimeoutMs: resolved.handlerTimeoutMs,
+    denom: resolved.denom,
+    confirm: resolved.confirm,
+    onNotification: resolved.onNotification,
     report: errors.report,
   };
   /** Each payer's user, as the service names it: remembered across chain reconciles. */
@@ -270,7 +273,7 @@ export function createReceiver(
   /** When a notification that passed the secret check last arrived (forged traffic does not count). */
   let lastNotificationAt: number | null = null;
 
-  function refuse(error: KudosWebhookError, req?: WebhookRequest): KudosWebhookAnswer {
+  function refuse(error: KudosNotificationError, req?: WebhookRequest): KudosReceiverAnswer {
     errors.report(error, req);
     return refusal(error);
   }
@@ -279,20 +282,20 @@ export function createReceiver(
     delivery: KudosDelivery,
     req: WebhookRequest | undefined,
     message: KudosNotificationMessage | undefined,
-  ): Promise<KudosWebhookAnswer> {
+  ): Promise<KudosReceiverAnswer> {
     const secretOk = secrets
       ? secretMatches(delivery.url, header(delivery.headers, 'authorization'), secrets)
       : true;
     if (delivery.method.toUpperCase() !== 'POST')
-      throw new KudosWebhookError('method_not_allowed', { message: 'use POST' });
+      throw new KudosNotificationError('method_not_allowed', { message: 'use POST' });
     if (!secretOk)
-      throw new KudosWebhookError('invalid_secret', { message: 'webhook secret is missing or wrong' });
+      throw new KudosNotificationError('invalid_secret', { message: 'webhook secret is missing or wrong' });
     lastNotificationAt = resolved.now();
     const parsed = await readDeliveryBody(
       header(delivery.headers, 'content-type'),
       header(delivery.headers, 'content-length'),
       () => (typeof delivery.body === 'function' ? delivery.body() : delivery.body),
-      limit,
+      maxBodyBytes,
       resolved.bodyTimeoutMs,
     );
     const { notification, outcome } = await runNotification(settings, {
@@ -303,7 +306,7 @@ export function createReceiver(
       message,
     });
     errors.works(notification.confirmed);
-    const body: KudosWebhookAnswerBody =
+    const body: KudosReceiverAnswerBody =
       outcome === 'duplicate'
         ? { ok: true, duplicate: true, key: notification.key }
         : { ok: true, key: notification.key };
@@ -312,10 +315,11 @@ export function createReceiver(
 
   return {
     secrets,
-    limit,
+    maxBodyBytes,
     store,
     reconcileConcerning: (args, concerns) => reconcile(settings, args, concerns),
     reconcileChainHash: (hash, read, concerns) => reconcileChainTx(settings, read, hash, payers, concerns),
+    reconcileChainPlan: (plan, since) => readChain(settings, plan, since, payers),
     receive: (delivery, req) =>
       observeNotification('notification', async (message) => {
         const answer = await accept(delivery, req, message).catch((caught: unknown) => {
@@ -358,6 +362,6 @@ export function withRecovery<H extends object>(
 }
 
 /** @internal Whether `value` is a receiver (as `kudosReceiver()` makes) rather than options. */
-export function isReceiver(value: KudosWebhookOptions | KudosReceiver): value is ReceiverInternals {
-  return typeof (value as Partial<KudosReceiver>).receive === 'function' && 'limit' in value;
+export function isReceiver(value: KudosReceiverOptions | KudosReceiver): value is ReceiverInternals {
+  return typeof (value as Partial<KudosReceiver>).receive === 'function' && 'maxBodyBytes' in value;
 }

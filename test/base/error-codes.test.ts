@@ -9,8 +9,8 @@ import {
   type KudosErrorCode,
   KudosTokenError,
 } from '../../src/index.js';
-import { WEBHOOK_ERROR_STATUS } from '../../src/webhook/core/errors.js';
-import { KudosWebhookError, type KudosWebhookErrorCode } from '../../src/webhook/index.js';
+import { NOTIFICATION_ERROR_STATUS } from '../../src/webhook/core/errors.js';
+import { KudosNotificationError, type KudosNotificationErrorCode } from '../../src/webhook/index.js';
 
 /** One error of `kind` with `code`, made by the class's one constructor shape (the service answered 418). */
 function make(kind: KudosErrorClassName, code: string): KudosError {
@@ -24,8 +24,8 @@ function make(kind: KudosErrorClassName, code: string): KudosError {
       return new KudosTokenError(code as KudosErrorCodeOf<'KudosTokenError'>, options);
     case 'KudosApiError':
       return new KudosApiError(code as KudosErrorCodeOf<'KudosApiError'>, options);
-    case 'KudosWebhookError':
-      return new KudosWebhookError(code as KudosWebhookErrorCode, options);
+    case 'KudosNotificationError':
+      return new KudosNotificationError(code as KudosNotificationErrorCode, options);
   }
 }
 
@@ -53,7 +53,9 @@ describe('KUDOS_ERROR_CODES', () => {
   it('types each class`s code as the union of its rows, checked by the compiler', () => {
     expectTypeOf<KudosTokenError['code']>().toEqualTypeOf<KudosErrorCodeOf<'KudosTokenError'>>();
     expectTypeOf<KudosApiError['code']>().toEqualTypeOf<KudosErrorCodeOf<'KudosApiError'>>();
-    expectTypeOf<KudosWebhookError['code']>().toEqualTypeOf<KudosErrorCodeOf<'KudosWebhookError'>>();
+    expectTypeOf<KudosNotificationError['code']>().toEqualTypeOf<
+      KudosErrorCodeOf<'KudosNotificationError'>
+    >();
     expectTypeOf<KudosAuthorizationError['code']>().toEqualTypeOf<
       KudosErrorCodeOf<'KudosAuthorizationError'>
     >();
@@ -67,23 +69,23 @@ describe('KUDOS_ERROR_CODES', () => {
       // @ts-expect-error a token error's code is not the API's
       () => new KudosApiError('reauth_required'),
       // @ts-expect-error the status is the table's, not the caller's
-      () => new KudosWebhookError('invalid_json', { status: 200 }),
+      () => new KudosNotificationError('invalid_json', { status: 200 }),
     ];
     // JavaScript that passes them anyway gets an error still (500 for a code of no row), not a throw.
     expect(refused.map((build) => build().status)).toEqual([500, 500, 500, 400]);
   });
 
   it('is where the webhook receiver takes its statuses from', () => {
-    for (const [code, status] of Object.entries(WEBHOOK_ERROR_STATUS)) {
+    for (const [code, status] of Object.entries(NOTIFICATION_ERROR_STATUS)) {
       expect(
-        KUDOS_ERROR_CODES.find((row) => row.code === code && row.error === 'KudosWebhookError'),
+        KUDOS_ERROR_CODES.find((row) => row.code === code && row.error === 'KudosNotificationError'),
       ).toMatchObject({
         status,
-        error: 'KudosWebhookError',
+        error: 'KudosNotificationError',
       });
     }
-    expect(Object.keys(WEBHOOK_ERROR_STATUS)).toHaveLength(
-      KUDOS_ERROR_CODES.filter((row) => row.error === 'KudosWebhookError').length,
+    expect(Object.keys(NOTIFICATION_ERROR_STATUS)).toHaveLength(
+      KUDOS_ERROR_CODES.filter((row) => row.error === 'KudosNotificationError').length,
     );
   });
 });

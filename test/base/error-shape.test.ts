@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KudosApiError, KudosAuthorizationError, KudosError, KudosTokenError } from '../../src/index.js';
-import { KudosWebhookError } from '../../src/webhook/index.js';
+import { KudosNotificationError } from '../../src/webhook/index.js';
 
 /** The deprecation warnings emitted while `build` runs (Node emits them on the next tick). */
 async function warningsOf(build: () => void): Promise<Error[]> {
@@ -25,7 +25,7 @@ describe('one constructor shape: new KudosXError(code, { message, cause, ... })'
       made.push(new KudosError('lock_timeout', { message: 'lock', cause }));
       made.push(new KudosTokenError('timeout', { message: 'slow', cause }));
       made.push(new KudosApiError('TOKEN_EXPIRED', { message: 'expired', httpStatus: 401 }));
-      made.push(new KudosWebhookError('missing_field', { message: '"tx" is required', path: 'tx' }));
+      made.push(new KudosNotificationError('missing_field', { message: '"tx" is required', path: 'tx' }));
       made.push(new KudosAuthorizationError('server_error', { description: 'down' }));
     });
     expect(warnings).toEqual([]);
@@ -33,11 +33,11 @@ describe('one constructor shape: new KudosXError(code, { message, cause, ... })'
       ['KudosError', 'lock_timeout', 503],
       ['KudosTokenError', 'timeout', 504],
       ['KudosApiError', 'TOKEN_EXPIRED', 401],
-      ['KudosWebhookError', 'missing_field', 422],
+      ['KudosNotificationError', 'missing_field', 422],
       ['KudosAuthorizationError', 'server_error', 502],
     ]);
     expect(made[0]?.cause).toBe(cause);
-    expect((made[3] as KudosWebhookError).path).toBe('tx');
+    expect((made[3] as KudosNotificationError).path).toBe('tx');
     expect((made[4] as KudosAuthorizationError).description).toBe('down');
   });
 
@@ -67,8 +67,8 @@ describe('no 0.x constructor shape: one shape per class, before the first releas
       () => new KudosTokenError('old token', { code: 'timeout', status: 504 }),
       // @ts-expect-error new KudosApiError(code, httpStatus, what) is gone
       () => new KudosApiError('LOGIN_NEEDED', 401, 'GET /v1/me'),
-      // @ts-expect-error new KudosWebhookError(code, message, path) is gone
-      () => new KudosWebhookError('missing_field', '"tx" is required', 'tx'),
+      // @ts-expect-error new KudosNotificationError(code, message, path) is gone
+      () => new KudosNotificationError('missing_field', '"tx" is required', 'tx'),
       // @ts-expect-error new KudosAuthorizationError(error, description) is gone
       () => new KudosAuthorizationError('server_error', 'down'),
     ];

@@ -61,7 +61,7 @@ describe('README.md', () => {
     ]);
     // The payment section: the three identities in a table before the code, the decision rules after.
     const payments = readme.slice(readme.indexOf('## Receiving payments'));
-    const table = payments.indexOf('| `receiver` | your **wallet**');
+    const table = payments.indexOf('| `wallet` | your **wallet**');
     const code = payments.indexOf('<!-- generated:payments.ts -->');
     const rules = payments.indexOf('A payment pays an order only when');
     expect(table).toBeGreaterThan(0);

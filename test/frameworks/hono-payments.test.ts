@@ -20,7 +20,7 @@ describe('a Hono shop on kudosPayments(), served by @hono/node-server', () => {
       secret: SECRET,
       authURL: kudos.authURL,
       baseURL: kudos.baseURL,
-      receiver: kudos.walletOf('bobby'),
+      wallet: kudos.walletOf('bobby'),
       to: 'bobby',
       agent: 'shop-agent',
       onPaid: (p) => {

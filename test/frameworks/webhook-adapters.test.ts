@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { serve } from '@hono/node-server';
 import {
-  type KudosWebhookOptions,
+  type KudosReceiverOptions,
   kudosReceiver,
   kudosWebhook,
   kudosWebhookFetch,
@@ -64,7 +64,7 @@ interface Answer {
   contentType: string | null;
 }
 
-function options(): KudosWebhookOptions {
+function options(): KudosReceiverOptions {
   return {
     secret: SECRET,
     store: new MemoryDedupeStore(),

@@ -2,11 +2,11 @@ import http from 'node:http';
 import { type KudosEmulator, type KudosEmulatorOptions, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import {
+  type KudosNotificationError,
   type KudosPaidOrder,
   type KudosPaymentException,
   type KudosPayments,
   type KudosPaymentsOptions,
-  type KudosWebhookError,
   kudosPayments,
 } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from './emulator-user.js';
@@ -22,7 +22,7 @@ export const SHOP_SECRET = 'payments-test-secret-0123456789';
 export class PaymentsShop {
   readonly paid: KudosPaidOrder[] = [];
   readonly exceptions: KudosPaymentException[] = [];
-  readonly errors: KudosWebhookError[] = [];
+  readonly errors: KudosNotificationError[] = [];
   failPaid = false;
   payments!: KudosPayments;
   server!: Listening;
@@ -34,7 +34,7 @@ export class PaymentsShop {
       secret: SHOP_SECRET,
       authURL: this.kudos.authURL,
       baseURL: this.kudos.baseURL,
-      receiver: this.kudos.walletOf('bobby'),
+      wallet: this.kudos.walletOf('bobby'),
       to: 'bobby',
       agent: 'shop-agent',
       leaseMs: 300,

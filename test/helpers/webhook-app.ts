@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import {
   type KudosNotification,
-  type KudosWebhookOptions,
+  type KudosReceiverOptions,
   kudosWebhook,
   type WebhookRequest,
 } from '../../src/webhook/index.js';
@@ -34,10 +34,10 @@ export interface WebhookApp {
 }
 
 /** Options: the receiver's, with onNotification optional (default: record the call). */
-export type WebhookAppOptions = Omit<KudosWebhookOptions, 'onNotification' | 'secret'> & {
-  onNotification?: KudosWebhookOptions['onNotification'];
+export type WebhookAppOptions = Omit<KudosReceiverOptions, 'onNotification' | 'secret'> & {
+  onNotification?: KudosReceiverOptions['onNotification'];
   /** Default `false`: most tests are about something other than the secret. */
-  secret?: KudosWebhookOptions['secret'];
+  secret?: KudosReceiverOptions['secret'];
   /** Runs before the receiver (e.g. a middleware that consumes the body). */
   before?: (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
 };

@@ -265,7 +265,7 @@ describe('payment channels: notification, confirm, store (the emulator’s real 
     const hook = kudosWebhook({
       secret: WEBHOOK_SECRET,
       store,
-      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, receiver: kudos.walletOf('bobby') }),
+      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, wallet: kudos.walletOf('bobby') }),
       onNotification: () => undefined,
     });
     shop = await listenShop(kudos, hook, WEBHOOK_SECRET);

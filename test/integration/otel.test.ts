@@ -184,7 +184,7 @@ describe('passport-kudos/otel with the OpenTelemetry SDK', () => {
     const hook = kudosWebhook({
       secret: WEBHOOK_SECRET,
       store: new MemoryDedupeStore(),
-      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, receiver: kudos.walletOf('bobby') }),
+      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, wallet: kudos.walletOf('bobby') }),
       onNotification: () => {
         if (failing) throw new Error('the shop database is down');
       },

@@ -34,7 +34,7 @@ describe('accounts in either spelling', () => {
 
   it('takes a 32-byte account as a receiver, in either spelling', () => {
     expect(() =>
-      cosmosConfirmer({ restURL: 'http://127.0.0.1:9', receiver: spellAddress(ACCOUNT_32, 'cosmos') }),
+      cosmosConfirmer({ restURL: 'http://127.0.0.1:9', wallet: spellAddress(ACCOUNT_32, 'cosmos') }),
     ).not.toThrow();
   });
 });

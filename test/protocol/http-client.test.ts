@@ -16,7 +16,7 @@ import { requestProfile } from '../../src/tokens/profile-request.js';
 import { requestTokens } from '../../src/tokens/token-request.js';
 import {
   cosmosConfirmer,
-  KudosWebhookError,
+  KudosNotificationError,
   kudosReceiver,
   parseKudosNotification,
 } from '../../src/webhook/index.js';
@@ -93,7 +93,7 @@ const USERS: Record<string, (base: string, limitMs?: number) => Promise<unknown>
   'chain lookup (cosmosConfirmer)': (base, limitMs = ROOMY_MS) => {
     const confirm = cosmosConfirmer({
       baseURL: base,
-      receiver: WALLETS.shop,
+      wallet: WALLETS.shop,
       timeoutMs: limitMs,
       maxResponseBytes: CAP,
     });
@@ -118,7 +118,7 @@ const USERS: Record<string, (base: string, limitMs?: number) => Promise<unknown>
 
 /** The client's own error: the confirmer wraps it as its cause (confirmation_unavailable, 503). */
 function clientError(error: unknown): KudosError {
-  if (error instanceof KudosWebhookError) {
+  if (error instanceof KudosNotificationError) {
     expect(error.code).toBe('confirmation_unavailable');
     return error.cause as KudosError;
   }

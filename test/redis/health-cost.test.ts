@@ -66,7 +66,7 @@ describe('status() and unprocessed() with 10,000 exceptions on Redis', () => {
       secret: 'health-cost-secret-0123456',
       authURL: 'http://127.0.0.1:9',
       baseURL: 'http://127.0.0.1:9/api',
-      receiver: WALLETS.shop,
+      wallet: WALLETS.shop,
       to: 'bobby',
       agent: 'shop-agent',
       store: new RedisDedupeStore(stores.proxy, { prefix: 'health-dedupe:' }),

@@ -3,7 +3,7 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dedupeKeys } from '../../src/redis/dedupe-keys.js';
 import { RedisDedupeStore } from '../../src/redis/index.js';
-import { type KudosWebhookError, kudosWebhook } from '../../src/webhook/index.js';
+import { type KudosNotificationError, kudosWebhook } from '../../src/webhook/index.js';
 import { listenLocal } from '../helpers/listen.js';
 import { sharedRedis } from '../helpers/redis-server.js';
 import { deliver } from '../helpers/webhook-app.js';
@@ -38,7 +38,7 @@ describe('a kept-record key of another type', () => {
       else if (kind === 'list') await client.rPush(kept, ['a', 'b']);
       else await client.sAdd(kept, ['a']);
       const handled: string[] = [];
-      const errors: KudosWebhookError[] = [];
+      const errors: KudosNotificationError[] = [];
       const hook = kudosWebhook({
         secret: SECRET,
         store: new RedisDedupeStore(client, { prefix }),

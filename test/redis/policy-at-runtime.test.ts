@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisDedupeStore, RedisOrderStore, RedisTokenStore } from '../../src/redis/index.js';
 import {
   type KudosNotification,
-  type KudosWebhookError,
+  type KudosNotificationError,
   kudosPayments,
   kudosWebhook,
 } from '../../src/webhook/index.js';
@@ -48,7 +48,7 @@ describe('a Redis whose policy turns to evicting while the stores run', () => {
         url: redis.url,
       });
       const handled = new Map<string, number>();
-      const errors: KudosWebhookError[] = [];
+      const errors: KudosNotificationError[] = [];
       const store = new RedisDedupeStore(connected.client as never, {
         prefix: `runtime:${library}:`,
         policyCheckMs: 100,
@@ -149,7 +149,7 @@ describe('a Redis whose policy turns to evicting while the stores run', () => {
         secret: SECRET,
         authURL: kudos.authURL,
         baseURL: kudos.baseURL,
-        receiver: kudos.walletOf('bobby'),
+        wallet: kudos.walletOf('bobby'),
         to: 'bobby',
         agent: 'shop-agent',
         orders: new RedisOrderStore(client, { prefix: 'runtime-orders:' }),

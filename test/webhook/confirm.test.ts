@@ -22,7 +22,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     });
     app = await startWebhookApp('express5', {
       secret: SECRET,
-      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, receiver: kudos.walletOf('bobby') }),
+      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, wallet: kudos.walletOf('bobby') }),
       onNotification: (n) => {
         received.push(n);
       },
@@ -40,7 +40,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
 
   const nano = (tokens: number) => BigInt(Math.round(tokens * 1e9));
   const shopConfirmer = (receiver: string | string[] = kudos.walletOf('bobby')) =>
-    cosmosConfirmer({ baseURL: kudos.baseURL, receiver });
+    cosmosConfirmer({ baseURL: kudos.baseURL, wallet: receiver });
   const byHash = (hash: string) => received.find((n) => n.tx.txHash === hash && n.tx.status === 'success');
 
   it('presents a real payment to the shop as confirmed and paid, with what the shop received', async () => {
@@ -83,7 +83,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     expect(n?.metadata.state).toBe('order-4711');
     expect([n?.confirmed, n?.paid, n?.received]).toEqual([false, false, 0n]);
     expect(n?.confirmationReason).toBe(
-      `the transaction pays none of the shop's receivers (it paid ${kudos.walletOf('mallory-alt', 'kudos')})`,
+      `the transaction pays none of the shop's wallets (it paid ${kudos.walletOf('mallory-alt', 'kudos')})`,
     );
     // The same payment with a fee to the shop's agent: the agent's cut is not the shop's receiver either.
     const withFee = kudos.pay({
@@ -166,7 +166,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
       })());
     const unknown = { ...sample, tx: { ...sample.tx, txHash: 'B'.repeat(64) } };
     await expect(confirm(unknown)).rejects.toMatchObject({ code: 'confirmation_unavailable', status: 503 });
-    const down = cosmosConfirmer({ restURL: 'http://127.0.0.1:9', receiver: WALLETS.shop, timeoutMs: 500 });
+    const down = cosmosConfirmer({ restURL: 'http://127.0.0.1:9', wallet: WALLETS.shop, timeoutMs: 500 });
     await expect(down(sample)).rejects.toMatchObject({ code: 'confirmation_unavailable' });
   });
 
@@ -190,13 +190,13 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const restURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const small = cosmosConfirmer({ restURL, receiver: WALLETS.shop, maxResponseBytes: 100_000 });
+      const small = cosmosConfirmer({ restURL, wallet: WALLETS.shop, maxResponseBytes: 100_000 });
       await expect(small(sample)).rejects.toMatchObject({
         code: 'confirmation_unavailable',
         message: expect.stringContaining('more than 100000 bytes'),
       });
       sent = 0;
-      await expect(cosmosConfirmer({ restURL, receiver: WALLETS.shop })(sample)).rejects.toMatchObject({
+      await expect(cosmosConfirmer({ restURL, wallet: WALLETS.shop })(sample)).rejects.toMatchObject({
         message: expect.stringContaining(`more than ${4 * 1024 * 1024} bytes`),
       });
       expect(sent).toBeLessThan(50 * 1024 * 1024); // given up long before the 200 MB
@@ -231,7 +231,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
       tx: { ...sample.tx, amount: { amount: String(value), value, denom } },
     });
     try {
-      const confirm = cosmosConfirmer({ restURL, receiver: shop });
+      const confirm = cosmosConfirmer({ restURL, wallet: shop });
       // One nanokudos coin beside 5 tokens of a worthless voucher: only the nanokudos count.
       coins = [
         { denom: 'nanokudos', amount: '1000000000' },
@@ -251,13 +251,13 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
       }
       // A test chain's denomination, named by the option.
       coins = [{ denom: 'utest', amount: '2000000000' }];
-      const testChain = cosmosConfirmer({ restURL, receiver: shop, denom: 'utest' });
+      const testChain = cosmosConfirmer({ restURL, wallet: shop, denom: 'utest' });
       expect(await testChain(withDenom('utest', nano(2)))).toMatchObject({
         confirmed: true,
         received: nano(2),
       });
       expect(await testChain(withDenom('nanokudos', nano(2)))).toMatchObject({ confirmed: false });
-      expect(() => cosmosConfirmer({ restURL, receiver: shop, denom: '' })).toThrow('"denom"');
+      expect(() => cosmosConfirmer({ restURL, wallet: shop, denom: '' })).toThrow('"denom"');
     } finally {
       chain.closeAllConnections();
       chain.close();
@@ -286,7 +286,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
         tx: { ...sample.tx, from, to: [to] },
       });
       for (const receiver of [shopLegacy, shopMain]) {
-        const confirm = cosmosConfirmer({ restURL, receiver });
+        const confirm = cosmosConfirmer({ restURL, wallet: receiver });
         for (const [from, to] of [
           [payerLegacy, shopMain],
           [payerMain, shopLegacy],
@@ -297,7 +297,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
       // Another account paid: not the notification's payer, not confirmed.
       chainFrom = kudos.walletOf('bobby');
       expect(
-        await cosmosConfirmer({ restURL, receiver: shopMain })(notified(payerLegacy, shopMain)),
+        await cosmosConfirmer({ restURL, wallet: shopMain })(notified(payerLegacy, shopMain)),
       ).toMatchObject({
         confirmed: false,
       });
@@ -309,12 +309,12 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
 
   it('checks its options: the shop’s receiver is required', () => {
     const base = 'http://127.0.0.1:1/api';
-    expect(() => cosmosConfirmer({ restURL: 'not a url', receiver: WALLETS.shop })).toThrow('"restURL"');
+    expect(() => cosmosConfirmer({ restURL: 'not a url', wallet: WALLETS.shop })).toThrow('"restURL"');
     for (const receiver of [undefined, '', ' ', [], [''], [5]]) {
-      expect(() => cosmosConfirmer({ baseURL: base, receiver } as never)).toThrow(TypeError);
-      expect(() => cosmosConfirmer({ baseURL: base, receiver } as never)).toThrow('"receiver"');
+      expect(() => cosmosConfirmer({ baseURL: base, wallet: receiver } as never)).toThrow(TypeError);
+      expect(() => cosmosConfirmer({ baseURL: base, wallet: receiver } as never)).toThrow('"wallet"');
     }
-    expect(() => cosmosConfirmer({ baseURL: base, receiver: WALLETS.shop, maxResponseBytes: 0 })).toThrow(
+    expect(() => cosmosConfirmer({ baseURL: base, wallet: WALLETS.shop, maxResponseBytes: 0 })).toThrow(
       '"maxResponseBytes"',
     );
   });

@@ -7,7 +7,7 @@ const PAYMENTS = {
   secret: 'option-errors-secret-0123456789',
   authURL: 'http://127.0.0.1:4000',
   baseURL: 'http://127.0.0.1:4000/api',
-  receiver: WALLETS.shop,
+  wallet: WALLETS.shop,
   to: 'bobby',
   agent: 'shop-agent',
   onPaid: () => undefined,

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { KudosWebhookError, parseKudosNotification } from '../../src/webhook/index.js';
+import { KudosNotificationError, parseKudosNotification } from '../../src/webhook/index.js';
 import { readBodyText, sampleNotification, withAmount, withTx } from '../helpers/notifications.js';
 
 const HASH = '30A19D04DEFFF62BC3BC268EE3E391C691231EBA87ADC032A2D99D56AC401959';
 
-function refusal(body: unknown): KudosWebhookError {
+function refusal(body: unknown): KudosNotificationError {
   try {
     parseKudosNotification(body);
   } catch (error) {
-    expect(error).toBeInstanceOf(KudosWebhookError);
-    return error as KudosWebhookError;
+    expect(error).toBeInstanceOf(KudosNotificationError);
+    return error as KudosNotificationError;
   }
   throw new Error('expected a refusal');
 }
@@ -320,7 +320,7 @@ describe('parseKudosNotification', () => {
   it('reports empty, truncated and non-UTF-8 bodies as invalid_json', async () => {
     for (const body of ['', '   ', '{"tx":', Buffer.from([0xff, 0xfe])]) {
       const refused = readBodyText(body);
-      await expect(refused).rejects.toBeInstanceOf(KudosWebhookError);
+      await expect(refused).rejects.toBeInstanceOf(KudosNotificationError);
       await expect(refused).rejects.toMatchObject({ code: 'invalid_json', status: 400 });
     }
   });

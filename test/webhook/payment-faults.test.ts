@@ -7,8 +7,8 @@ import {
   cosmosConfirmer,
   type KudosClaimContext,
   type KudosNotification,
+  type KudosReceiverOptions,
   type KudosWebhookHandler,
-  type KudosWebhookOptions,
   kudosWebhook,
   MemoryDedupeStore,
 } from '../../src/webhook/index.js';
@@ -39,14 +39,14 @@ class Shop {
   readonly handled = new Map<string, KudosNotification[]>();
   hook!: KudosWebhookHandler;
   server!: Listening;
-  secret: KudosWebhookOptions['secret'] = SHOP_SECRET;
+  secret: KudosReceiverOptions['secret'] = SHOP_SECRET;
 
   /** The webhook URL the service is given: with the secret, unless the shop runs without one. */
   get url(): string {
     return this.secret === false ? this.server.url : `${this.server.url}?token=${SHOP_SECRET}`;
   }
 
-  async start(options: Partial<KudosWebhookOptions> = {}): Promise<this> {
+  async start(options: Partial<KudosReceiverOptions> = {}): Promise<this> {
     this.secret = options.secret ?? SHOP_SECRET;
     this.hook = kudosWebhook({
       secret: this.secret,
@@ -80,7 +80,7 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
   });
 
   async function setUp(
-    webhookOptions: Partial<KudosWebhookOptions> = {},
+    webhookOptions: Partial<KudosReceiverOptions> = {},
     emulator: KudosEmulatorOptions = {},
   ) {
     shop = await new Shop().start(webhookOptions);
@@ -373,7 +373,7 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     await shop.server.close();
     shop = await new Shop().start({
       store,
-      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, receiver: kudos.walletOf('bobby') }),
+      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, wallet: kudos.walletOf('bobby') }),
     });
     kudos.setWebhook('shop-agent', shop.url);
     const real = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
@@ -557,7 +557,7 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     shop = await new Shop().start({
       store,
       secret: false,
-      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, receiver: kudos.walletOf('bobby') }),
+      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, wallet: kudos.walletOf('bobby') }),
     });
     kudos.setWebhook('shop-agent', shop.server.url);
     const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });

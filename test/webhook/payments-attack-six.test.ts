@@ -7,7 +7,7 @@ import { RedisDedupeStore } from '../../src/redis/index.js';
 import {
   cosmosConfirmer,
   type KudosNotification,
-  type KudosWebhookError,
+  type KudosNotificationError,
   kudosWebhook,
   MemoryOrderStore,
 } from '../../src/webhook/index.js';
@@ -88,7 +88,7 @@ describe('a forged body never buries a real payment (secret: false)', () => {
     const handled: KudosNotification[] = [];
     const hook = kudosWebhook({
       secret: false,
-      confirm: cosmosConfirmer({ baseURL: f.kudos.baseURL, receiver: f.kudos.walletOf('bobby') }),
+      confirm: cosmosConfirmer({ baseURL: f.kudos.baseURL, wallet: f.kudos.walletOf('bobby') }),
       onNotification: (n) => {
         handled.push(n);
       },
@@ -329,7 +329,7 @@ describe('no store key outlives an hour for a hash that pays the shop nothing (a
 
 describe('a notification body read within a time limit', () => {
   it('answers 408 body_timeout to a body that drips, and keeps nothing', async () => {
-    const errors: KudosWebhookError[] = [];
+    const errors: KudosNotificationError[] = [];
     const hook = kudosWebhook({
       secret: 'drip-secret-0123456789abcdef',
       bodyTimeoutMs: 300,

@@ -44,7 +44,7 @@ describe('Ledger', () => {
     const store = new CountingStore();
     const ledger = new Ledger(
       store,
-      { retentionMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
+      { dedupeTtlMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
       Date.now,
     );
     const o = order();
@@ -62,7 +62,7 @@ describe('Ledger', () => {
     const store = new CountingStore();
     const ledger = new Ledger(
       store,
-      { retentionMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
+      { dedupeTtlMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
       Date.now,
     );
     const orders = [order(), order(), order()];
@@ -109,7 +109,7 @@ describe('Ledger', () => {
     const store = new CountingStore();
     const ledger = new Ledger(
       store,
-      { retentionMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
+      { dedupeTtlMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
       Date.now,
     );
     const o = order();
@@ -123,7 +123,7 @@ describe('Ledger', () => {
     const store = new CountingStore();
     const ledger = new Ledger(
       store,
-      { retentionMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
+      { dedupeTtlMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
       Date.now,
     );
     const [a, b] = [order(), order()];
@@ -144,7 +144,7 @@ describe('Ledger', () => {
     const store = new CountingStore();
     const ledger = new Ledger(
       store,
-      { retentionMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
+      { dedupeTtlMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
       Date.now,
     );
     const [a, b] = [order(), order()];
@@ -173,12 +173,12 @@ describe('Ledger', () => {
     const store = new MemoryOrderStore();
     const here = new Ledger(
       store,
-      { retentionMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
+      { dedupeTtlMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
       Date.now,
     );
     const there = new Ledger(
       store,
-      { retentionMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
+      { dedupeTtlMs: 60_000, exceptionTtlMs: null, minExceptionUnits: 0n },
       Date.now,
     );
     const o = order();

@@ -45,7 +45,7 @@ describe('addresses compared as accounts: either spelling of the shop’s wallet
 
   it('credits a payment to the main-prefix spelling when receiver is the legacy one', async () => {
     kudos = await emulator();
-    shop = await new Shop(kudos).start({ receiver: kudos.walletOf('bobby', 'cosmos') });
+    shop = await new Shop(kudos).start({ wallet: kudos.walletOf('bobby', 'cosmos') });
     const { order, url } = await shop.payments.createOrder({ amount: '2', memo: 'mug' });
     const tx = payLink(kudos, url, 'alice');
     await kudos.idle();
@@ -63,7 +63,7 @@ describe('addresses compared as accounts: either spelling of the shop’s wallet
 
   it('credits a payment to the legacy spelling (an old record) when receiver is the main-prefix one', async () => {
     kudos = await emulator('cosmos');
-    shop = await new Shop(kudos).start({ receiver: kudos.walletOf('bobby', 'kudos') });
+    shop = await new Shop(kudos).start({ wallet: kudos.walletOf('bobby', 'kudos') });
     const { order, url } = await shop.payments.createOrder({ amount: '1.5' });
     const tx = payLink(kudos, url, 'alice');
     await kudos.idle();
@@ -110,30 +110,28 @@ describe('addresses compared as accounts: either spelling of the shop’s wallet
       agent: 'shop-agent',
     };
     const cases: Array<[unknown, RegExp]> = [
-      [typo, /"receiver" must be a wallet address .*checksum/],
+      [typo, /"wallet" must be a wallet address .*checksum/],
       [
         'osmo1prtuq05nhujtkqssvre0rjtwhg2crsnu7kkz2y',
-        /"receiver" must be a wallet address .*"kudos1" or "cosmos1"/,
+        /"wallet" must be a wallet address .*"kudos1" or "cosmos1"/,
       ],
-      ['cosmos1shop', /"receiver" must be a wallet address/],
+      ['cosmos1shop', /"wallet" must be a wallet address/],
       [
         good.toUpperCase().replace('COSMOS', 'cosmos'),
-        /"receiver" must be a wallet address .*upper and lower case/,
+        /"wallet" must be a wallet address .*upper and lower case/,
       ],
-      [[good, typo], /"receiver"\[1\] must be a wallet address .*checksum/],
-      [[], /requires "receiver"/],
-      [42, /requires "receiver"/],
+      [[good, typo], /"wallet"\[1\] must be a wallet address .*checksum/],
+      [[], /requires "wallet"/],
+      [42, /requires "wallet"/],
     ];
     for (const [receiver, message] of cases) {
-      expect(() => kudosPayments({ ...base, receiver: receiver as string, onPaid: () => undefined })).toThrow(
+      expect(() => kudosPayments({ ...base, wallet: receiver as string, onPaid: () => undefined })).toThrow(
         TypeError,
       );
-      expect(() => kudosPayments({ ...base, receiver: receiver as string, onPaid: () => undefined })).toThrow(
+      expect(() => kudosPayments({ ...base, wallet: receiver as string, onPaid: () => undefined })).toThrow(
         message,
       );
-      expect(() => cosmosConfirmer({ baseURL: kudos?.baseURL, receiver: receiver as string })).toThrow(
-        message,
-      );
+      expect(() => cosmosConfirmer({ baseURL: kudos?.baseURL, wallet: receiver as string })).toThrow(message);
     }
     // Both spellings, upper case (bech32 allows it whole) and several: accepted.
     for (const receiver of [
@@ -142,7 +140,7 @@ describe('addresses compared as accounts: either spelling of the shop’s wallet
       good.toUpperCase(),
       [good, WALLETS.shop],
     ]) {
-      expect(() => kudosPayments({ ...base, receiver, onPaid: () => undefined })).not.toThrow();
+      expect(() => kudosPayments({ ...base, wallet: receiver, onPaid: () => undefined })).not.toThrow();
     }
   });
 });
@@ -160,9 +158,9 @@ describe('money that reached the shop’s user but none of receiver is surfaced'
     shop = undefined;
   });
 
-  it('is a not_to_receiver exception with the addresses paid: told once, listed, counted, acknowledged', async () => {
+  it('is a not_to_wallet exception with the addresses paid: told once, listed, counted, acknowledged', async () => {
     // The shop gave a wallet that is not bobby's (an old wallet, a copy-paste from elsewhere).
-    shop = await new Shop(kudos).start({ receiver: WALLETS.other });
+    shop = await new Shop(kudos).start({ wallet: WALLETS.other });
     const { order, url } = await shop.payments.createOrder({ amount: '2' });
     const tx = payLink(kudos, url, 'alice');
     await kudos.idle();
@@ -170,20 +168,18 @@ describe('money that reached the shop’s user but none of receiver is surfaced'
     expect(shop.paid).toEqual([]);
     expect(shop.exceptions).toEqual([
       expect.objectContaining({
-        reason: 'not_to_receiver',
+        reason: 'not_to_wallet',
         txHash: tx.txHash,
         reference: order.reference,
         paidTo,
       }),
     ]);
     expect(shop.errors.map((e) => [e.code, e.message])).toEqual([
-      ['not_to_receiver', expect.stringContaining(paidTo[0] as string)],
+      ['not_to_wallet', expect.stringContaining(paidTo[0] as string)],
     ]);
     expect((await shop.payments.order(order.reference))?.status).toBe('open');
     const listed = await shop.payments.unprocessed();
-    expect(listed).toEqual([
-      expect.objectContaining({ kind: 'exception', reason: 'not_to_receiver', paidTo }),
-    ]);
+    expect(listed).toEqual([expect.objectContaining({ kind: 'exception', reason: 'not_to_wallet', paidTo })]);
     expect(await shop.payments.status()).toMatchObject({ exceptions: 1, unprocessed: 0 });
     // A redelivery tells no one again.
     const delivery = kudos.deliveries.find((d) => d.txHash === tx.txHash);
@@ -196,14 +192,14 @@ describe('money that reached the shop’s user but none of receiver is surfaced'
   });
 
   it('makes no exception from an unauthenticated notification (secret: false) nor for another user’s payment', async () => {
-    shop = await new Shop(kudos).start({ receiver: WALLETS.other, secret: false });
+    shop = await new Shop(kudos).start({ wallet: WALLETS.other, secret: false });
     const { url } = await shop.payments.createOrder({ amount: '2' });
     payLink(kudos, url, 'alice');
     await kudos.idle();
     expect([shop.exceptions, shop.errors, await shop.payments.unprocessed()]).toEqual([[], [], []]);
     await shop.server.close();
     // Authenticated, but a payment to alice through the shop's agent: not the shop's user, not its money.
-    shop = await new Shop(kudos).start({ receiver: WALLETS.other });
+    shop = await new Shop(kudos).start({ wallet: WALLETS.other });
     kudos.pay({ from: 'bobby', to: 'alice', amount: '1', via: 'shop-agent' });
     await kudos.idle();
     expect([shop.exceptions, shop.errors, await shop.payments.unprocessed()]).toEqual([[], [], []]);

@@ -104,7 +104,7 @@ describe('kudosPayments(): orders paid through the widget, credited by every pat
       secret: false as const,
       authURL: kudos.authURL,
       baseURL: kudos.baseURL,
-      receiver: WALLETS.shop,
+      wallet: WALLETS.shop,
       to: 'bobby',
       agent: 'shop-agent',
       onPaid: () => undefined,
@@ -114,7 +114,7 @@ describe('kudosPayments(): orders paid through the widget, credited by every pat
       [{ to: '' }, '"to"'],
       [{ agent: undefined }, '"agent"'],
       [{ fee: '-1' }, '"fee"'],
-      [{ receiver: [] }, '"receiver"'],
+      [{ wallet: [] }, '"wallet"'],
       [{ orderTtlMs: 0 }, '"orderTtlMs"'],
       [{ dedupeTtlMs: -1 }, '"dedupeTtlMs"'],
     ] as const) {

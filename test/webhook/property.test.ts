@@ -1,11 +1,11 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEBHOOK_ERROR_STATUS } from '../../src/webhook/core/errors.js';
+import { NOTIFICATION_ERROR_STATUS } from '../../src/webhook/core/errors.js';
 import { sampleNotification } from '../helpers/notifications.js';
 import { startWebhookApp, type WebhookApp } from '../helpers/webhook-app.js';
 
-const DOCUMENTED = new Set<number>([200, ...Object.values(WEBHOOK_ERROR_STATUS)]);
+const DOCUMENTED = new Set<number>([200, ...Object.values(NOTIFICATION_ERROR_STATUS)]);
 const RUNS = 10_000;
 
 /**

@@ -4,8 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   cosmosConfirmer,
   type KudosNotification,
+  type KudosNotificationError,
   type KudosPaymentsOptions,
-  type KudosWebhookError,
   kudosReceiver,
 } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
@@ -194,7 +194,7 @@ describe('reconcileChain() on the low-level receiver, with its receiver addresse
     const seen: KudosNotification[] = [];
     const hook = kudosReceiver({
       secret: false,
-      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, receiver: kudos.walletOf('bobby') }),
+      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, wallet: kudos.walletOf('bobby') }),
       onNotification: (n) => {
         seen.push(n);
       },
@@ -207,14 +207,14 @@ describe('reconcileChain() on the low-level receiver, with its receiver addresse
     await kudos.idle();
     for (const receiver of [kudos.walletOf('bobby', 'kudos'), kudos.walletOf('bobby', 'cosmos')]) {
       seen.length = 0;
-      const first = await hook.reconcileChain({ receiver, baseURL: kudos.baseURL });
+      const first = await hook.reconcileChain({ wallet: receiver, baseURL: kudos.baseURL });
       expect(first.seen).toBe(2);
       expect(first.processed + first.duplicates).toBe(2);
     }
-    const all = await hook.reconcileChain({ receiver: kudos.walletOf('bobby'), baseURL: kudos.baseURL });
+    const all = await hook.reconcileChain({ wallet: kudos.walletOf('bobby'), baseURL: kudos.baseURL });
     expect(all).toMatchObject({ seen: 2, processed: 0, duplicates: 2 });
     const { seen: _seen, ...counts } = await hook.reconcileChain({
-      receiver: kudos.walletOf('bobby'),
+      wallet: kudos.walletOf('bobby'),
       restURL: kudos.chainURL,
     });
     expect(counts).toMatchObject({ processed: 0, duplicates: 2 });
@@ -225,17 +225,17 @@ describe('reconcileChain() on the low-level receiver, with its receiver addresse
     kudos = await startKudosEmulator({ users: PAYMENT_USERS });
     const hook = kudosReceiver({ secret: false, onNotification: () => undefined });
     const receiver = kudos.walletOf('bobby');
-    await expect(hook.reconcileChain({ receiver } as never)).rejects.toThrow(
+    await expect(hook.reconcileChain({ wallet: receiver } as never)).rejects.toThrow(
       /reconcileChain\(\) requires "restURL" .* or "baseURL"/,
     );
     await expect(hook.reconcileChain({ baseURL: kudos.baseURL } as never)).rejects.toThrow(
-      /reconcileChain\(\) requires "receiver"/,
+      /reconcileChain\(\) requires "wallet"/,
     );
-    await expect(hook.reconcileChain({ receiver: 'cosmos1nope', baseURL: kudos.baseURL })).rejects.toThrow(
-      /reconcileChain\(\) option "receiver" must be a wallet address/,
+    await expect(hook.reconcileChain({ wallet: 'cosmos1nope', baseURL: kudos.baseURL })).rejects.toThrow(
+      /reconcileChain\(\) option "wallet" must be a wallet address/,
     );
     await expect(
-      hook.reconcileChain({ receiver, baseURL: kudos.baseURL, since: Number.NaN }),
+      hook.reconcileChain({ wallet: receiver, baseURL: kudos.baseURL, since: Number.NaN }),
     ).rejects.toThrow(/reconcileChain\(\) option "since" must be a time in epoch milliseconds/);
   });
 });
@@ -300,7 +300,7 @@ describe('against the service as it is now (the emulator’s 2026 generation): l
     const answers = kudos.deliveries.filter((d) => d.txStatus === 'success').map((d) => d.responseStatus);
     expect(answers.length).toBeGreaterThanOrEqual(3);
     expect(answers.every((status) => status === 503)).toBe(true);
-    const gone = shop.errors.filter((e: KudosWebhookError) => e.code === 'endpoint_gone');
+    const gone = shop.errors.filter((e: KudosNotificationError) => e.code === 'endpoint_gone');
     expect(gone).toHaveLength(1);
     expect(gone[0]?.message).toContain(
       `No chain REST (LCD) interface answers at ${kudos.baseURL}/cosmos/lcd`,
@@ -369,7 +369,7 @@ describe('the confirmer tells a gone LCD from a transaction not in a block yet',
     );
     try {
       const receiver = 'cosmos1prtuq05nhujtkqssvre0rjtwhg2crsnupw3ez2';
-      const confirm = cosmosConfirmer({ restURL: chain.url, receiver });
+      const confirm = cosmosConfirmer({ restURL: chain.url, wallet: receiver });
       const notification = {
         tx: { status: 'success', txHash: 'A'.repeat(64), amount: { denom: 'nanokudos', value: 1n } },
       } as unknown as KudosNotification;
@@ -380,7 +380,7 @@ describe('the confirmer tells a gone LCD from a transaction not in a block yet',
       });
       answer = { type: 'text/html; charset=utf-8', body: '<pre>Cannot GET /cosmos/tx</pre>' };
       await expect(confirm(notification)).rejects.toMatchObject({
-        name: 'KudosWebhookError',
+        name: 'KudosNotificationError',
         code: 'endpoint_gone',
         status: 503,
         message: expect.stringContaining(`No chain REST (LCD) interface answers at ${chain.url}`),

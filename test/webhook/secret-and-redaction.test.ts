@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type KudosWebhookError, kudosWebhook } from '../../src/webhook/index.js';
+import { type KudosNotificationError, kudosWebhook } from '../../src/webhook/index.js';
 import { sampleNotification } from '../helpers/notifications.js';
 import { TraceRecorder } from '../helpers/trace-recorder.js';
 import { deliver, startWebhookApp, type WebhookApp } from '../helpers/webhook-app.js';
@@ -41,7 +41,8 @@ describe('what onError and the handler see of the URL', () => {
   beforeAll(async () => {
     app = await startWebhookApp('express5', {
       secret: SECRET,
-      onError: (error: KudosWebhookError, req) => seen.push(`${error.code} ${req?.originalUrl ?? req?.url}`),
+      onError: (error: KudosNotificationError, req) =>
+        seen.push(`${error.code} ${req?.originalUrl ?? req?.url}`),
     });
   });
   afterEach(() => {
@@ -69,7 +70,7 @@ describe('what onError and the handler see of the URL', () => {
       const parts: string[] = [];
       const other = await startWebhookApp(mount, {
         secret: SECRET,
-        onError: (error: KudosWebhookError, req) =>
+        onError: (error: KudosNotificationError, req) =>
           parts.push(
             `${error.code} ${req?.url} ${req?.originalUrl ?? ''} ${JSON.stringify((req as { query?: unknown })?.query ?? {})}`,
           ),

@@ -116,7 +116,7 @@ describe("every shape the emulator's real sender produces is received, confirmed
     });
     await app.close();
     app = await startWebhookApp('express4', {
-      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, receiver: kudos.walletOf('bobby') }),
+      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, wallet: kudos.walletOf('bobby') }),
     });
     kudos.setWebhook('shop-agent', app.url);
   }

@@ -1,5 +1,5 @@
 import { readBodyStream } from '../core/body.js';
-import type { KudosWebhookOptions } from '../options.js';
+import { type KudosReceiverOptions, resolveReceiverOptions } from '../options.js';
 import {
   createReceiver,
   isReceiver,
@@ -31,14 +31,16 @@ export interface KudosWebhookFetchHandler extends Omit<KudosReceiver, 'receive' 
  * import { cosmosConfirmer, kudosWebhookFetch } from 'passport-kudos/webhook';
  * export const POST = kudosWebhookFetch({
  *   secret: process.env.KUDOS_WEBHOOK_SECRET ?? 'at-least-16-characters',
- *   confirm: cosmosConfirmer({ restURL: 'https://chain.example/lcd', receiver: 'kudos10w0466xcvg0sgfhynvj5nlcdzhqzrnc4gkegml' }),
+ *   confirm: cosmosConfirmer({ restURL: 'https://chain.example/lcd', wallet: 'kudos10w0466xcvg0sgfhynvj5nlcdzhqzrnc4gkegml' }),
  *   onNotification: (n) => console.log(n.tx.txHash),
  * });
  * ```
  */
-export function kudosWebhookFetch(options: KudosWebhookOptions | KudosReceiver): KudosWebhookFetchHandler {
+export function kudosWebhookFetch(options: KudosReceiverOptions | KudosReceiver): KudosWebhookFetchHandler {
   return fetchHandler(
-    isReceiver(options) ? options : createReceiver(options as KudosWebhookOptions, 'kudosWebhookFetch'),
+    isReceiver(options)
+      ? options
+      : createReceiver(resolveReceiverOptions(options as KudosReceiverOptions, 'kudosWebhookFetch')),
   );
 }
 
@@ -49,7 +51,7 @@ export function fetchHandler(receiver: ReceiverInternals): KudosWebhookFetchHand
       method: request.method,
       url: request.url,
       headers: request.headers,
-      body: () => (request.body ? readBodyStream(request.body, receiver.limit) : ''),
+      body: () => (request.body ? readBodyStream(request.body, receiver.maxBodyBytes) : ''),
     });
     return new Response(JSON.stringify(answer.body), { status: answer.status, headers: answer.headers });
   };

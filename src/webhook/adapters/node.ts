@@ -1,13 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { isObjectLike } from '../../base/guards.js';
 import { nodeRequestBody, type WebhookRequest } from '../core/body.js';
-import { KudosWebhookError } from '../core/errors.js';
+import { KudosNotificationError } from '../core/errors.js';
 import { redactRequest } from '../core/secret.js';
-import type { KudosWebhookOptions } from '../options.js';
+import { type KudosReceiverOptions, resolveReceiverOptions } from '../options.js';
 import {
   createReceiver,
   type KudosReceiver,
-  type KudosWebhookAnswer,
+  type KudosReceiverAnswer,
   type ReceiverInternals,
   withRecovery,
 } from '../receiver.js';
@@ -16,7 +16,7 @@ import {
 // plain node:http server. The work is the framework-free receiver's (receiver.ts); this file reads a
 // Node request into a delivery and writes the answer back.
 
-export type { KudosWebhookOptions } from '../options.js';
+export type { KudosReceiverOptions } from '../options.js';
 
 /** Express error middleware: `(err, req, res, next)`. */
 export type KudosWebhookErrorHandler = (
@@ -40,35 +40,35 @@ export interface KudosWebhookHandler extends Omit<KudosReceiver, 'receive' | 're
 }
 
 /** body-parser error types and what the receiver makes of them. */
-const BODY_PARSER_ERRORS: Record<string, (err: object) => KudosWebhookError> = {
+const BODY_PARSER_ERRORS: Record<string, (err: object) => KudosNotificationError> = {
   'entity.parse.failed': () =>
-    new KudosWebhookError('invalid_json', {
+    new KudosNotificationError('invalid_json', {
       message: 'notification body is not valid JSON (empty, truncated or malformed)',
     }),
   // body-parser says its limit: the message is then the receiver's own, word for word.
   'entity.too.large': (err) =>
-    new KudosWebhookError('payload_too_large', {
+    new KudosNotificationError('payload_too_large', {
       message:
         'limit' in err && typeof err.limit === 'number'
           ? `notification body is larger than ${err.limit} bytes`
           : 'notification body is larger than the body parser allows',
     }),
   'charset.unsupported': () =>
-    new KudosWebhookError('unsupported_media_type', {
+    new KudosNotificationError('unsupported_media_type', {
       message: 'Content-Type must be application/json (UTF-8)',
     }),
   'encoding.unsupported': () =>
-    new KudosWebhookError('unsupported_media_type', { message: 'Content-Encoding is not supported' }),
+    new KudosNotificationError('unsupported_media_type', { message: 'Content-Encoding is not supported' }),
   'request.aborted': () =>
-    new KudosWebhookError('invalid_json', { message: 'notification body was cut off' }),
+    new KudosNotificationError('invalid_json', { message: 'notification body was cut off' }),
   'stream.not.readable': () =>
-    new KudosWebhookError('body_already_consumed', {
+    new KudosNotificationError('body_already_consumed', {
       message: 'the request body was read by another middleware that kept nothing',
     }),
 };
 
 /** Writes an answer, unless one was written already. */
-function write(res: ServerResponse, answer: KudosWebhookAnswer): void {
+function write(res: ServerResponse, answer: KudosReceiverAnswer): void {
   if (res.headersSent) return;
   res.writeHead(answer.status, answer.headers);
   res.end(JSON.stringify(answer.body));
@@ -79,17 +79,17 @@ function write(res: ServerResponse, answer: KudosWebhookAnswer): void {
  * checks the URL secret, reads the body (whether or not `express.json()` ran), validates it,
  * processes each event key (`txHash:status`) once, confirms it when asked, and calls
  * `onNotification`. Answers 200 for processed and duplicate deliveries, and the status of
- * `WEBHOOK_ERROR_STATUS` with `{ error, code, path }` for anything refused.
+ * `NOTIFICATION_ERROR_STATUS` with `{ error, code, path }` for anything refused.
  *
  * @see docs/kudos-service.md#notifications
  */
-export function kudosWebhook(options: KudosWebhookOptions): KudosWebhookHandler {
-  return nodeHandler(createReceiver(options));
+export function kudosWebhook(options: KudosReceiverOptions): KudosWebhookHandler {
+  return nodeHandler(createReceiver(resolveReceiverOptions(options, 'kudosWebhook')));
 }
 
 /** @internal The Node adapter around a receiver. */
 export function nodeHandler(receiver: ReceiverInternals): KudosWebhookHandler {
-  const { secrets, limit } = receiver;
+  const { secrets, maxBodyBytes } = receiver;
 
   const handler = (req: WebhookRequest, res: ServerResponse): void => {
     // The secret is read from the URL as sent, then redacted before anything else sees the request.
@@ -99,7 +99,7 @@ export function nodeHandler(receiver: ReceiverInternals): KudosWebhookHandler {
       method: req.method ?? 'GET',
       url,
       headers: req.headers,
-      body: () => nodeRequestBody(req, limit),
+      body: () => nodeRequestBody(req, maxBodyBytes),
     };
     // receive() answers every problem itself.
     receiver.receive(delivery, req).then(

@@ -50,7 +50,7 @@ export interface PaidOnChain {
 
 /**
  * What each account got of `denom` from the payer, by the bank messages: a `MsgSend`, or a
- * `MsgMultiSend` (a payment with an agent fee or to several receivers, docs/kudos-service.md#payment-widget)
+ * `MsgMultiSend` (a payment with an agent fee or to several recipients, docs/kudos-service.md#payment-widget)
  * whose inputs include the payer. With no payer address in the notification, any sender counts.
  * Addresses are compared as accounts: the payer may have signed in either spelling.
  */

@@ -11,9 +11,9 @@ import {
   jsonOf,
   request,
 } from '../../protocol/http-client.js';
-import { DENOM } from '../../protocol/limits.js';
+import { DEFAULT_TIMEOUT_MS, DENOM } from '../../protocol/limits.js';
 import { blockTimeOf, bodyOf, paidOnChain } from './chain-tx.js';
-import { KudosWebhookError } from './errors.js';
+import { KudosNotificationError } from './errors.js';
 import { isObject } from './parse.js';
 import type { KudosConfirmation, KudosNotification } from './types.js';
 
@@ -39,8 +39,8 @@ export interface CosmosConfirmerOptions {
    * notification: a payer who edits the widget link (`to=` his own second account, `via=` your
    * agent) makes the service notify you of a real transaction that pays someone else.
    */
-  receiver: string | readonly string[];
-  /** Time limit of the lookup in milliseconds. Default 5000. */
+  wallet: string | readonly string[];
+  /** Time limit of the lookup in milliseconds. Default 10000, as every request of the package. */
   timeoutMs?: number;
   /** Largest lookup answer read, in bytes (a transaction is a few kB); default 4 MiB, as the API client. */
   maxResponseBytes?: number;
@@ -52,19 +52,19 @@ export interface CosmosConfirmerOptions {
   denom?: string;
 }
 
-function unavailable(message: string, cause?: unknown): KudosWebhookError {
-  return new KudosWebhookError('confirmation_unavailable', { message, cause });
+function unavailable(message: string, cause?: unknown): KudosNotificationError {
+  return new KudosNotificationError('confirmation_unavailable', { message, cause });
 }
 
 /**
  * A 404 of the lookup: the chain's own "no such transaction" (JSON with a `code`) means not in a block
  * yet; anything else (an HTML page) means no chain answers at that URL, which waiting never mends.
  */
-function notFound(answer: HttpAnswer, url: string, lcd: string): KudosWebhookError {
+function notFound(answer: HttpAnswer, url: string, lcd: string): KudosNotificationError {
   if (isDocumentedNotFound(answer, 'chain')) return unavailable('transaction not found on the chain yet');
   // The message names the LCD, not the transaction: the same for every lookup, told once.
   const hint = `No chain REST (LCD) interface answers at ${shownURL(lcd)}: set "restURL" to a chain node's REST interface (the service's {baseURL}/cosmos/lcd proxy is gone since 2026-05-21).`;
-  return new KudosWebhookError('endpoint_gone', {
+  return new KudosNotificationError('endpoint_gone', {
     message: `the chain's transaction lookup answered 404 that no chain answers. ${hint}`,
     cause: endpointGone(url, answer, 'the transaction lookup', hint),
   });
@@ -74,13 +74,13 @@ function notFound(answer: HttpAnswer, url: string, lcd: string): KudosWebhookErr
  * Checks a looked-up transaction against the notification; pure. It must have succeeded in a block
  * under the same hash; the payer's transfers to the notification's outputs (`tx.to`) must add up to
  * its amount (else the notification was edited); and `received` is what the payer's transfers gave
- * the shop's `receivers` (only those: an agent's fee or another receiver's part is not the shop's).
+ * the shop's `wallets` (only those: an agent's fee or another recipient's part is not the shop's).
  * Confirmed only when that is above 0.
  */
 function checkChainTransaction(
   body: unknown,
   notification: KudosNotification,
-  receivers: ReadonlySet<string>,
+  wallets: ReadonlySet<string>,
   denom: string,
 ): KudosConfirmation {
   if (!isObject(body) || !isObject(body.tx_response))
@@ -93,7 +93,7 @@ function checkChainTransaction(
     return { confirmed: false, reason: 'transaction hash differs' };
   }
   const { tx } = notification;
-  if (tx.to.length === 0) return { confirmed: false, reason: 'the notification names no receiver' };
+  if (tx.to.length === 0) return { confirmed: false, reason: 'the notification names no recipient' };
   const paid = paidOnChain(bodyOf(body).messages, tx.from, denom);
   const notified = new Set(tx.to.map(accountKey));
   const total = [...notified].reduce((sum, account) => sum + (paid.byAccount.get(account) ?? 0n), 0n);
@@ -101,13 +101,13 @@ function checkChainTransaction(
     return { confirmed: false, reason: 'the transfers on chain do not add up to the notified amount' };
   }
   let received = 0n;
-  for (const account of receivers) received += paid.byAccount.get(account) ?? 0n;
+  for (const account of wallets) received += paid.byAccount.get(account) ?? 0n;
   if (received <= 0n) {
     // A real payment that went elsewhere: said with the addresses it reached, so that a shop whose
-    // `receiver` is not its wallet (a mistake, an old wallet) can see it (payments: not_to_receiver).
+    // `wallet` is not its wallet (a mistake, an old wallet) can see it (payments: not_to_wallet).
     return {
       confirmed: false,
-      reason: `the transaction pays none of the shop's receivers (it paid ${paid.addresses.join(', ')})`,
+      reason: `the transaction pays none of the shop's wallets (it paid ${paid.addresses.join(', ')})`,
       received: 0n,
       paidTo: paid.addresses,
     };
@@ -116,8 +116,8 @@ function checkChainTransaction(
 }
 
 /**
- * The `receiver` option as a set of accounts: each a wallet address of the chain in either spelling
- * (bech32, checksum checked). A `TypeError` naming `receiver` and what is wrong: a mistyped address
+ * The `wallet` option as a set of accounts: each a wallet address of the chain in either spelling
+ * (bech32, checksum checked). A `TypeError` naming `wallet` and what is wrong: a mistyped address
  * would make every payment miss the shop.
  */
 /** The `denom` option of the call named by `where`, checked: the default is the service's own. */
@@ -129,18 +129,18 @@ export function checkDenom(denom: unknown, where: string): string {
   return denom;
 }
 
-export function checkReceivers(receiver: unknown, where: string): ReadonlySet<string> {
-  const list: unknown[] = typeof receiver === 'string' ? [receiver] : Array.isArray(receiver) ? receiver : [];
+export function checkWallets(wallet: unknown, where: string): ReadonlySet<string> {
+  const list: unknown[] = typeof wallet === 'string' ? [wallet] : Array.isArray(wallet) ? wallet : [];
   if (list.length === 0) {
     throw new TypeError(
-      `${where} requires "receiver": your shop's wallet address (or a list of them); without it a payment to anyone would count as paid`,
+      `${where} requires "wallet": your shop's wallet address (or a list of them); without it a payment to anyone would count as paid`,
     );
   }
   const accounts = new Set<string>();
   list.forEach((address, i) => {
     const read = checkAddress(address);
     if (!read.ok) {
-      const name = typeof receiver === 'string' ? '"receiver"' : `"receiver"[${i}]`;
+      const name = typeof wallet === 'string' ? '"wallet"' : `"wallet"[${i}]`;
       throw new TypeError(
         `${where} option ${name} must be a wallet address ("kudos1…" or "cosmos1…"): it ${read.problem}`,
       );
@@ -154,7 +154,7 @@ export function checkReceivers(receiver: unknown, where: string): ReadonlySet<st
  * A confirmer that looks the transaction up on the chain's REST interface and checks that it
  * succeeded (`code` 0) in a block (`height` > 0) with the same hash, that the payer's bank
  * transfers (`MsgSend` or `MsgMultiSend`) to the notification's outputs add up to its amount, and
- * that they pay at least one of the shop's own `receiver` accounts (in either spelling), in `denom` (`nanokudos`). The
+ * that they pay at least one of the shop's own `wallet` accounts (in either spelling), in `denom` (`nanokudos`). The
  * notification's `received` is then what those addresses got (bigint, in that denomination only),
  * and its `memo` the transaction's memo as the chain records it.
  *
@@ -169,15 +169,32 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
       'cosmosConfirmer requires "baseURL" (the Kudos API) or "restURL" (the chain\'s LCD), an absolute URL',
     );
   }
-  const receivers = checkReceivers(options.receiver, 'cosmosConfirmer');
-  const denom = checkDenom(options.denom, 'cosmosConfirmer');
-  const base = withoutTrailingSlashes(restURL);
-  const timeoutMs = checkPositive(options.timeoutMs ?? 5000, 'cosmosConfirmer option "timeoutMs"');
-  const maxBytes = checkPositive(
-    options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    'cosmosConfirmer option "maxResponseBytes"',
-    { whole: true },
-  );
+  return chainConfirmer({
+    lcd: withoutTrailingSlashes(restURL),
+    wallets: checkWallets(options.wallet, 'cosmosConfirmer'),
+    denom: checkDenom(options.denom, 'cosmosConfirmer'),
+    timeoutMs: checkPositive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'cosmosConfirmer option "timeoutMs"'),
+    maxBytes: checkPositive(
+      options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      'cosmosConfirmer option "maxResponseBytes"',
+      { whole: true },
+    ),
+  });
+}
+
+/** What a chain confirmer reads with, checked once: `kudosPayments()` makes it from its own settings. */
+export interface ConfirmPlan {
+  /** The chain's REST interface, without trailing slashes. */
+  lcd: string;
+  wallets: ReadonlySet<string>;
+  denom: string;
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+/** The confirmer of {@link cosmosConfirmer}, from a checked plan. */
+export function chainConfirmer(plan: ConfirmPlan): KudosConfirmer {
+  const { lcd: base, wallets, denom, timeoutMs, maxBytes } = plan;
   return async (notification) => {
     if (notification.tx.status !== 'success') {
       return { confirmed: false, reason: `status is ${notification.tx.status}` };
@@ -209,7 +226,7 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
       }
       body = jsonOf(answer, call);
     } catch (cause) {
-      if (cause instanceof KudosWebhookError) throw cause;
+      if (cause instanceof KudosNotificationError) throw cause;
       throw unavailable(
         `transaction lookup failed: ${cause instanceof Error ? cause.message : 'failed'}`,
         cause,
@@ -219,7 +236,7 @@ export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer
     // notification says; and when its block was made: when it was paid.
     const memo = isObject(body) ? bodyOf(body).memo : undefined;
     const blockTime = blockTimeOf(body);
-    const verdict = checkChainTransaction(body, notification, receivers, denom);
+    const verdict = checkChainTransaction(body, notification, wallets, denom);
     return {
       ...verdict,
       ...(memo === undefined ? {} : { memo }),

@@ -1,25 +1,25 @@
 import { KUDOS_ERROR_CODES } from '../../base/error-codes.js';
 import { KudosError, type KudosErrorOptions } from '../../base/errors.js';
 
-type WebhookRow = Extract<(typeof KUDOS_ERROR_CODES)[number], { error: 'KudosWebhookError' }>;
+type WebhookRow = Extract<(typeof KUDOS_ERROR_CODES)[number], { error: 'KudosNotificationError' }>;
 
 /**
- * Codes of {@link KudosWebhookError} and the HTTP status each is answered with, taken from the one
+ * Codes of {@link KudosNotificationError} and the HTTP status each is answered with, taken from the one
  * table of every code, `KUDOS_ERROR_CODES`. This is the one place where the receiver maps problems
  * to statuses.
  */
-export const WEBHOOK_ERROR_STATUS = Object.fromEntries(
-  KUDOS_ERROR_CODES.filter((row): row is WebhookRow => row.error === 'KudosWebhookError').map((row) => [
+export const NOTIFICATION_ERROR_STATUS = Object.fromEntries(
+  KUDOS_ERROR_CODES.filter((row): row is WebhookRow => row.error === 'KudosNotificationError').map((row) => [
     row.code,
     row.status,
   ]),
 ) as { readonly [Code in WebhookRow['code']]: Extract<WebhookRow, { code: Code }>['status'] };
 
-/** A stable code of {@link KudosWebhookError}. */
-export type KudosWebhookErrorCode = keyof typeof WEBHOOK_ERROR_STATUS;
+/** A stable code of {@link KudosNotificationError}. */
+export type KudosNotificationErrorCode = keyof typeof NOTIFICATION_ERROR_STATUS;
 
-/** Options of {@link KudosWebhookError}. */
-export interface KudosWebhookErrorOptions extends KudosErrorOptions {
+/** Options of {@link KudosNotificationError}. */
+export interface KudosNotificationErrorOptions extends KudosErrorOptions {
   /** Dotted path of the offending field (`tx.amount.amount`), for schema violations. */
   path?: string | undefined;
 }
@@ -28,13 +28,13 @@ export interface KudosWebhookErrorOptions extends KudosErrorOptions {
  * Why a notification was refused. `path` names the offending field (`tx.amount.amount`) for
  * schema violations; `status` is what the receiver answers, from the error table.
  */
-export class KudosWebhookError extends KudosError {
-  declare readonly code: KudosWebhookErrorCode;
+export class KudosNotificationError extends KudosError {
+  declare readonly code: KudosNotificationErrorCode;
   /** Dotted path of the offending field, for schema violations. */
   readonly path: string | undefined;
 
-  constructor(code: KudosWebhookErrorCode, options: KudosWebhookErrorOptions = {}) {
-    super({ kind: 'KudosWebhookError', code, message: options.message, cause: options.cause });
+  constructor(code: KudosNotificationErrorCode, options: KudosNotificationErrorOptions = {}) {
+    super({ kind: 'KudosNotificationError', code, message: options.message, cause: options.cause });
     this.path = options.path;
   }
 }
@@ -43,8 +43,12 @@ export class KudosWebhookError extends KudosError {
  * What `onError` is told of a kept record a store could not read: `skipped` by `unprocessed()` and
  * `redrive()` (the others are listed), or `replaced` by a delivery of its payment (which goes on).
  */
-export function keptUnreadable(key: string, reason: string, fate: 'skipped' | 'replaced'): KudosWebhookError {
-  return new KudosWebhookError('kept_unreadable', {
+export function keptUnreadable(
+  key: string,
+  reason: string,
+  fate: 'skipped' | 'replaced',
+): KudosNotificationError {
+  return new KudosNotificationError('kept_unreadable', {
     message: `kept record ${key} could not be read (${reason}); it is ${fate}`,
   });
 }

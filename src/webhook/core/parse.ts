@@ -6,7 +6,7 @@ import {
   type KudosTxStatus,
   TX_STATUSES,
 } from '../../protocol/transaction.js';
-import { KudosWebhookError } from './errors.js';
+import { KudosNotificationError } from './errors.js';
 import type { KudosNotification, KudosNotificationSource, KudosPaymentMetadata } from './types.js';
 
 /** Keys that never reach application objects (prototype pollution). */
@@ -32,7 +32,7 @@ export type Json = Record<string, unknown>;
  */
 export function sanitize(value: unknown, path = '', depth = 0): unknown {
   if (depth > MAX_DEPTH)
-    throw new KudosWebhookError('too_deep', { message: `nested deeper than ${MAX_DEPTH} levels`, path });
+    throw new KudosNotificationError('too_deep', { message: `nested deeper than ${MAX_DEPTH} levels`, path });
   if (Array.isArray(value)) return value.map((v, i) => sanitize(v, `${path}[${i}]`, depth + 1));
   if (!isObjectLike(value)) return value;
   const copy: Json = {};
@@ -52,7 +52,7 @@ function typeName(value: unknown): string {
 
 function required(record: Json, key: string, path: string): unknown {
   if (!Object.hasOwn(record, key) || record[key] === undefined) {
-    throw new KudosWebhookError('missing_field', { message: `"${path}" is required`, path });
+    throw new KudosNotificationError('missing_field', { message: `"${path}" is required`, path });
   }
   return record[key];
 }
@@ -79,21 +79,21 @@ function timestampOrNull(record: Json, key: string): number | null {
 
 function parseAmount(value: unknown, path: string): KudosAmount {
   if (!isObject(value)) {
-    throw new KudosWebhookError('invalid_amount', {
+    throw new KudosNotificationError('invalid_amount', {
       message: `"${path}" must be an object, not ${typeName(value)}`,
       path,
     });
   }
   const amount = required(value, 'amount', `${path}.amount`);
   if (typeof amount !== 'string' || amount.length > MAX_AMOUNT_DIGITS || !AMOUNT.test(amount)) {
-    throw new KudosWebhookError('invalid_amount', {
+    throw new KudosNotificationError('invalid_amount', {
       message: `"${path}.amount" must be a positive integer string of plain digits without leading zeros, at most ${MAX_AMOUNT_DIGITS} long`,
       path: `${path}.amount`,
     });
   }
   const denom = value.denom;
   if (typeof denom !== 'string' || denom === '' || denom.length > MAX_TEXT) {
-    throw new KudosWebhookError('invalid_amount', {
+    throw new KudosNotificationError('invalid_amount', {
       message: `"${path}.denom" must be a non-empty string of at most ${MAX_TEXT} characters`,
       path: `${path}.denom`,
     });
@@ -116,7 +116,7 @@ function parseAmounts(
     return { amount, amounts: outputs === 1 ? [amount] : null };
   }
   if (value.length === 0) {
-    throw new KudosWebhookError('invalid_amount', {
+    throw new KudosNotificationError('invalid_amount', {
       message: '"tx.amount" must hold at least one coin',
       path: 'tx.amount',
     });
@@ -124,7 +124,7 @@ function parseAmounts(
   const coins = value.map((item, i) => parseAmount(item, `tx.amount[${i}]`));
   const denom = coins[0]?.denom ?? '';
   if (!coins.every((a) => a.denom === denom)) {
-    throw new KudosWebhookError('invalid_amount', {
+    throw new KudosNotificationError('invalid_amount', {
       message: '"tx.amount" must use one denom for every coin',
       path: 'tx.amount',
     });
@@ -142,20 +142,20 @@ function parseAmounts(
  */
 function parseTx(value: unknown): Omit<KudosTransaction, 'outputs'> {
   if (!isObject(value))
-    throw new KudosWebhookError('missing_field', {
+    throw new KudosNotificationError('missing_field', {
       message: `"tx" must be an object, not ${typeName(value)}`,
       path: 'tx',
     });
   const txHash = required(value, 'txHash', 'tx.txHash');
   if (typeof txHash !== 'string' || !TX_HASH.test(txHash)) {
-    throw new KudosWebhookError('invalid_tx_hash', {
+    throw new KudosNotificationError('invalid_tx_hash', {
       message: '"tx.txHash" must be 64 hexadecimal characters',
       path: 'tx.txHash',
     });
   }
   const status = required(value, 'status', 'tx.status');
   if (typeof status !== 'string' || !(TX_STATUSES as readonly string[]).includes(status)) {
-    throw new KudosWebhookError('invalid_status', {
+    throw new KudosNotificationError('invalid_status', {
       message: `"tx.status" must be one of ${TX_STATUSES.join(', ')}`,
       path: 'tx.status',
     });
@@ -228,7 +228,7 @@ function parseMetadata(value: unknown): KudosPaymentMetadata {
 /**
  * Validates and normalizes a payment notification (docs/kudos-service.md#notifications). Only what
  * money needs is required: a JSON object with `tx.txHash` (64 hex), `tx.status` and `tx.amount`
- * (coins of one denom); every shape the service sends passes. Otherwise throws `KudosWebhookError`
+ * (coins of one denom); every shape the service sends passes. Otherwise throws `KudosNotificationError`
  * with a stable `code`, a `status` (400 or 422) and the `path` of the offending field.
  *
  * The result is built from a sanitized copy: `__proto__`, `constructor` and `prototype` keys never
@@ -247,7 +247,7 @@ export function parseKudosNotification(
 /** {@link parseKudosNotification} of a body that `sanitize()` already copied (the pipeline keeps that copy). */
 export function parseSanitized(clean: unknown, source: KudosNotificationSource): KudosNotification {
   if (!isObject(clean)) {
-    throw new KudosWebhookError('not_an_object', {
+    throw new KudosNotificationError('not_an_object', {
       message: `notification must be a JSON object, not ${typeName(clean)}`,
     });
   }

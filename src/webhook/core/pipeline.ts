@@ -2,7 +2,7 @@ import { type KudosNotificationMessage, traced } from '../../base/trace.js';
 import type { WebhookRequest } from './body.js';
 import type { KudosConfirmer } from './confirm.js';
 import type { KudosDedupeStore } from './dedupe.js';
-import { KudosWebhookError } from './errors.js';
+import { KudosNotificationError } from './errors.js';
 import { recordFailure } from './observe.js';
 import { parseSanitized, sanitize } from './parse.js';
 import { asHandlerError, type ProcessOutcome, processOnce } from './process-once.js';
@@ -22,13 +22,13 @@ export interface PipelineSettings {
   store: KudosDedupeStore;
   /** The receiver's clock (epoch ms). */
   now: () => number;
-  ttlMs: number;
+  dedupeTtlMs: number;
   leaseMs: number;
-  timeoutMs: number;
+  handlerTimeoutMs: number;
   denom: string | undefined;
   confirm: KudosConfirmer | undefined;
   onNotification: KudosNotificationHandler;
-  report: (error: KudosWebhookError, req: WebhookRequest | undefined) => void;
+  report: (error: KudosNotificationError, req: WebhookRequest | undefined) => void;
 }
 
 /** One notification to run: its body as received, where it came from, and whether it is trusted. */
@@ -62,9 +62,9 @@ function confirmNotification(notification: KudosNotification, confirm: KudosConf
 async function applyConfirmation(notification: KudosNotification, confirm: KudosConfirmer): Promise<void> {
   // Called inside an async function, so a confirmer that throws synchronously is caught too.
   const result = await (async () => confirm(notification))().catch((cause: unknown) => {
-    throw cause instanceof KudosWebhookError
+    throw cause instanceof KudosNotificationError
       ? cause
-      : new KudosWebhookError('confirmation_unavailable', {
+      : new KudosNotificationError('confirmation_unavailable', {
           message: 'confirmation failed; retry later',
           cause,
         });
@@ -128,7 +128,7 @@ function parse(
     input.message.txStatus = notification.tx.status;
   }
   if (settings.denom !== undefined && notification.tx.amount.denom !== settings.denom) {
-    throw new KudosWebhookError('unexpected_denom', {
+    throw new KudosNotificationError('unexpected_denom', {
       message: `"tx.amount.denom" must be "${settings.denom}"`,
       path: 'tx.amount.denom',
     });
@@ -148,8 +148,8 @@ function processNotification(
     notification.key,
     {
       leaseMs: settings.leaseMs,
-      ttlMs: settings.ttlMs,
-      timeoutMs: settings.timeoutMs,
+      dedupeTtlMs: settings.dedupeTtlMs,
+      handlerTimeoutMs: settings.handlerTimeoutMs,
       report: (error) => settings.report(error, input.req),
       trusted: input.trusted,
       // Only a receiver with a confirmer can verify: without one, an unauthenticated notification
@@ -159,8 +159,8 @@ function processNotification(
       // someone else's payment offered on a return page) keeps its key an hour at most.
       doneTtlMs: () =>
         settings.confirm && !notification.confirmed && notification.paidTo === undefined
-          ? Math.min(settings.ttlMs, UNCONFIRMED_DONE_TTL_MS)
-          : settings.ttlMs,
+          ? Math.min(settings.dedupeTtlMs, UNCONFIRMED_DONE_TTL_MS)
+          : settings.dedupeTtlMs,
       keep: {
         key: notification.key,
         txHash: notification.tx.txHash,

@@ -7,18 +7,18 @@ import {
   type KudosDedupeStore,
   type KudosKeptNotification,
 } from './dedupe.js';
-import { KudosWebhookError, keptUnreadable } from './errors.js';
+import { KudosNotificationError, keptUnreadable } from './errors.js';
 
 /** Timing of {@link processOnce}. */
 interface ProcessOnceOptions {
   /** Processing lease of a claim, renewed while the work runs. */
   leaseMs: number;
   /** How long a processed key is remembered. */
-  ttlMs: number;
+  dedupeTtlMs: number;
   /** Longest wait for the work before answering `handler_timeout`; the work goes on, under its lease. */
-  timeoutMs: number;
+  handlerTimeoutMs: number;
   /** Told of problems that come after the answer was decided (a late failure, a failed `complete`). */
-  report: (error: KudosWebhookError) => void;
+  report: (error: KudosNotificationError) => void;
   /** Whether the notification was verified before its claim (its secret checked, or fetched from the service). */
   trusted: boolean;
   /**
@@ -28,7 +28,7 @@ interface ProcessOnceOptions {
    */
   trustedAfter?: () => boolean;
   /**
-   * Read once the work succeeded: how long the done key is remembered, when not `ttlMs` (a
+   * Read once the work succeeded: how long the done key is remembered, when not `dedupeTtlMs` (a
    * notification that proved to pay nothing need not hold a key for days).
    */
   doneTtlMs?: () => number;
@@ -48,7 +48,7 @@ const MAX_ERROR_TEXT = 500;
 /** What is kept of an error: its code (when it has one) and message, never its stack. */
 function describeError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const code = error instanceof KudosWebhookError ? `${error.code}: ` : '';
+  const code = error instanceof KudosNotificationError ? `${error.code}: ` : '';
   return `${code}${message}`.slice(0, MAX_ERROR_TEXT);
 }
 
@@ -61,8 +61,8 @@ interface WorkProgress {
 /** What became of one delivery. */
 export type ProcessOutcome = 'processed' | 'duplicate';
 
-function storeError(message: string, cause: unknown): KudosWebhookError {
-  return new KudosWebhookError('store_unavailable', { message, cause });
+function storeError(message: string, cause: unknown): KudosNotificationError {
+  return new KudosNotificationError('store_unavailable', { message, cause });
 }
 
 /** Calls a store method inside an async function, so a synchronous throw becomes a rejection too. */
@@ -110,10 +110,10 @@ function keepLease(
  *   resolves `processed` (a notification neither trusted nor verified by then releases it instead:
  *   it may not close a key); failure releases the key (the next redelivery processes it) and
  *   rejects with the work's error;
- * - work slower than `timeoutMs` rejects with `handler_timeout` (503, retryable) while it goes on
+ * - work slower than `handlerTimeoutMs` rejects with `handler_timeout` (503, retryable) while it goes on
  *   under its lease, no longer renewed: a late success still marks the key done, a late failure
  *   releases it, and once the lease runs out a redelivery may run the work again (so work that
- *   never settles cannot hold the key forever). Only work slower than `timeoutMs + leaseMs` can
+ *   never settles cannot hold the key forever). Only work slower than `handlerTimeoutMs + leaseMs` can
  *   ever run twice at once.
  *
  * Store failures reject with `store_unavailable` (503). No rejection escapes.
@@ -134,7 +134,7 @@ export async function processOnce(
   const claimed = await claimKey(store, key, options, holder, keeper);
   if (claimed === 'done') return 'duplicate';
   if (claimed === 'processing') {
-    throw new KudosWebhookError('in_progress', {
+    throw new KudosNotificationError('in_progress', {
       message: 'this notification is being processed by an earlier delivery; retry later',
     });
   }
@@ -166,7 +166,7 @@ async function claimKey(
   } catch (cause) {
     void releaseHolder(store, key, holder);
     if (cause instanceof DedupeStoreFullError) throw storeError(cause.message, cause);
-    throw cause instanceof KudosWebhookError
+    throw cause instanceof KudosNotificationError
       ? cause
       : storeError(
           // A store that cannot be used at all says why (its file, its server's policy): the operator reads it in onError.
@@ -205,7 +205,11 @@ class Keeper {
   /** The claim's context: with the record to keep, when the store keeps on claim. */
   claimContext(holder: KudosClaimContext): KudosClaimContext {
     return this.atClaim && this.store.keepsOnClaim
-      ? { ...holder, keep: { record: this.atClaim, ttlMs: this.options.ttlMs }, unreadable: this.unreadable }
+      ? {
+          ...holder,
+          keep: { record: this.atClaim, ttlMs: this.options.dedupeTtlMs },
+          unreadable: this.unreadable,
+        }
       : holder;
   }
 
@@ -237,7 +241,7 @@ class Keeper {
     const lastError = error === undefined ? null : describeError(error);
     const trusted = this.trustedNow();
     this.keptYet = true;
-    await method({ ...base, trusted, attempts, lastError }, this.options.ttlMs, this.unreadable).catch(
+    await method({ ...base, trusted, attempts, lastError }, this.options.dedupeTtlMs, this.unreadable).catch(
       (cause: unknown) =>
         this.options.report(storeError('could not keep the notification for redrive', cause)),
     );
@@ -265,8 +269,8 @@ function runClaimed(
       // its key done would bury the real notification of the same hash (answered duplicate), and
       // complete() would forget what was kept of it; the key is released instead.
       if (options.trustedAfter && !keeper.trustedNow()) return releaseHolder(store, key, holder);
-      const ttlMs = options.doneTtlMs?.() ?? options.ttlMs;
-      return markDone(store, key, { ...options, ttlMs }, { ...holder, trusted: keeper.trustedNow() });
+      const dedupeTtlMs = options.doneTtlMs?.() ?? options.dedupeTtlMs;
+      return markDone(store, key, { ...options, dedupeTtlMs }, { ...holder, trusted: keeper.trustedNow() });
     },
     async (error: unknown) => {
       stopLease();
@@ -291,7 +295,7 @@ async function markDone(
   options: ProcessOnceOptions,
   holder: KudosClaimContext,
 ): Promise<void> {
-  const complete = () => store.complete(key, options.ttlMs, holder);
+  const complete = () => store.complete(key, options.dedupeTtlMs, holder);
   await complete().catch((cause: unknown) => {
     const stopHolding = keepLease(store, key, options.leaseMs, holder, () => undefined);
     retryLater(
@@ -307,7 +311,7 @@ async function markDone(
 }
 
 /**
- * Step 5: the answer, within `timeoutMs`: the work's outcome, or `handler_timeout`. Renewal ends at
+ * Step 5: the answer, within `handlerTimeoutMs`: the work's outcome, or `handler_timeout`. Renewal ends at
  * the timeout: the lease stays until it runs out, so a late success still counts and a redelivery
  * within it gets 409, but a handler that never settles cannot hold the key forever.
  */
@@ -321,11 +325,11 @@ function answerInTime(
     const timer = setTimeout(() => {
       answered.value = true;
       stopLease();
-      const timeout = new KudosWebhookError('handler_timeout', {
-        message: `the notification handler did not finish within ${options.timeoutMs} ms; it goes on, and a redelivery will be answered by its outcome`,
+      const timeout = new KudosNotificationError('handler_timeout', {
+        message: `the notification handler did not finish within ${options.handlerTimeoutMs} ms; it goes on, and a redelivery will be answered by its outcome`,
       });
       keeper.failure(timeout).finally(() => reject(timeout));
-    }, options.timeoutMs);
+    }, options.handlerTimeoutMs);
     finished.then(
       () => {
         clearTimeout(timer);
@@ -367,10 +371,10 @@ function retryLater(
 }
 
 /** A failure of the app's handler (or confirmer) as the receiver reports it. */
-export function asHandlerError(error: unknown): KudosWebhookError {
-  return error instanceof KudosWebhookError
+export function asHandlerError(error: unknown): KudosNotificationError {
+  return error instanceof KudosNotificationError
     ? error
-    : new KudosWebhookError('handler_failed', {
+    : new KudosNotificationError('handler_failed', {
         message: 'the notification could not be processed; it will be accepted on redelivery',
         cause: error,
       });

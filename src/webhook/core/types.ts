@@ -28,14 +28,14 @@ export interface KudosConfirmation {
   /** Why it is not confirmed, when it is not. */
   reason?: string;
   /**
-   * What the shop's own receivers got (in `tx.amount.denom`), as the chain shows it; becomes the
+   * What the shop's own wallets got (in `tx.amount.denom`), as the chain shows it; becomes the
    * notification's `received`. A confirmer that gives none (or answers a plain `true`) confirms no amount.
    */
   received?: bigint;
   /** The transaction's memo as the chain records it, when the confirmer read it. */
   memo?: string;
   /**
-   * Not confirmed because the transaction is real and paid, but none of the shop's receivers: the
+   * Not confirmed because the transaction is real and paid, but none of the shop's wallets: the
    * addresses it paid, as the chain spells them (docs/payments.md#money-that-went-elsewhere).
    */
   paidTo?: readonly string[];
@@ -63,12 +63,12 @@ export interface KudosNotification {
   confirmationReason?: string;
   /**
    * `status === 'success'` and confirmed: with `cosmosConfirmer`, the chain shows the payer's transfer
-   * to one of the shop's own `receiver` addresses. Never true without a confirmer.
+   * to one of the shop's own `wallet` addresses. Never true without a confirmer.
    */
   paid: boolean;
   /**
-   * What the shop's receivers got, exact, in `tx.amount.denom`, as the confirmer found it on the chain
-   * (for a payment with an agent fee or several receivers: the shop's part only); `0n` until
+   * What the shop's wallets got, exact, in `tx.amount.denom`, as the confirmer found it on the chain
+   * (for a payment with an agent fee or several recipients: the shop's part only); `0n` until
    * confirmed. Compare it with what the order costs: `tx.amount` is what the notification claims.
    */
   received: bigint;
@@ -79,7 +79,7 @@ export interface KudosNotification {
   memo: string | null;
   /**
    * Set when the confirmer found the transaction real and paid, but to none of the shop's own
-   * receivers: the addresses the chain shows it paid (a shop whose `receiver` is not its wallet).
+   * wallets: the addresses the chain shows it paid (a shop whose `wallet` option names another address).
    */
   paidTo?: readonly string[];
   /**

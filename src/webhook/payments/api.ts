@@ -1,7 +1,7 @@
 import type { KudosWebhookHandler } from '../adapters/node.js';
 import type { KudosDedupeStore, KudosUnprocessedNotification } from '../core/dedupe.js';
 import type { KudosNotificationSource } from '../core/types.js';
-import type { KudosWebhookOptions } from '../options.js';
+import type { KudosReceiverOptions } from '../options.js';
 import type {
   KudosReconcileHistory,
   KudosReconcileResult,
@@ -9,7 +9,7 @@ import type {
   KudosReconcileWithClient,
 } from '../recovery/reconcile.js';
 import type { KudosRedriveResult } from '../recovery/recovery.js';
-import type { KudosWebhookStatus } from '../recovery/status.js';
+import type { KudosReceiverStatus } from '../recovery/status.js';
 import type { KudosOrderStore } from './order-store.js';
 import type { KudosOrder, KudosPaymentProblem } from './records.js';
 
@@ -28,8 +28,8 @@ export interface KudosPaymentsOptions {
    * same account): an order is paid only by what the chain shows reaching them. Checked when the
    * payments API is made (a mistyped address is a `TypeError`). Never taken from a notification.
    */
-  receiver: string | readonly string[];
-  /** The shop's Kudos user ID: the widget link's `to`, whose wallet is `receiver`. */
+  wallet: string | readonly string[];
+  /** The shop's Kudos user ID: the widget link's `to`, whose wallet is `wallet`. */
   to: string;
   /** The shop's agent account: the widget link's `via`, whose webhook the operator set up. */
   agent: string;
@@ -38,7 +38,7 @@ export interface KudosPaymentsOptions {
   /** The denomination that counts as money; default `nanokudos`. Another only for a test chain. */
   denom?: string;
   /**
-   * Called once an order is paid: at least its price reached the shop's receivers, and the
+   * Called once an order is paid: at least its price reached the shop's wallets, and the
    * transaction names this order. Throwing keeps the payment for `redrive()` and calls it again
    * then; it is not called again once it returned (unless the process died in between).
    */
@@ -49,7 +49,7 @@ export interface KudosPaymentsOptions {
    */
   onException?: (exception: KudosPaymentException) => void | Promise<void>;
   /** Told of every refused or failed notification, redrive or reconcile (never given secrets). */
-  onError?: KudosWebhookOptions['onError'];
+  onError?: KudosReceiverOptions['onError'];
   /** The dedupe store of the notifications (as `kudosWebhook()`); default memory. */
   store?: KudosDedupeStore;
   /** Where orders and payment decisions are kept; default a `MemoryOrderStore`. */
@@ -132,7 +132,7 @@ export interface KudosOrderLink {
 export interface KudosPaidOrder {
   order: KudosOrder;
   txHash: string;
-  /** What the shop's receivers got, in nanokudos (at least the order's `units`). */
+  /** What the shop's wallets got, in nanokudos (at least the order's `units`). */
   received: bigint;
   payer: string | null;
   /** The path that brought the payment. */
@@ -149,7 +149,7 @@ export interface KudosPaymentException {
   payer: string | null;
   source: KudosNotificationSource;
   decidedAt: number;
-  /** `not_to_receiver`: the addresses the chain shows the payment reached instead of `receiver`. */
+  /** `not_to_wallet`: the addresses the chain shows the payment reached instead of `wallet`. */
   paidTo?: string[];
   /** When the record of this exception expires unless acknowledged (epoch ms); null: never (`exceptionTtlMs: null`). */
   keptUntil: number | null;
@@ -221,11 +221,11 @@ export interface KudosPayments {
    * counted apart (`exceptions`, `oldestExceptionMs`: a stranger's payment cannot flip the health
    * rule), and the store must answer for the orders as well.
    */
-  status(): Promise<KudosWebhookStatus>;
+  status(): Promise<KudosReceiverStatus>;
   /** Fetches what never arrived from the service (by hash, or a user's history) and decides it. */
   reconcile(args: KudosPaymentsReconcile): Promise<KudosReconcileResult>;
   /**
-   * The way back that needs only the chain: reads the chain's transfers to `receiver` (both spellings)
+   * The way back that needs only the chain: reads the chain's transfers to `wallet` (both spellings)
    * since a time (`restURL`, or `{baseURL}/cosmos/lcd`) and decides each as a notification would: the
    * memo names the order, the chain shows what reached the shop, under the same key, so a second run
    * or a late notification credits nothing twice. Finds what the service's history never lists (a

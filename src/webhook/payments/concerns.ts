@@ -1,6 +1,6 @@
 // Whether a transaction is the shop's business at all. Anyone may hand the return page (or
 // reconcile()) a hash; a transaction that pays none of the shop's wallets and names neither its user
-// nor its agent among the receivers is not looked at further: no claim, no kept record, no write.
+// nor its agent among the wallets is not looked at further: no claim, no kept record, no write.
 import { isRecord } from '../../base/guards.js';
 import { accountKey } from '../../protocol/address.js';
 
@@ -11,15 +11,15 @@ function listOf(value: unknown): string[] {
 }
 
 /**
- * Whether a service record concerns the shop: it pays one of `receivers` (accounts, either spelling),
- * or names one of `ids` (the shop's user, its agent) among its receivers (`toId`): money that reached
- * the shop's user but another wallet is still the shop's to see (`not_to_receiver`).
+ * Whether a service record concerns the shop: it pays one of `wallets` (accounts, either spelling),
+ * or names one of `ids` (the shop's user, its agent) among its wallets (`toId`): money that reached
+ * the shop's user but another wallet is still the shop's to see (`not_to_wallet`).
  */
-export function concernsShop(receivers: ReadonlySet<string>, ids: readonly string[]) {
+export function concernsShop(wallets: ReadonlySet<string>, ids: readonly string[]) {
   return (record: unknown): boolean => {
     if (!isRecord(record)) return false;
     return (
-      listOf(record.to).some((address) => receivers.has(accountKey(address))) ||
+      listOf(record.to).some((address) => wallets.has(accountKey(address))) ||
       listOf(record.toId).some((id) => ids.includes(id))
     );
   };

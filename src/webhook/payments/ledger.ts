@@ -1,4 +1,4 @@
-import { KudosWebhookError } from '../core/errors.js';
+import { KudosNotificationError } from '../core/errors.js';
 import type { KudosOrderStore, KudosOrderStoreChange } from './order-store.js';
 import {
   type KudosOrder,
@@ -27,8 +27,8 @@ const orderId = (reference: string) => `order:${reference}`;
 const PAYMENT_KIND = 'payment:';
 const paymentId = (txHash: string) => `${PAYMENT_KIND}${txHash}`;
 
-export function storeError(message: string, cause?: unknown): KudosWebhookError {
-  return new KudosWebhookError('store_unavailable', { message, cause });
+export function storeError(message: string, cause?: unknown): KudosNotificationError {
+  return new KudosNotificationError('store_unavailable', { message, cause });
 }
 
 /** Longest part of a store's own reason that a message carries. */
@@ -38,8 +38,8 @@ const MAX_REASON = 300;
  * A store failure as the receiver answers it: 503, retry later, with the store's own reason (a Redis
  * whose policy may evict, no answer from it, a locked SQLite file), which names no secret.
  */
-function storeFailure(cause: unknown): KudosWebhookError {
-  if (cause instanceof KudosWebhookError) return cause;
+function storeFailure(cause: unknown): KudosNotificationError {
+  if (cause instanceof KudosNotificationError) return cause;
   const reason =
     cause instanceof Error && cause.message !== '' ? cause.message.slice(0, MAX_REASON) : 'failed';
   return storeError(`the order store is unavailable (${reason}); retry later`, cause);
@@ -70,7 +70,7 @@ export interface Versioned<T> {
  */
 export class Ledger {
   /** How long an order is kept past its expiry, and a decided payment: the dedupe TTL. */
-  private readonly retentionMs: number;
+  private readonly dedupeTtlMs: number;
   /** How long an exception is listed after its decision; null: until acknowledged. */
   private readonly exceptionTtlMs: number | null;
   /** Below this (nanokudos), a payment that matches no order is recorded and neither listed nor told. */
@@ -78,10 +78,10 @@ export class Ledger {
 
   constructor(
     private readonly store: KudosOrderStore,
-    keep: { retentionMs: number; exceptionTtlMs: number | null; minExceptionUnits: bigint },
+    keep: { dedupeTtlMs: number; exceptionTtlMs: number | null; minExceptionUnits: bigint },
     private readonly now: () => number,
   ) {
-    this.retentionMs = keep.retentionMs;
+    this.dedupeTtlMs = keep.dedupeTtlMs;
     this.exceptionTtlMs = keep.exceptionTtlMs;
     this.minExceptionUnits = keep.minExceptionUnits;
   }
@@ -102,7 +102,7 @@ export class Ledger {
    * between `onPaid` and that mark.
    */
   private orderChange(order: KudosOrder, version: number | null, retoldAt?: number): KudosOrderStoreChange {
-    const ttlMs = Math.max(0, order.expiresAt - this.now()) + this.retentionMs;
+    const ttlMs = Math.max(0, order.expiresAt - this.now()) + this.dedupeTtlMs;
     const value = writeOrder(order, retoldAt);
     return { id: orderId(order.reference), version, value, ttlMs, listed: order.status === 'paid' };
   }
@@ -119,7 +119,7 @@ export class Ledger {
   }
 
   private ttlOf(record: KudosPaymentRecord, open: boolean): number | null {
-    if (!open) return this.retentionMs;
+    if (!open) return this.dedupeTtlMs;
     if (this.exceptionTtlMs === null) return null;
     return Math.max(1, record.decidedAt + this.exceptionTtlMs - this.now());
   }

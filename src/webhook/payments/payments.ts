@@ -1,6 +1,5 @@
 import { fetchHandler } from '../adapters/fetch.js';
 import { nodeHandler } from '../adapters/node.js';
-import { cosmosConfirmer } from '../core/confirm.js';
 import { createReceiver } from '../receiver.js';
 import type { KudosPayments, KudosPaymentsOptions } from './api.js';
 import { returnPageCheck } from './check.js';
@@ -29,7 +28,7 @@ export type {
 
 /**
  * Orders paid through the Kudos widget, credited by every path the same way: a payment pays an
- * order only when the chain shows at least its price reaching the shop's own `receiver`, in
+ * order only when the chain shows at least its price reaching the shop's own `wallet`, in
  * `nanokudos`, and the transaction names that order (its memo, which the chain records; the state of
  * an authenticated notification, which must agree), and, for an order made for a user, that user
  * paid it. Built on the receiver (`kudosReceiver()`), with the Node and Fetch adapters around it
@@ -40,23 +39,20 @@ export type {
  */
 export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
   const settings = paymentsSettings(options);
-  const { baseURL, restURL, denom, timeoutMs, now } = settings;
-  const ledger = new Ledger(
-    options.orders ?? new MemoryOrderStore({ now }),
-    {
-      retentionMs: settings.retentionMs,
-      exceptionTtlMs: settings.exceptionTtlMs,
-      minExceptionUnits: settings.minExceptionUnits,
-    },
-    now,
-  );
-  // The return page's lookups go through the receiver, which settles what they find: each needs
-  // the other, so each is reached through the other's name once both exist.
+  const { baseURL, timeoutMs, now, chain } = settings;
+  const ledger = new Ledger(options.orders ?? new MemoryOrderStore({ now }), settings, now);
+  // The receiver's core, with both adapters around it, as kudosWebhook() and kudosWebhookFetch() have.
+  // It settles what the return page's lookups find, and they go through it: each needs the other,
+  // so each is reached through the other's name once both exist.
+  const receiver = createReceiver({
+    ...settings.receiverSettings,
+    confirm: settings.confirm,
+    onNotification: (n, req) => settler.settle(n, req),
+  });
   // A hash of someone else's payment is looked at no further than its record: no store is touched.
-  const concerns = concernsShop(settings.receivers, [settings.to, settings.agent]);
+  const concerns = concernsShop(settings.wallets, [settings.to, settings.agent]);
   // The return page looks a hash up on the chain alone (restURL, or {baseURL}/cosmos/lcd), as the
   // notification's confirmation does: no record of the service's is needed.
-  const chain = { lcd: restURL, baseURL, denom, timeoutMs };
   const lookups = new ReturnPageLookups(
     (hash) => receiver.reconcileChainHash(hash, chain, concerns),
     settings.maxCheckLookups,
@@ -64,23 +60,6 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     now,
   );
   const settler = new PaymentSettler(settings, ledger, options, (hash) => lookups.decided(hash));
-  // The receiver's core, with both adapters around it, as kudosWebhook() and kudosWebhookFetch() have.
-  const receiver = createReceiver(
-    {
-      secret: options.secret,
-      confirm: cosmosConfirmer({ restURL, receiver: options.receiver, timeoutMs, denom }),
-      onNotification: (n, req) => settler.settle(n, req),
-      ...(options.store ? { store: options.store } : {}),
-      ...(options.onError ? { onError: options.onError } : {}),
-      dedupeTtlMs: settings.retentionMs,
-      now,
-      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-      ...(options.handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs: options.handlerTimeoutMs }),
-      ...(options.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: options.bodyTimeoutMs }),
-      ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
-    },
-    'kudosPayments',
-  );
   const upkeep = new PaymentsUpkeep(settings, ledger, receiver, options.onPaid);
   return {
     createOrder: orderMaker(settings, ledger),
@@ -96,15 +75,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     acknowledge: (txHash) => upkeep.acknowledge(txHash),
     redrive: () => upkeep.redrive(),
     reconcile: (args) => receiver.reconcileConcerning({ baseURL, timeoutMs, ...args }, concerns),
-    reconcileChain: (args) =>
-      receiver.reconcileChain({
-        baseURL,
-        restURL,
-        receiver: options.receiver,
-        timeoutMs,
-        denom,
-        ...(args?.since === undefined ? {} : { since: args.since }),
-      }),
+    reconcileChain: (args) => receiver.reconcileChainPlan(chain, args?.since),
     status: () => upkeep.status(),
   };
 }

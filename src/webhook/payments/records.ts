@@ -51,9 +51,9 @@ export interface KudosOrder {
  * `underpaid` (less than the order's price), `already_paid` (the order was paid by another
  * transaction), `unknown_order` (no such order, or forgotten), `order_expired`, `wrong_payer` (the
  * order was made for another Kudos user), `order_conflict` (the memo and the state name different
- * orders, or the memo several), `no_order` (the transaction names no order), `not_to_receiver` (an
+ * orders, or the memo several), `no_order` (the transaction names no order), `not_to_wallet` (an
  * authenticated notification of a payment to the shop's Kudos user that the chain shows reaching none
- * of the shop's `receiver` accounts: money that went elsewhere, `paidTo` says where).
+ * of the shop's `wallet` accounts: money that went elsewhere, `paidTo` says where).
  */
 export type KudosPaymentProblem =
   | 'underpaid'
@@ -63,7 +63,7 @@ export type KudosPaymentProblem =
   | 'wrong_payer'
   | 'order_conflict'
   | 'no_order'
-  | 'not_to_receiver';
+  | 'not_to_wallet';
 
 /** What became of a payment to the shop: credited to the order it names, or an exception. */
 export type KudosPaymentOutcome = 'credited' | KudosPaymentProblem;
@@ -77,7 +77,7 @@ const OUTCOMES: readonly KudosPaymentOutcome[] = [
   'wrong_payer',
   'order_conflict',
   'no_order',
-  'not_to_receiver',
+  'not_to_wallet',
 ];
 
 /** The decision on one transaction: made once, whichever path brought it first, then kept. */
@@ -96,7 +96,7 @@ export interface KudosPaymentRecord {
   told: boolean;
   /** An exception the app acknowledged (`acknowledge(txHash)`): no longer listed. */
   acknowledged: boolean;
-  /** `not_to_receiver`: the addresses the chain shows the payment reached instead of the shop's. */
+  /** `not_to_wallet`: the addresses the chain shows the payment reached instead of the shop's. */
   paidTo?: string[];
 }
 

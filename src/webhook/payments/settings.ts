@@ -2,16 +2,15 @@
 import { checkPositive } from '../../base/numbers.js';
 import { hasCredentials, withoutTrailingSlashes } from '../../base/url-path.js';
 import { chainRestURL } from '../../protocol/endpoints.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../../protocol/http-client.js';
 import { DEFAULT_TIMEOUT_MS } from '../../protocol/limits.js';
 import { TOKEN_AMOUNT, tokensToUnits } from '../../protocol/widget.js';
-import { checkDenom, checkReceivers } from '../core/confirm.js';
-import { DEFAULT_HANDLER_TIMEOUT_MS, DEFAULT_LEASE_MS } from '../options.js';
+import { chainConfirmer, checkDenom, checkWallets } from '../core/confirm.js';
+import { type ReceiverSettings, receiverSettings } from '../options.js';
 import type { KudosPaymentsOptions } from './api.js';
 
 /** Default time an order can be paid: 24 hours. */
 const DEFAULT_ORDER_TTL_MS = 24 * 3600 * 1000;
-/** How long decided payments and expired orders are remembered: the dedupe TTL's default, 7 days. */
-const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
 /** How long an exception waits for `acknowledge()`: 30 days, a month's reconciliation of the shop's books. */
 const DEFAULT_EXCEPTION_TTL_MS = 30 * 24 * 3600 * 1000;
 /** Default most lookups the return page (`check()`) makes at once. */
@@ -24,11 +23,22 @@ export const MAX_LISTED = 100_000;
 /** A transaction hash as the service writes it (either case). */
 export const HASH = /^[0-9A-Fa-f]{64}$/;
 
+/** `value` unless it is no absolute URL without credentials (then a `TypeError` naming `name`). */
 function absoluteURL(value: unknown, name: string): string {
   if (typeof value !== 'string' || !URL.canParse(value) || hasCredentials(value)) {
     throw new TypeError(`kudosPayments option "${name}" must be an absolute URL without credentials`);
   }
   return withoutTrailingSlashes(value);
+}
+
+/** The service's addresses: `authURL`, `baseURL`, and the chain's (`restURL`, else under `baseURL`). */
+function addresses(options: KudosPaymentsOptions) {
+  const baseURL = absoluteURL(options.baseURL, 'baseURL');
+  return {
+    authURL: absoluteURL(options.authURL, 'authURL'),
+    baseURL,
+    restURL: absoluteURL(chainRestURL(options.restURL, baseURL), 'restURL'),
+  };
 }
 
 export function nonEmpty(value: unknown, what: string): string {
@@ -44,60 +54,81 @@ export function tokens(value: unknown, what: string, zero = false): string {
   return value;
 }
 
-/** `exceptionTtlMs`: null keeps exceptions until acknowledged. */
-function exceptionTtl(value: number | null | undefined): number | null {
-  if (value === null) return null;
-  return checkPositive(value ?? DEFAULT_EXCEPTION_TTL_MS, 'kudosPayments option "exceptionTtlMs"');
+/** The number options of the payments (the receiver's are the receiver's), each checked, with its default. */
+function durations(options: KudosPaymentsOptions) {
+  const positive = (name: keyof KudosPaymentsOptions, fallback: number, zero = false, whole = false) =>
+    checkPositive(options[name] ?? fallback, `kudosPayments option "${name}"`, { zero, whole });
+  return {
+    orderTtlMs: positive('orderTtlMs', DEFAULT_ORDER_TTL_MS),
+    timeoutMs: positive('timeoutMs', DEFAULT_TIMEOUT_MS),
+    // null keeps exceptions until acknowledged.
+    exceptionTtlMs:
+      options.exceptionTtlMs === null ? null : positive('exceptionTtlMs', DEFAULT_EXCEPTION_TTL_MS),
+    maxCheckLookups: positive('maxCheckLookups', DEFAULT_MAX_CHECK_LOOKUPS, false, true),
+    unknownHashCacheMs: positive('unknownHashCacheMs', DEFAULT_UNKNOWN_HASH_MS, true),
+  };
 }
 
-/** The options of `kudosPayments()`, checked (a mistake is a `TypeError` naming it), with defaults. */
+/** The amounts: the agent's `fee`, and `minExceptionAmount` in units. */
+function amounts(options: KudosPaymentsOptions) {
+  const amount = (name: 'fee' | 'minExceptionAmount') =>
+    options[name] === undefined ? undefined : tokens(options[name], `kudosPayments option "${name}"`, true);
+  const minException = amount('minExceptionAmount');
+  return {
+    fee: amount('fee'),
+    minExceptionUnits: minException === undefined ? 0n : tokensToUnits(minException),
+  };
+}
+
+/**
+ * The options of `kudosPayments()`, checked once (a mistake is a `TypeError` naming it), with
+ * defaults. The receiver's own options are checked here too, in kudosPayments' words, and handed to
+ * it as they are; the wallet and the chain go to the confirmer and `reconcileChain()` checked.
+ */
 export function paymentsSettings(options: KudosPaymentsOptions) {
   if (typeof options?.onPaid !== 'function')
     throw new TypeError('kudosPayments requires an "onPaid" function');
-  const authURL = absoluteURL(options.authURL, 'authURL');
-  const baseURL = absoluteURL(options.baseURL, 'baseURL');
-  const to = nonEmpty(options.to, 'kudosPayments option "to" (the shop\'s Kudos user ID)');
-  const agent = nonEmpty(options.agent, 'kudosPayments option "agent" (the agent\'s Kudos user ID)');
-  const receivers = checkReceivers(options.receiver, 'kudosPayments');
-  const option = (name: string) => `kudosPayments option "${name}"`;
+  const where = 'kudosPayments';
+  const { authURL, baseURL, restURL } = addresses(options);
+  const numbers = durations(options);
+  const wallets = checkWallets(options.wallet, where);
+  const denom = checkDenom(options.denom, where);
+  // The wallet and the chain, checked, go to the confirmer as they are (cosmosConfirmer() would check again).
+  const confirm = chainConfirmer({
+    lcd: restURL,
+    wallets,
+    denom,
+    timeoutMs: numbers.timeoutMs,
+    maxBytes: DEFAULT_MAX_RESPONSE_BYTES,
+  });
+  // The receiver's own options. Its `denom` refusal stays off: a notification in another
+  // denomination is decided (not paid), never refused for its shape.
+  const receiver: ReceiverSettings = receiverSettings({ ...options, denom: undefined }, where);
   return {
     authURL,
     baseURL,
-    /** The chain's REST interface: `restURL`, else the service's proxy under `baseURL`. */
-    restURL: absoluteURL(chainRestURL(options.restURL, baseURL), 'restURL'),
+    restURL,
     /** The one denomination that counts as money. */
-    denom: checkDenom(options.denom, 'kudosPayments'),
+    denom,
     /** The shop's wallet(s) as accounts (either spelling). */
-    receivers,
-    to,
-    agent,
-    fee: options.fee === undefined ? undefined : tokens(options.fee, option('fee'), true),
-    orderTtlMs: checkPositive(options.orderTtlMs ?? DEFAULT_ORDER_TTL_MS, option('orderTtlMs')),
-    timeoutMs: checkPositive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, option('timeoutMs')),
-    retentionMs: checkPositive(options.dedupeTtlMs ?? DEFAULT_RETENTION_MS, option('dedupeTtlMs')),
-    exceptionTtlMs: exceptionTtl(options.exceptionTtlMs),
-    minExceptionUnits:
-      options.minExceptionAmount === undefined
-        ? 0n
-        : tokensToUnits(tokens(options.minExceptionAmount, option('minExceptionAmount'), true)),
-    maxCheckLookups: checkPositive(
-      options.maxCheckLookups ?? DEFAULT_MAX_CHECK_LOOKUPS,
-      option('maxCheckLookups'),
-      {
-        whole: true,
-      },
-    ),
-    unknownHashCacheMs: checkPositive(
-      options.unknownHashCacheMs ?? DEFAULT_UNKNOWN_HASH_MS,
-      option('unknownHashCacheMs'),
-      { zero: true },
-    ),
+    wallets,
+    /** The receiver's own options, checked: handed to it as they are. */
+    receiverSettings: receiver,
+    /** How long decided payments (and expired orders) are remembered: the receiver's dedupe TTL. */
+    dedupeTtlMs: receiver.dedupeTtlMs,
+    /** How notifications are confirmed on the chain. */
+    confirm,
+    /** How the return page and `reconcileChain()` read the chain (payers named under `baseURL`). */
+    chain: { lcd: restURL, baseURL, wallets, denom, timeoutMs: numbers.timeoutMs },
+    to: nonEmpty(options.to, 'kudosPayments option "to" (the shop\'s Kudos user ID)'),
+    agent: nonEmpty(options.agent, 'kudosPayments option "agent" (the agent\'s Kudos user ID)'),
+    ...numbers,
+    ...amounts(options),
     /** After this long a paid order not marked `fulfilled` is no delivery's any more: its handler ended. */
-    retellAfterMs:
-      (options.leaseMs ?? DEFAULT_LEASE_MS) + (options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS),
+    retellAfterMs: receiver.leaseMs + receiver.handlerTimeoutMs,
     /** Whether a notification's secret is checked: else its metadata is not trusted. */
-    authenticated: options.secret !== false,
-    now: options.now ?? Date.now,
+    authenticated: receiver.secrets !== undefined,
+    now: receiver.now,
   };
 }
 

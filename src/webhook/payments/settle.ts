@@ -1,7 +1,7 @@
 // What a notification does to the orders: the decision on its transaction (made once, whichever path
 // brings it), the credit of the order it pays, and what the app is told of it.
 import type { WebhookRequest } from '../core/body.js';
-import { KudosWebhookError } from '../core/errors.js';
+import { KudosNotificationError } from '../core/errors.js';
 import { parseKudosNotification } from '../core/parse.js';
 import type { KudosNotification } from '../core/types.js';
 import { fetchTransactionRecord } from '../recovery/reconcile.js';
@@ -15,9 +15,9 @@ import type { PaymentsSettings } from './settings.js';
 type Told = Pick<KudosPaymentsOptions, 'onPaid' | 'onException' | 'onError'>;
 
 /** What `onError` is told, once, of money that went elsewhere: the addresses it reached. */
-function notToReceiver(record: KudosPaymentRecord): KudosWebhookError {
-  return new KudosWebhookError('not_to_receiver', {
-    message: `payment ${record.txHash} to your Kudos user reached none of "receiver" on the chain; it paid ${(record.paidTo ?? []).join(', ')} (is "receiver" your wallet?)`,
+function notToReceiver(record: KudosPaymentRecord): KudosNotificationError {
+  return new KudosNotificationError('not_to_wallet', {
+    message: `payment ${record.txHash} to your Kudos user reached none of "wallet" on the chain; it paid ${(record.paidTo ?? []).join(', ')} (is "wallet" your wallet address?)`,
   });
 }
 
@@ -78,7 +78,7 @@ export class PaymentSettler {
     }
     if (record.told || this.ledger.quiet(record)) return;
     await this.told.onException?.(exceptionOf(record, record.outcome, this.settings.exceptionTtlMs));
-    if (record.outcome === 'not_to_receiver') this.told.onError?.(notToReceiver(record), req);
+    if (record.outcome === 'not_to_wallet') this.told.onError?.(notToReceiver(record), req);
     await this.ledger.changePayment(record.txHash, (r) => (r.told ? undefined : { ...r, told: true }));
   }
 
@@ -92,13 +92,13 @@ export class PaymentSettler {
     let { fromId: payer, remarks } = n.tx;
     if (n.source === 'webhook' && !authenticated) {
       const record = await fetchTransactionRecord(baseURL, n.tx.txHash, timeoutMs).catch((cause: unknown) => {
-        throw new KudosWebhookError('confirmation_unavailable', {
+        throw new KudosNotificationError('confirmation_unavailable', {
           message: 'the transaction record could not be read',
           cause,
         });
       });
       if (record === undefined) {
-        throw new KudosWebhookError('confirmation_unavailable', {
+        throw new KudosNotificationError('confirmation_unavailable', {
           message: 'the service does not know this transaction yet',
         });
       }
@@ -127,7 +127,7 @@ export class PaymentSettler {
       const record: KudosPaymentRecord = {
         txHash: facts.txHash,
         outcome: paidTo
-          ? 'not_to_receiver'
+          ? 'not_to_wallet'
           : 'problem' in named
             ? named.problem
             : judge(order?.value, facts, at),
@@ -165,8 +165,8 @@ export class PaymentSettler {
   }
 
   /**
-   * The addresses a real payment to the shop's Kudos user reached instead of `receiver` (a shop
-   * whose `receiver` is not its wallet), from an authenticated notification only: a forged body
+   * The addresses a real payment to the shop's Kudos user reached instead of `wallet` (a shop
+   * whose `wallet` option names another address), from an authenticated notification only: a forged body
    * under `secret: false` makes no exception. Undefined for anything else.
    */
   private misdirected(n: KudosNotification): string[] | undefined {

@@ -4,7 +4,7 @@ import type { KudosRecovery } from '../receiver.js';
 import type { KudosRedriveResult } from '../recovery/recovery.js';
 import {
   type ExceptionFigures,
-  type KudosWebhookStatus,
+  type KudosReceiverStatus,
   storeErrorOf,
   withExceptions,
 } from '../recovery/status.js';
@@ -91,7 +91,7 @@ export class PaymentsUpkeep {
   }
 
   /** Each store read once: the receiver's status, and the exceptions beside it (their own figures). */
-  async status(): Promise<KudosWebhookStatus> {
+  async status(): Promise<KudosReceiverStatus> {
     const [receiver, exceptions] = await Promise.all([this.receiver.status(), this.exceptionFigures()]);
     return withExceptions(receiver, exceptions, this.settings.now());
   }

@@ -13,18 +13,18 @@ import { endpointGone, isDocumentedNotFound } from '../../protocol/gone.js';
 import { answerError, type HttpCall, isOk, jsonOf, request } from '../../protocol/http-client.js';
 import { DEFAULT_TIMEOUT_MS } from '../../protocol/limits.js';
 import { chainRecord } from '../core/chain-tx.js';
-import { checkDenom, checkReceivers } from '../core/confirm.js';
+import { checkDenom, checkWallets } from '../core/confirm.js';
 import type { PipelineSettings } from '../core/pipeline.js';
 import type { PayerIds } from './payer-ids.js';
 import { emptyResult, feed, type KudosReconcileResult } from './reconcile.js';
 
-/** `reconcileChain()` of a receiver: the chain's transfers to `receiver` since a time. */
+/** `reconcileChain()` of a receiver: the chain's transfers to `wallet` since a time. */
 export interface KudosReconcileChain {
   /**
    * The shop's own wallet address(es), in either spelling (`kudos1…` or `cosmos1…`): the transfers
    * to these accounts are read, under both spellings.
    */
-  receiver: string | readonly string[];
+  wallet: string | readonly string[];
   /**
    * `{base_url}` of the Kudos API: the chain's REST (LCD) interface is `{baseURL}/cosmos/lcd` unless
    * `restURL` is given; and each payer's wallet is named as its user by the service's public address
@@ -230,7 +230,7 @@ export async function reconcileChainTx(
 }
 
 /**
- * Reads the chain's transfers to the shop's `receiver` accounts (both spellings of each) in blocks
+ * Reads the chain's transfers to the shop's `wallet` accounts (both spellings of each) in blocks
  * since a time, and feeds each through the same pipeline and dedupe keys as a delivery: the confirmer
  * checks it on the chain, the handler decides it, and a transaction already processed (by a
  * notification, the return page, an earlier reconcile) is a duplicate. No token and no service
@@ -243,23 +243,45 @@ export async function reconcileChain(
   payers: PayerIds,
 ): Promise<KudosReconcileResult> {
   if (!isRecord(args))
-    throw new TypeError('reconcileChain() requires its arguments: { receiver, restURL or baseURL, since? }');
-  const lcd = lcdOf(args);
-  const accounts = checkReceivers(args.receiver, 'reconcileChain()');
-  const since = args.since ?? settings.now() - settings.ttlMs;
+    throw new TypeError('reconcileChain() requires its arguments: { wallet, restURL or baseURL, since? }');
+  return readChain(settings, chainPlan(args, 'reconcileChain()'), args.since, payers);
+}
+
+/** What a chain reconcile reads, checked once: `kudosPayments()` makes it from its own settings. */
+export interface ChainPlan extends ChainLookup {
+  /** The shop's accounts (checkWallets()). */
+  wallets: ReadonlySet<string>;
+}
+
+/** The arguments of `reconcileChain()` but `since`, checked: a `TypeError` naming `where`. */
+function chainPlan(args: KudosReconcileChain, where: string): ChainPlan {
+  return {
+    lcd: lcdOf(args),
+    wallets: checkWallets(args.wallet, where),
+    timeoutMs: checkPositive(args.timeoutMs ?? DEFAULT_TIMEOUT_MS, `${where} option "timeoutMs"`),
+    denom: checkDenom(args.denom, where),
+    baseURL: args.baseURL === undefined ? undefined : checkBaseURL(args.baseURL),
+  };
+}
+
+/**
+ * Reads the chain by a checked plan, from `since` (default: the dedupe TTL back; older keys are
+ * forgotten, so older transfers would be processed again).
+ */
+export async function readChain(
+  settings: PipelineSettings,
+  plan: ChainPlan,
+  sinceArg: unknown,
+  payers: PayerIds,
+): Promise<KudosReconcileResult> {
+  const since = sinceArg ?? settings.now() - settings.dedupeTtlMs;
   if (typeof since !== 'number' || !Number.isFinite(since)) {
     throw new TypeError('reconcileChain() option "since" must be a time in epoch milliseconds');
   }
-  const timeoutMs = checkPositive(
-    args.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    'reconcileChain() option "timeoutMs"',
-  );
-  const denom = checkDenom(args.denom, 'reconcileChain()');
-  const baseURL = args.baseURL === undefined ? undefined : checkBaseURL(args.baseURL);
-  const read: ChainRead = { lcd, baseURL, payers, since, timeoutMs, denom };
+  const read: ChainRead = { ...plan, payers, since };
   const result = emptyResult();
   const seen = new Set<string>();
-  for (const account of accounts) {
+  for (const account of plan.wallets) {
     // The chain's events spell an address as it was paid: today the main prefix, in older blocks the legacy one.
     for (const prefix of [MAIN_PREFIX, LEGACY_PREFIX] as const) {
       await readTransfers(settings, { ...read, address: spellAddress(account, prefix) }, seen, result);

@@ -5,7 +5,7 @@ import { apiPath, KUDOS_API } from '../../protocol/endpoints.js';
 import { endpointGone, isDocumentedNotFound } from '../../protocol/gone.js';
 import { answerError, type HttpCall, isOk, jsonOf, request } from '../../protocol/http-client.js';
 import { DEFAULT_TIMEOUT_MS } from '../../protocol/limits.js';
-import { KudosWebhookError } from '../core/errors.js';
+import { KudosNotificationError } from '../core/errors.js';
 import { observeNotification } from '../core/observe.js';
 import { type PipelineSettings, runNotification } from '../core/pipeline.js';
 import { asHandlerError } from '../core/process-once.js';
@@ -148,7 +148,7 @@ export async function feed(
   result.seen++;
   // Older than the TTL: its key may be forgotten, so a payment handled then would run again.
   const ts = isRecord(record) && typeof record.ts === 'number' ? record.ts : undefined;
-  if (ts === undefined || ts < settings.now() - settings.ttlMs) {
+  if (ts === undefined || ts < settings.now() - settings.dedupeTtlMs) {
     result.stale++;
     return;
   }
@@ -171,7 +171,7 @@ export async function feed(
     result.failed++;
     // A delivery holds the same transaction right now (the return page and the notification came
     // together): it decides it; not a failure to tell.
-    if (error instanceof KudosWebhookError && error.code === 'in_progress') return;
+    if (error instanceof KudosNotificationError && error.code === 'in_progress') return;
     settings.report(asHandlerError(error), undefined);
   }
 }
@@ -202,7 +202,7 @@ export async function reconcile(
   const timeoutMs = args.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if ('txHash' in args) {
     if (typeof args.txHash !== 'string' || !/^[0-9A-Fa-f]{64}$/.test(args.txHash)) {
-      throw new KudosWebhookError('invalid_tx_hash', {
+      throw new KudosNotificationError('invalid_tx_hash', {
         message: '"txHash" must be 64 hexadecimal characters',
         path: 'txHash',
       });
@@ -257,7 +257,7 @@ async function clientPages({ client, userId }: KudosReconcileWithClient): Promis
 async function readHistory(
   settings: PipelineSettings,
   page: HistoryPage,
-  since = settings.now() - settings.ttlMs,
+  since = settings.now() - settings.dedupeTtlMs,
   result: KudosReconcileResult,
 ): Promise<KudosReconcileResult> {
   const seen = new Set<string>();

@@ -4,7 +4,7 @@ import { KudosError } from '../../base/errors.js';
  * What a receiver says of its health, for a `/healthz` route and an alert: what waits unprocessed and
  * since when, when a notification last arrived, and whether its store answers. Never a secret.
  */
-export interface KudosWebhookStatus {
+export interface KudosReceiverStatus {
   /** Notifications kept and not processed yet (failed, timed out, cut off by a crash): what needs the operator now. */
   unprocessed: number;
   /** How long the oldest of them has waited, in milliseconds; null when none waits. */
@@ -48,7 +48,7 @@ export async function readStatus(
   lastNotificationAt: number | null,
   now: number,
   lookupError: string | null = null,
-): Promise<KudosWebhookStatus> {
+): Promise<KudosReceiverStatus> {
   const lookup = { lookupOk: lookupError === null, lookupError };
   try {
     const waiting = await list();
@@ -84,10 +84,10 @@ export async function readStatus(
  * answer for either makes the whole answer a failed one.
  */
 export function withExceptions(
-  status: KudosWebhookStatus,
+  status: KudosReceiverStatus,
   exceptions: ExceptionFigures,
   now: number,
-): KudosWebhookStatus {
+): KudosReceiverStatus {
   if ('storeError' in exceptions) {
     return {
       ...status,

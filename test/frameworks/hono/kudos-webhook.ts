@@ -1,9 +1,9 @@
 // Hono (or any Fetch-style router: Next.js route handlers, Bun.serve, Deno.serve): Kudos payment
 // notifications through the Fetch adapter (docs/frameworks.md shows this file, tested as is).
 import { Hono } from 'hono';
-import { type KudosWebhookOptions, kudosWebhookFetch } from 'passport-kudos/webhook';
+import { type KudosReceiverOptions, kudosWebhookFetch } from 'passport-kudos/webhook';
 
-export function buildWebhookApp(options: KudosWebhookOptions) {
+export function buildWebhookApp(options: KudosReceiverOptions) {
   const webhook = kudosWebhookFetch(options); // (request: Request) => Promise<Response>
   const app = new Hono();
   // Every method: the receiver answers anything but POST itself (405, Allow: POST).

@@ -3,7 +3,7 @@ import http from 'node:http';
 import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisDedupeStore } from '../../../src/redis/index.js';
-import { type KudosWebhookError, kudosWebhook } from '../../../src/webhook/index.js';
+import { type KudosNotificationError, kudosWebhook } from '../../../src/webhook/index.js';
 import { PAYMENT_USERS } from '../../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../../helpers/listen.js';
 import { type ConnectedRedis, connectRedis, type RedisLibrary } from '../../helpers/redis-clients.js';
@@ -50,7 +50,7 @@ export function evictingReplicaSuite(): void {
         redis = await connectRedis(library, { topology: 'cluster', seeds: cluster.seeds });
         const prefix = `evicting-replica:${randomUUID()}:`;
         const handled = new Map<string, number>();
-        const errors: KudosWebhookError[] = [];
+        const errors: KudosNotificationError[] = [];
         const receiver = (store: RedisDedupeStore) =>
           kudosWebhook({
             secret: SECRET,
