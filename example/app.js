@@ -68,7 +68,7 @@ function checkCsrf(req) {
  *   authURL: string,
  *   baseURL: string,
  *   stores: import('./stores.js').ExampleStores,
- *   receiverWallet: string,
+ *   shopWallet: string,
  *   log?: (line: string) => void,
  * }} options
  */
@@ -77,7 +77,7 @@ export function createExampleApp({
   authURL,
   baseURL,
   stores,
-  receiverWallet,
+  shopWallet,
   log = () => undefined,
 }) {
   const authenticator = new passport.Passport();
@@ -142,7 +142,7 @@ export function createExampleApp({
     authURL,
     baseURL,
     ...(config.chainURL ? { restURL: config.chainURL } : {}),
-    wallet: receiverWallet,
+    wallet: shopWallet,
     to: config.tipReceiver,
     agent: config.agentID,
     store: stores.dedupe,

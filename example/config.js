@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
  * @property {string} webhookSecret     KUDOS_WEBHOOK_SECRET (default: random per process)
  * @property {string | undefined} chainURL  KUDOS_CHAIN_URL: the chain's REST (LCD) interface (default: {KUDOS_BASE_URL}/cosmos/lcd)
  * @property {string} tipReceiver       TIP_RECEIVER: who receives tips, the shop's own account (default bobby)
- * @property {string | undefined} receiverWallet  KUDOS_RECEIVER_WALLET: the shop's wallet address, the only one whose payments count (default: TIP_RECEIVER's, looked up at start)
+ * @property {string | undefined} shopWallet  KUDOS_SHOP_WALLET: the shop's wallet address, the only one whose payments count (default: TIP_RECEIVER's, looked up at start)
  * @property {string} dataDir           DATA_DIR: where the webhook's durable store lives (default example/data, ignored by git)
  * @property {string | undefined} redisURL  REDIS_URL: share sessions, webhook dedupe and tokens through one Redis server
  * @property {string[] | undefined} redisClusterNodes  REDIS_CLUSTER_NODES: the same through a Redis Cluster, its seed nodes as host:port,host:port
@@ -77,7 +77,7 @@ export function readConfig(env = process.env) {
     webhookSecret: env.KUDOS_WEBHOOK_SECRET ?? random(),
     chainURL: env.KUDOS_CHAIN_URL,
     tipReceiver: env.TIP_RECEIVER ?? 'bobby',
-    receiverWallet: env.KUDOS_RECEIVER_WALLET,
+    shopWallet: env.KUDOS_SHOP_WALLET,
     dataDir: env.DATA_DIR ?? fileURLToPath(new URL('./data/', import.meta.url)),
     redisURL: env.REDIS_URL,
     redisClusterNodes: clusterNodes(env.REDIS_CLUSTER_NODES),

@@ -24,7 +24,7 @@ async function walletOf(baseURL, user) {
   // `wallet` is an old Ethereum-style address, never the chain's: only these two are.
   const wallet = profile?.kudosWallet ?? profile?.cosmosWallet;
   if (typeof wallet !== 'string' || wallet === '') {
-    throw new Error(`could not look up the wallet of TIP_RECEIVER "${user}": set KUDOS_RECEIVER_WALLET`);
+    throw new Error(`could not look up the wallet of TIP_RECEIVER "${user}": set KUDOS_SHOP_WALLET`);
   }
   return wallet;
 }
@@ -67,14 +67,14 @@ export async function startExample(env = process.env, { log = () => undefined } 
     authURL = emulator.authURL;
     baseURL = emulator.baseURL;
   }
-  const receiverWallet = config.receiverWallet ?? (await walletOf(baseURL, config.tipReceiver));
+  const shopWallet = config.shopWallet ?? (await walletOf(baseURL, config.tipReceiver));
   const stores = await createStores(config, log);
   const { app, metrics, reconcileChain } = createExampleApp({
     config,
     authURL,
     baseURL,
     stores,
-    receiverWallet,
+    shopWallet,
     log,
   });
   // Every minute, the chain: payments no notification and no return page brought.

@@ -115,6 +115,26 @@ function positive(
   return checkPositive(options[name] ?? fallback, `${where} option "${name}"`);
 }
 
+/** A function option (`onError`, `confirm`), or undefined: never a value that fails when first called. */
+export function optionalFunction<F>(value: F | undefined, name: string, where: string): F | undefined {
+  if (value !== undefined && typeof value !== 'function') {
+    throw new TypeError(`${where} option "${name}" must be a function`);
+  }
+  return value;
+}
+
+/** The `store` option: a dedupe store (its `claim()` and `complete()` at least), or the default. */
+function dedupeStore(store: unknown, where: ReceiverCaller): KudosDedupeStore {
+  if (store === undefined) return new MemoryDedupeStore();
+  const methods = store as Partial<Record<'claim' | 'complete', unknown>> | null;
+  if (typeof methods?.claim !== 'function' || typeof methods.complete !== 'function') {
+    throw new TypeError(
+      `${where} option "store" must be a dedupe store (with claim() and complete()): MemoryDedupeStore, SqliteDedupeStore, RedisDedupeStore or your own`,
+    );
+  }
+  return store as KudosDedupeStore;
+}
+
 /** The `now` option, checked. */
 function clock(now: unknown, where: ReceiverCaller): () => number {
   if (now === undefined) return Date.now;
@@ -131,7 +151,7 @@ export function receiverSettings(options: KudosSharedReceiverOptions, where: Rec
   if (!options.store) warnMemoryStore(where);
   return {
     secrets,
-    store: options.store ?? new MemoryDedupeStore(),
+    store: dedupeStore(options.store, where),
     maxBodyBytes: positive(options, 'maxBodyBytes', DEFAULT_MAX_BODY_BYTES, where),
     dedupeTtlMs: positive(options, 'dedupeTtlMs', DEFAULT_DEDUPE_TTL_MS, where),
     leaseMs: positive(options, 'leaseMs', DEFAULT_LEASE_MS, where),
@@ -139,7 +159,7 @@ export function receiverSettings(options: KudosSharedReceiverOptions, where: Rec
     bodyTimeoutMs: positive(options, 'bodyTimeoutMs', DEFAULT_BODY_TIMEOUT_MS, where),
     now: clock(options.now, where),
     denom: options.denom === undefined ? undefined : checkDenom(options.denom, where),
-    onError: options.onError,
+    onError: optionalFunction(options.onError, 'onError', where),
   };
 }
 
@@ -163,6 +183,6 @@ export function resolveReceiverOptions(
   return {
     ...receiverSettings(options, where),
     onNotification: options.onNotification,
-    confirm: options.confirm,
+    confirm: optionalFunction(options.confirm, 'confirm', where),
   };
 }

@@ -28,6 +28,12 @@ describe('option errors name the call', () => {
     ['restURL', { restURL: 'http://user:pass@127.0.0.1:4000/lcd' }],
     ['denom', { denom: '' }],
     ['denom', { denom: 7 }],
+    // a value that would fail only when first used (a delivery, an order) is refused when made
+    ['store', { store: 5 }],
+    ['store', { store: {} }],
+    ['orders', { orders: { read: () => undefined } }],
+    ['onException', { onException: 'log it' }],
+    ['onError', { onError: {} }],
   ])('kudosPayments(): a bad "%s" is a TypeError naming kudosPayments', (name, bad) => {
     expect(() => kudosPayments({ ...PAYMENTS, ...bad } as never)).toThrow(
       new RegExp(`^kudosPayments option "${name}"`),
@@ -41,6 +47,8 @@ describe('option errors name the call', () => {
   ])('%s names itself', (name, make) => {
     expect(() => make({ ...RECEIVER, leaseMs: -1 })).toThrow(new RegExp(`^${name} option "leaseMs"`));
     expect(() => make({ ...RECEIVER, now: 'soon' })).toThrow(new RegExp(`^${name} option "now"`));
+    expect(() => make({ ...RECEIVER, confirm: true })).toThrow(new RegExp(`^${name} option "confirm"`));
+    expect(() => make({ ...RECEIVER, store: new Map() })).toThrow(new RegExp(`^${name} option "store"`));
     expect(() => make({ secret: RECEIVER.secret })).toThrow(
       new RegExp(`^${name} requires an "onNotification"`),
     );

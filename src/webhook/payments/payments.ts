@@ -40,7 +40,7 @@ export type {
 export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
   const settings = paymentsSettings(options);
   const { baseURL, timeoutMs, now, chain } = settings;
-  const ledger = new Ledger(options.orders ?? new MemoryOrderStore({ now }), settings, now);
+  const ledger = new Ledger(settings.orders ?? new MemoryOrderStore({ now }), settings, now);
   // The receiver's core, with both adapters around it, as kudosWebhook() and kudosWebhookFetch() have.
   // It settles what the return page's lookups find, and they go through it: each needs the other,
   // so each is reached through the other's name once both exist.
@@ -59,7 +59,13 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     settings.unknownHashCacheMs,
     now,
   );
-  const settler = new PaymentSettler(settings, ledger, options, (hash) => lookups.decided(hash));
+  // What the app is told, as checked (onPaid, onException, onError).
+  const told = {
+    onPaid: options.onPaid,
+    onException: settings.onException,
+    onError: settings.receiverSettings.onError,
+  };
+  const settler = new PaymentSettler(settings, ledger, told, (hash) => lookups.decided(hash));
   const upkeep = new PaymentsUpkeep(settings, ledger, receiver, options.onPaid);
   return {
     createOrder: orderMaker(settings, ledger),

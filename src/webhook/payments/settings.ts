@@ -6,8 +6,9 @@ import { DEFAULT_MAX_RESPONSE_BYTES } from '../../protocol/http-client.js';
 import { DEFAULT_TIMEOUT_MS } from '../../protocol/limits.js';
 import { TOKEN_AMOUNT, tokensToUnits } from '../../protocol/widget.js';
 import { chainConfirmer, checkDenom, checkWallets } from '../core/confirm.js';
-import { type ReceiverSettings, receiverSettings } from '../options.js';
+import { optionalFunction, type ReceiverSettings, receiverSettings } from '../options.js';
 import type { KudosPaymentsOptions } from './api.js';
+import type { KudosOrderStore } from './order-store.js';
 
 /** Default time an order can be paid: 24 hours. */
 const DEFAULT_ORDER_TTL_MS = 24 * 3600 * 1000;
@@ -80,6 +81,22 @@ function amounts(options: KudosPaymentsOptions) {
   };
 }
 
+/** The `orders` option: an order store (its `read()`, `write()` and `listed()`), or undefined for the default. */
+function orderStore(orders: unknown): KudosOrderStore | undefined {
+  if (orders === undefined) return undefined;
+  const methods = orders as Partial<Record<'read' | 'write' | 'listed', unknown>> | null;
+  if (
+    typeof methods?.read !== 'function' ||
+    typeof methods.write !== 'function' ||
+    typeof methods.listed !== 'function'
+  ) {
+    throw new TypeError(
+      'kudosPayments option "orders" must be an order store (with read(), write() and listed()): MemoryOrderStore, SqliteOrderStore, RedisOrderStore or your own',
+    );
+  }
+  return orders as KudosOrderStore;
+}
+
 /**
  * The options of `kudosPayments()`, checked once (a mistake is a `TypeError` naming it), with
  * defaults. The receiver's own options are checked here too, in kudosPayments' words, and handed to
@@ -123,12 +140,15 @@ export function paymentsSettings(options: KudosPaymentsOptions) {
     to: nonEmpty(options.to, 'kudosPayments option "to" (the shop\'s Kudos user ID)'),
     agent: nonEmpty(options.agent, 'kudosPayments option "agent" (the agent\'s Kudos user ID)'),
     ...numbers,
+    /** The app's order store; undefined: a MemoryOrderStore on the receiver's clock. */
+    orders: orderStore(options.orders),
     ...amounts(options),
     /** After this long a paid order not marked `fulfilled` is no delivery's any more: its handler ended. */
     retellAfterMs: receiver.leaseMs + receiver.handlerTimeoutMs,
     /** Whether a notification's secret is checked: else its metadata is not trusted. */
     authenticated: receiver.secrets !== undefined,
     now: receiver.now,
+    onException: optionalFunction(options.onException, 'onException', where),
   };
 }
 
