@@ -72,14 +72,7 @@ function checkCsrf(req) {
  *   log?: (line: string) => void,
  * }} options
  */
-export function createExampleApp({
-  config,
-  authURL,
-  baseURL,
-  stores,
-  shopWallet,
-  log = () => undefined,
-}) {
+export function createExampleApp({ config, authURL, baseURL, stores, shopWallet, log = () => undefined }) {
   const authenticator = new passport.Passport();
   const strategy = new KudosStrategy(
     {
