@@ -17,6 +17,9 @@ const external = [
   ...Object.keys(pkg.peerDependencies ?? {}),
 ];
 
+/** The modules of the contract that only the payments' entry points read. */
+const PAYMENTS_ONLY = /[\\/]protocol[\\/](address|widget|notification)\.ts$/;
+
 const input = {
   index: 'src/index.ts',
   'webhook/index': 'src/webhook/index.ts',
@@ -44,14 +47,15 @@ for (const [dir, format] of [
     chunkFileNames: 'shared/[name]-[hash].js',
     // The base layer and the wire contract, which every entry point uses, in one chunk: loading
     // the main entry point reads two files, not six. Everything else stays with the entry point that
-    // uses it; so do wallet addresses (protocol/address.ts), whose bech32 library the main entry
-    // point (sign-in, tokens) never needs: it would cost every require() some 7 ms.
+    // uses it; so do the parts of the contract only payments read (wallet addresses, whose bech32
+    // library would cost every require() some 7 ms; the widget's parameters; the notification's
+    // shape): a sign-in never loads them.
     codeSplitting: {
       groups: [
         {
           debugName: 'shared',
           name: (id) =>
-            /[\\/]src[\\/](base|protocol)[\\/]/.test(id) && !/[\\/]address\.ts$/.test(id) ? 'shared' : null,
+            /[\\/]src[\\/](base|protocol)[\\/]/.test(id) && !PAYMENTS_ONLY.test(id) ? 'shared' : null,
         },
       ],
     },

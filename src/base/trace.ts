@@ -130,15 +130,19 @@ export const KUDOS_TRACE_CHANNELS = {
   store: 'passport-kudos:store',
 } as const satisfies { [O in KudosTraceOperation]: `passport-kudos:${O}` };
 
-const channels = Object.fromEntries(
-  Object.entries(KUDOS_TRACE_CHANNELS).map(([operation, name]) => [operation, tracingChannel(name)]),
-) as { [O in KudosTraceOperation]: TracingChannel<unknown, KudosTraceMessages[O]> };
+/**
+ * Each operation's channel, made when first asked for: loading the package makes none (nine tracing
+ * channels are 45 channels), and a sign-in never asks for the payments' ones.
+ */
+const channels: { [O in KudosTraceOperation]?: TracingChannel<unknown, KudosTraceMessages[O]> } = {};
 
 /** @internal The tracing channel of `operation` (the same object `tracingChannel(name)` answers anywhere in the process). */
 export function kudosChannel<O extends KudosTraceOperation>(
   operation: O,
 ): TracingChannel<unknown, KudosTraceMessages[O]> {
-  return channels[operation];
+  const made = channels[operation] ?? tracingChannel<unknown, KudosTraceMessages[O]>(KUDOS_TRACE_CHANNELS[operation]);
+  channels[operation] = made as (typeof channels)[O];
+  return made;
 }
 
 /** @internal The stable code of a failure, when it has one. */
@@ -158,7 +162,7 @@ export function traced<O extends KudosTraceOperation, T>(
   make: () => KudosTraceMessages[O],
   run: (message: KudosTraceMessages[O] | undefined) => Promise<T>,
 ): Promise<T> {
-  const channel = channels[operation];
+  const channel = kudosChannel(operation);
   if (!channel.hasSubscribers) return run(undefined);
   const message = make();
   let value: T;
