@@ -140,7 +140,8 @@ const channels: { [O in KudosTraceOperation]?: TracingChannel<unknown, KudosTrac
 export function kudosChannel<O extends KudosTraceOperation>(
   operation: O,
 ): TracingChannel<unknown, KudosTraceMessages[O]> {
-  const made = channels[operation] ?? tracingChannel<unknown, KudosTraceMessages[O]>(KUDOS_TRACE_CHANNELS[operation]);
+  const made =
+    channels[operation] ?? tracingChannel<unknown, KudosTraceMessages[O]>(KUDOS_TRACE_CHANNELS[operation]);
   channels[operation] = made as (typeof channels)[O];
   return made;
 }
