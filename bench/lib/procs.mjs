@@ -39,6 +39,7 @@ export function startApp(name, env = {}) {
         clearTimeout(timer);
         resolve({
           port: Number(match[1]),
+          pid: child.pid,
           stop: () =>
             new Promise((done) => {
               child.once('exit', done);

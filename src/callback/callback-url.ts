@@ -40,7 +40,7 @@ function invalidCallbackURL(cause: unknown): KudosError {
  * @throws KudosError `invalid_callback_url` (400) when the request's host makes the URL unparsable
  */
 export function resolveCallbackURL(callbackURL: string, req: UrlRequest, proxy: boolean): string {
-  if (URL.canParse(callbackURL)) return callbackURL;
+  if (isAbsolute(callbackURL)) return callbackURL;
   const trust = proxy || Boolean(req.app?.get?.('trust proxy'));
   // passport-oauth2 reads req.connection; a real request has both, a unit test's often only that one.
   const socket = (req.socket ?? req.connection) as TLSSocket | undefined;
@@ -50,13 +50,40 @@ export function resolveCallbackURL(callbackURL: string, req: UrlRequest, proxy: 
     encrypted || (trust && firstHeader(req.headers['x-forwarded-proto'])?.toLowerCase() === 'https');
   const host = (trust && firstHeader(req.headers['x-forwarded-host'])) || req.headers.host;
   if (!host) throw invalidCallbackURL(undefined);
+  const scheme = tls ? 'https' : 'http';
+  // A path from the root (`/auth/kudos/callback`, the usual option) resolves the same against any
+  // path of the request: remembered by scheme and host.
+  const key =
+    callbackURL.startsWith('/') && !callbackURL.startsWith('//') ? `${scheme} ${host} ${callbackURL}` : '';
+  const known = key ? resolved.get(key) : undefined;
+  if (known !== undefined) return known;
+  let url: string;
   try {
     // One parse: a host that is not a host (a space, "[", a bad port) makes the base unparsable.
-    return new URL(
-      callbackURL,
-      `${tls ? 'https' : 'http'}://${host}${req.originalUrl ?? req.url ?? ''}`,
-    ).toString();
+    url = new URL(callbackURL, `${scheme}://${host}${req.originalUrl ?? req.url ?? ''}`).toString();
   } catch (cause) {
     throw invalidCallbackURL(cause);
   }
+  if (key) {
+    // Bounded: the Host header is the client's to choose, and each new one must not grow this.
+    if (resolved.size >= 128) resolved.clear();
+    resolved.set(key, url);
+  }
+  return url;
+}
+
+/** Callback URLs resolved lately, by scheme, host and path (see resolveCallbackURL). */
+const resolved = new Map<string, string>();
+
+/** Whether each callback URL seen is absolute: a strategy has one or two all its life. */
+const absolute = new Map<string, boolean>();
+
+function isAbsolute(callbackURL: string): boolean {
+  let known = absolute.get(callbackURL);
+  if (known === undefined) {
+    known = URL.canParse(callbackURL);
+    if (absolute.size >= 128) absolute.clear();
+    absolute.set(callbackURL, known);
+  }
+  return known;
 }

@@ -99,6 +99,15 @@ function errorParser(strategy: CallbackStrategy) {
   };
 }
 
+/** The token set of a response, made when asked for, as it was at `issuedAt`. */
+function tokenSetAt(
+  response: KudosTokenResponse,
+  scope: CallbackOptions['scope'] | string,
+  issuedAt: number,
+) {
+  return () => toTokenSet(response, scope, issuedAt);
+}
+
 /** Hands a valid token response to the app's verify function (items 5 and 6). */
 function verifyResponse(
   strategy: CallbackStrategy,
@@ -130,7 +139,8 @@ function verifyResponse(
         req,
         accessToken: response.access_token,
         refreshToken: response.refresh_token,
-        params: toTokenParams(response, toTokenSet(response, requestedScope ?? config.scope)),
+        // When the login happened, not when verify first reads the set.
+        params: toTokenParams(response, tokenSetAt(response, requestedScope ?? config.scope, Date.now())),
         profile,
       },
       done,

@@ -14,6 +14,7 @@ const CODE_PARAMS = ['code', 'auth_code', 'authorization_code'] as const;
  */
 const CALLBACK_PARAMS = [...CODE_PARAMS, 'state', 'error', 'error_description', 'error_uri'] as const;
 type CallbackParamName = (typeof CALLBACK_PARAMS)[number];
+const CALLBACK_NAMES: ReadonlySet<string> = new Set(CALLBACK_PARAMS);
 
 /** Longest authorization code or state accepted (codes are short random strings). */
 const MAX_PARAM_LENGTH = 4096;
@@ -53,10 +54,15 @@ function fromObject(source: unknown, name: string): Found {
   return fromParsed((source as Record<string, unknown>)[name]);
 }
 
-function fromURL(query: URLSearchParams, name: string): Found {
-  const values = query.getAll(name);
-  if (values.length === 0) return ABSENT;
-  return values.length > 1 ? REPEATED : { kind: 'one', value: values[0] as string };
+/** A parameter of the URL's query string: how often it was given, and its first value. */
+interface Seen {
+  count: number;
+  value: string;
+}
+
+function fromURL(seen: Seen | undefined): Found {
+  if (seen === undefined) return ABSENT;
+  return seen.count > 1 ? REPEATED : { kind: 'one', value: seen.value };
 }
 
 /** Query and body together: a parameter given in both is given twice. */
@@ -83,32 +89,46 @@ function structuredKey(key: string): CallbackParamName | undefined {
  * views are read, and both must agree that a parameter is a single string.
  */
 class Sources {
-  private readonly url: URLSearchParams;
+  /** The callback parameters of the URL's query string, read in one pass (a login's hot path). */
+  private readonly url = new Map<string, Seen>();
+  /** The first callback parameter the URL gives in a structured form (`code[]=x`). */
+  private readonly urlStructured: CallbackParamName | undefined;
   private readonly parsed: unknown;
   private readonly body: unknown;
 
   constructor(req: CallbackRequest) {
     const raw = req.originalUrl ?? req.url ?? '';
     const mark = raw.indexOf('?');
-    this.url = new URLSearchParams(mark === -1 ? '' : raw.slice(mark + 1));
+    let structured: CallbackParamName | undefined;
+    if (mark !== -1) {
+      for (const [key, value] of new URLSearchParams(raw.slice(mark + 1))) {
+        if (CALLBACK_NAMES.has(key)) {
+          const seen = this.url.get(key);
+          if (seen) seen.count++;
+          else this.url.set(key, { count: 1, value });
+        } else structured ??= structuredKey(key);
+      }
+    }
+    this.urlStructured = structured;
     this.parsed = req.query;
     this.body = req.body;
   }
 
   get(name: CallbackParamName): Found {
     const parsed = fromObject(this.parsed, name);
-    const fromQuery = parsed.kind === 'absent' ? fromURL(this.url, name) : parsed;
+    const fromQuery = parsed.kind === 'absent' ? fromURL(this.url.get(name)) : parsed;
     return merge(fromQuery, fromObject(this.body, name));
   }
 
   /** The first callback parameter given in a structured form (`code[]=x`), in any source. */
   structured(): CallbackParamName | undefined {
-    const keys = [...this.url.keys()];
-    for (const source of [this.parsed, this.body])
-      if (isObjectLike(source)) keys.push(...Object.keys(source));
-    for (const key of keys) {
-      const name = structuredKey(key);
-      if (name) return name;
+    if (this.urlStructured) return this.urlStructured;
+    for (const source of [this.parsed, this.body]) {
+      if (!isObjectLike(source)) continue;
+      for (const key in source) {
+        const name = Object.hasOwn(source, key) ? structuredKey(key) : undefined;
+        if (name) return name;
+      }
     }
     return undefined;
   }
@@ -135,26 +155,35 @@ export function readCallbackParams(req: CallbackRequest): CallbackParams {
   const sources = new Sources(req);
   const structured = sources.structured();
   if (structured) return invalid(`${describe(structured)} must be a single string`);
-  const found = new Map<CallbackParamName, string>();
+  const found: Partial<Record<CallbackParamName, string>> = {};
+  let any = false;
   for (const name of CALLBACK_PARAMS) {
     const value = sources.get(name);
     if (value.kind === 'bad') return invalid(`${describe(name)} ${value.problem}`);
-    if (value.kind === 'one') found.set(name, value.value);
+    if (value.kind === 'one') {
+      found[name] = value.value;
+      any = true;
+    }
   }
-  if (found.size === 0) return { kind: 'start' };
-  const error = found.get('error');
+  if (!any) return { kind: 'start' };
+  const error = found.error;
   if (error !== undefined) {
     if (error === '') return invalid('Parameter "error" is empty');
-    return { kind: 'error', error, description: found.get('error_description') };
+    return { kind: 'error', error, description: found.error_description };
   }
-  const codes = new Set(CODE_PARAMS.flatMap((name) => (found.has(name) ? [found.get(name) as string] : [])));
-  if (codes.size > 1) return invalid('Authorization code given under two names with different values');
-  const [code] = codes;
+  let code: string | undefined;
+  for (const name of CODE_PARAMS) {
+    const value = found[name];
+    if (value === undefined) continue;
+    if (code !== undefined && value !== code)
+      return invalid('Authorization code given under two names with different values');
+    code = value;
+  }
   // A callback without a code is broken; starting a new login from it could loop.
   if (code === undefined) return invalid('Callback has no authorization code');
   if (code === '' || code.length > MAX_PARAM_LENGTH)
     return invalid('Authorization code is empty or too long');
-  const state = found.get('state');
+  const state = found.state;
   if (state !== undefined && state.length > MAX_PARAM_LENGTH) return invalid('Parameter "state" is too long');
   return { kind: 'code', code, state };
 }

@@ -15,11 +15,20 @@ export interface KudosTokenParams extends KudosTokenResponse {
 
 /**
  * Adds the one-hour `expires_in` of docs/kudos-service.md#limits when the service did not send one, and the token
- * set as a non-enumerable `tokenSet` (so that serializing `params` does not copy the tokens twice).
+ * set as a non-enumerable `tokenSet` (so that serializing `params` does not copy the tokens twice),
+ * made when first read: a verify function that never reads it (most take no `params`) costs no JWT
+ * decoding on the login's path.
  */
-export function toTokenParams(response: KudosTokenResponse, tokenSet: KudosTokenSet): KudosTokenParams {
+export function toTokenParams(response: KudosTokenResponse, tokenSet: () => KudosTokenSet): KudosTokenParams {
   const expiresIn = typeof response.expires_in === 'number' ? response.expires_in : ACCESS_TOKEN_LIFETIME_S;
   const params = { ...response, expires_in: expiresIn };
-  Object.defineProperty(params, 'tokenSet', { value: tokenSet, enumerable: false });
+  let made: KudosTokenSet | undefined;
+  Object.defineProperty(params, 'tokenSet', {
+    get: () => {
+      made ??= tokenSet();
+      return made;
+    },
+    enumerable: false,
+  });
   return params as KudosTokenParams;
 }

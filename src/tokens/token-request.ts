@@ -42,6 +42,18 @@ function secretsOf(form: FormFields): string[] {
   );
 }
 
+/** Each token endpoint's origin, read once: a strategy posts to one or two endpoints all its life. */
+const origins = new Map<string, string>();
+
+function originOf(endpoint: string): string {
+  let origin = origins.get(endpoint);
+  if (origin === undefined) {
+    origin = new URL(endpoint).origin;
+    if (origins.size < 64) origins.set(endpoint, origin);
+  }
+  return origin;
+}
+
 /**
  * The HTTP client's call of a form POSTed to `endpoint` (`application/x-www-form-urlencoded`):
  * errors name the endpoint's origin only, and never hold the form's secrets.
@@ -53,7 +65,7 @@ export function formCall(
 ): TokenCall {
   return {
     service: 'token',
-    what: new URL(endpoint).origin,
+    what: originOf(endpoint),
     url: endpoint,
     method: 'POST',
     headers: {
@@ -61,7 +73,7 @@ export function formCall(
       'Content-Type': 'application/x-www-form-urlencoded',
       Accept: 'application/json, text/plain',
     },
-    body: Buffer.from(stringify(form as Record<string, never>)),
+    body: stringify(form as Record<string, never>),
     timeoutMs: timeout,
     maxBytes: MAX_RESPONSE_BYTES,
     secrets: secretsOf(form),
