@@ -34,19 +34,20 @@ export function withGoals(results) {
     // Paired: each run measures both apps back to back, so the ratio of each run cancels the
     // machine's drift between runs; their median is the figure (the medians' ratio is in section 1).
     const r = pairedRatio(kudos.rps.runs, anchor.rps.runs);
+    // Ahead of the class it extends: its token request is its own (keep-alive, time limits, caps).
     goals.push({
-      goal: 'login callback ≥ 0.95x the anchor (requests/s, median of the runs’ ratios)',
+      goal: 'login callback ≥ 1.05x the anchor (requests/s, median of the runs’ ratios)',
       value: `${r}x`,
-      met: r >= 0.95,
+      met: r >= 1.05,
     });
   }
   if (results.coldStart) {
     const by = Object.fromEntries(results.coldStart.map((c) => [c.name, c.ms.median]));
     const extra = by["require('passport-kudos')"] - by["require('passport-oauth2')"];
     goals.push({
-      goal: "require('passport-kudos') ≤ 5 ms more than require('passport-oauth2')",
+      goal: "require('passport-kudos') ≤ 2 ms more than require('passport-oauth2') (whole process)",
       value: `${fmt(extra, 1)} ms`,
-      met: extra <= 5,
+      met: extra <= 2,
     });
     if (by["import('passport-oauth2')"] !== undefined) {
       const esm = by["import('passport-kudos')"] - by["import('passport-oauth2')"];
@@ -177,11 +178,11 @@ export function markdown(results) {
       '',
       'Full callback: session state check, token exchange with a local token server, profile, session login (Express 5, express-session, passport 0.7). The apps run side by side for the whole section, warmed up alike, and take turns run by run (the order rotated); the ratio below is of the medians, the goal takes the median of the runs’ own ratios.',
       '',
-      '| app | requests/s | ratio to anchor | p50 ms | p99 ms |',
+      '| app | ratio to anchor | requests/s | p50 ms | p99 ms |',
       '|---|---|---|---|---|',
       ...results.login.map(
         (a) =>
-          `| ${a.name} | ${cell(a.rps)} | ${ratio(a.rps.median, anchor.rps.median)}x | ${cell(a.p50)} | ${cell(a.p99)} |`,
+          `| ${a.name} | ${ratio(a.rps.median, anchor.rps.median)}x | ${cell(a.rps)} | ${cell(a.p50)} | ${cell(a.p99)} |`,
       ),
       ...watched(results.login, results.login[0], 'KudosStrategy, '),
     );
