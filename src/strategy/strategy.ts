@@ -185,7 +185,11 @@ export class KudosStrategy extends OAuth2Strategy {
     });
     // passport-oauth2-refresh's convention, so that it refreshes where refresh() does: set for it,
     // kept out of the types and of Object.keys().
-    Object.defineProperty(this, '_refreshURL', { value: endpoints.refreshURL });
+    Object.defineProperty(this, '_refreshURL', {
+      value: endpoints.refreshURL,
+      writable: true,
+      configurable: true,
+    });
   }
 
   /** `{base_url}` of the Kudos API, when given in the options; `createKudosClient` uses it by default. */

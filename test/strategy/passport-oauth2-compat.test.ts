@@ -805,9 +805,11 @@ describe('no private surface, either way', () => {
     );
     expect(methods).toEqual([]);
     // passport-oauth2-refresh's convention stays readable, out of sight.
-    expect((strategy as unknown as { _refreshURL: string })._refreshURL).toBe(
-      `${tokens.baseURL}/oauth/access_token`,
-    );
+    const refresh = strategy as unknown as { _refreshURL: string };
+    expect(refresh._refreshURL).toBe(`${tokens.baseURL}/oauth/access_token`);
+    // A subclass (or passport-oauth2-refresh's user) may still set it, in strict mode too.
+    refresh._refreshURL = 'https://kudos.example/refresh';
+    expect(refresh._refreshURL).toBe('https://kudos.example/refresh');
   });
 
   it('publishes no underscored member in its types', () => {
