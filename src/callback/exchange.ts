@@ -99,7 +99,7 @@ function errorParser(strategy: CallbackStrategy) {
   };
 }
 
-/** The token set of a response, made when asked for, as it was at `issuedAt`. */
+/** The token set of a response, made when asked for, as it was at `issuedAt` (when the login happened). */
 function tokenSetAt(
   response: KudosTokenResponse,
   scope: CallbackOptions['scope'] | string,
@@ -139,8 +139,8 @@ function verifyResponse(
         req,
         accessToken: response.access_token,
         refreshToken: response.refresh_token,
-        // When the login happened, not when verify first reads the set.
-        params: toTokenParams(response, tokenSetAt(response, requestedScope ?? config.scope, Date.now())),
+        params: () =>
+          toTokenParams(response, tokenSetAt(response, requestedScope ?? config.scope, Date.now())),
         profile,
       },
       done,

@@ -9,7 +9,8 @@ interface VerifyArguments {
   req: unknown;
   accessToken: string;
   refreshToken: string | undefined;
-  params: KudosTokenParams;
+  /** Made only for a verify function that takes them (5 arguments, 6 with the request). */
+  params: () => KudosTokenParams;
   /** What `userProfile()` gave (the Kudos profile unless an override gave something else). */
   profile: unknown;
 }
@@ -24,10 +25,10 @@ function callByArity(
 ): unknown {
   const { req, accessToken, refreshToken, params, profile } = args;
   if (passReqToCallback) {
-    if (verify.length === 6) return verify(req, accessToken, refreshToken, params, profile, done);
+    if (verify.length === 6) return verify(req, accessToken, refreshToken, params(), profile, done);
     return verify(req, accessToken, refreshToken, profile, done);
   }
-  if (verify.length === 5) return verify(accessToken, refreshToken, params, profile, done);
+  if (verify.length === 5) return verify(accessToken, refreshToken, params(), profile, done);
   return verify(accessToken, refreshToken, profile, done);
 }
 

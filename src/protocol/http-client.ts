@@ -70,7 +70,7 @@ const HEADER_TOKEN = /^[\x21-\x7E]+$/;
  * carry (a newline) is `reauth_required`: the request would fail with an error that quotes it.
  */
 function headersOf(call: HttpCall): Record<string, string> {
-  const headers = { ...call.headers };
+  const headers: Record<string, string> = { ...call.headers };
   if (call.accessToken === undefined) return headers;
   if (!HEADER_TOKEN.test(call.accessToken)) {
     throw new KudosTokenError('reauth_required', {
@@ -78,6 +78,12 @@ function headersOf(call: HttpCall): Record<string, string> {
     });
   }
   headers.authorization = `Bearer ${call.accessToken}`;
+  return headers;
+}
+
+/** `headers` (a copy of the call's) with the body's length, when there is a body. */
+function withLength(headers: Record<string, string | number>, body: string | undefined) {
+  if (body) headers['Content-Length'] = Buffer.byteLength(body);
   return headers;
 }
 
@@ -211,10 +217,7 @@ export function request(call: HttpCall): Promise<HttpAnswer> {
       {
         ...target,
         method: call.method ?? 'GET',
-        headers: {
-          ...headersOf(call),
-          ...(call.body ? { 'Content-Length': Buffer.byteLength(call.body) } : {}),
-        },
+        headers: withLength(headersOf(call), call.body),
       },
       (res) => {
         answered = res.statusCode ?? 0;
