@@ -174,25 +174,39 @@ interface Target {
   agent: http.Agent;
 }
 
-/** The targets of the URLs asked lately: a strategy or client asks the same few endpoints all its life. */
-const targets = new Map<string, Target>();
+/** A URL read once: its target, and its origin (what errors name). */
+interface Endpoint {
+  target: Target;
+  origin: string;
+}
 
-function targetOf(url: string): Target {
-  const known = targets.get(url);
+/** The URLs asked lately: a strategy or client asks the same few endpoints all its life. */
+const endpoints = new Map<string, Endpoint>();
+
+function endpointOf(url: string): Endpoint {
+  const known = endpoints.get(url);
   if (known) return known;
   const parsed = new URL(url);
-  const target = {
-    protocol: parsed.protocol,
-    // node:http takes an IPv6 host without its brackets.
-    hostname: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
-    port: parsed.port,
-    path: `${parsed.pathname}${parsed.search}`,
-    agent: parsed.protocol === 'https:' ? agents['https:'] : agents['http:'],
+  const endpoint = {
+    target: {
+      protocol: parsed.protocol,
+      // node:http takes an IPv6 host without its brackets.
+      hostname: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: parsed.port,
+      path: `${parsed.pathname}${parsed.search}`,
+      agent: parsed.protocol === 'https:' ? agents['https:'] : agents['http:'],
+    },
+    origin: parsed.origin,
   };
   // Bounded: API calls with ids in their paths must not grow it without end.
-  if (targets.size >= 256) targets.clear();
-  targets.set(url, target);
-  return target;
+  if (endpoints.size >= 256) endpoints.clear();
+  endpoints.set(url, endpoint);
+  return endpoint;
+}
+
+/** The origin of `url` (what a token endpoint's errors name), read once per URL. */
+export function originOf(url: string): string {
+  return endpointOf(url).origin;
 }
 
 /**
@@ -201,7 +215,7 @@ function targetOf(url: string): Target {
  * the cap) `invalid_token_response` / `response_too_large`. Any status resolves.
  */
 export function request(call: HttpCall): Promise<HttpAnswer> {
-  const target = targetOf(call.url);
+  const { target } = endpointOf(call.url);
   const send = target.protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {
     let settled = false;

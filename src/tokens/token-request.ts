@@ -7,6 +7,7 @@ import {
   type HttpCall,
   isOk,
   jsonOf,
+  originOf,
   request,
 } from '../protocol/http-client.js';
 import { type KudosTokenResponse, validateTokenResponse } from '../protocol/token-response.js';
@@ -40,18 +41,6 @@ function secretsOf(form: FormFields): string[] {
   return SECRET_FIELDS.map((field) => form[field]).filter(
     (v): v is string => typeof v === 'string' && v !== '',
   );
-}
-
-/** Each token endpoint's origin, read once: a strategy posts to one or two endpoints all its life. */
-const origins = new Map<string, string>();
-
-function originOf(endpoint: string): string {
-  let origin = origins.get(endpoint);
-  if (origin === undefined) {
-    origin = new URL(endpoint).origin;
-    if (origins.size < 64) origins.set(endpoint, origin);
-  }
-  return origin;
 }
 
 /**

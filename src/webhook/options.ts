@@ -136,10 +136,8 @@ function dedupeStore(store: unknown, where: ReceiverCaller): KudosDedupeStore {
 }
 
 /** The `now` option, checked. */
-function clock(now: unknown, where: ReceiverCaller): () => number {
-  if (now === undefined) return Date.now;
-  if (typeof now !== 'function') throw new TypeError(`${where} option "now" must be a function`);
-  return now as () => number;
+function clock(now: (() => number) | undefined, where: ReceiverCaller): () => number {
+  return optionalFunction(now, 'now', where) ?? Date.now;
 }
 
 /**

@@ -1,8 +1,7 @@
 import { createServer } from 'node:net';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The preload that makes a child's listen() take the socket handed to it (listen-socket.mjs). */
-const PRELOAD = pathToFileURL(fileURLToPath(new URL('./listen-socket.mjs', import.meta.url))).href;
+const PRELOAD = new URL('./listen-socket.mjs', import.meta.url).href;
 
 /** A socket bound to port 0 and listening, to hand to a child process, and its port. */
 export interface HandedPort {

@@ -57,10 +57,6 @@ export function compile(name: string): string {
  * (for a test that must name its URL to another process before it starts).
  */
 export async function runSnippet(file: string, env: Record<string, string>, handed?: HandedPort) {
-  return startSnippet(file, env, handed);
-}
-
-async function startSnippet(file: string, env: Record<string, string>, handed: HandedPort | undefined) {
   const template = env.SHOP_URL ?? (handed ? `http://127.0.0.1:${handed.port}` : 'http://127.0.0.1:{PORT}');
   const child: ChildProcess = spawn(process.execPath, [...(handed?.nodeArgs ?? []), file], {
     env: {

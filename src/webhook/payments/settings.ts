@@ -110,14 +110,10 @@ export function paymentsSettings(options: KudosPaymentsOptions) {
   const numbers = durations(options);
   const wallets = checkWallets(options.wallet, where);
   const denom = checkDenom(options.denom, where);
+  /** How the return page and `reconcileChain()` read the chain (payers named under `baseURL`). */
+  const chain = { lcd: restURL, baseURL, wallets, denom, timeoutMs: numbers.timeoutMs };
   // The wallet and the chain, checked, go to the confirmer as they are (cosmosConfirmer() would check again).
-  const confirm = chainConfirmer({
-    lcd: restURL,
-    wallets,
-    denom,
-    timeoutMs: numbers.timeoutMs,
-    maxBytes: DEFAULT_MAX_RESPONSE_BYTES,
-  });
+  const confirm = chainConfirmer({ ...chain, maxBytes: DEFAULT_MAX_RESPONSE_BYTES });
   // The receiver's own options. Its `denom` refusal stays off: a notification in another
   // denomination is decided (not paid), never refused for its shape.
   const receiver: ReceiverSettings = receiverSettings({ ...options, denom: undefined }, where);
@@ -135,8 +131,7 @@ export function paymentsSettings(options: KudosPaymentsOptions) {
     dedupeTtlMs: receiver.dedupeTtlMs,
     /** How notifications are confirmed on the chain. */
     confirm,
-    /** How the return page and `reconcileChain()` read the chain (payers named under `baseURL`). */
-    chain: { lcd: restURL, baseURL, wallets, denom, timeoutMs: numbers.timeoutMs },
+    chain,
     to: nonEmpty(options.to, 'kudosPayments option "to" (the shop\'s Kudos user ID)'),
     agent: nonEmpty(options.agent, 'kudosPayments option "agent" (the agent\'s Kudos user ID)'),
     ...numbers,
