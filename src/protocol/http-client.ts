@@ -2,13 +2,10 @@
 // the chain lookup, reconcile's lookups) goes through here, so each has the same time limit, size
 // cap, JSON parsing, error mapping and redaction. Two transports, one set of rules: node:http with
 // keep-alive for answers read whole (a token request is about 1.6x faster than with fetch on Node
-// 20, and the login benchmark's goal is 0.95x passport-oauth2, which uses node:http), and fetch for
-// `client.fetch()`, which promises a Fetch `Response` with fetch's own behaviour (redirects,
-// decoding, `RequestInit`, the caller's `signal`).
-// The modules themselves, their functions read at each call: a test's HTTP mock (nock) replaces
-// `request` on them, and a named import taken before it was loaded would keep the original.
-import http from 'node:http';
-import https from 'node:https';
+// 20, and a login callback's time is this package's to choose), and fetch for `client.fetch()`
+// (./fetch-call.ts, loaded with the API client: a sign-in never needs it), which promises a Fetch
+// `Response` with fetch's own behaviour (redirects, decoding, `RequestInit`, the caller's `signal`).
+import type { Agent } from 'node:http';
 import { isCodeOf, type KudosErrorCodeOf } from '../base/error-codes.js';
 import { cleanText, KudosApiError, KudosTokenError } from '../base/errors.js';
 import { BodyTooLargeError, readCapped } from '../base/read-capped.js';
@@ -69,7 +66,7 @@ const HEADER_TOKEN = /^[\x21-\x7E]+$/;
  * The headers a call sends: its own, and its bearer token's. A stored token that a header cannot
  * carry (a newline) is `reauth_required`: the request would fail with an error that quotes it.
  */
-function headersOf(call: HttpCall): Record<string, string> {
+export function headersOf(call: HttpCall): Record<string, string> {
   const headers: Record<string, string> = { ...call.headers };
   if (call.accessToken === undefined) return headers;
   if (!HEADER_TOKEN.test(call.accessToken)) {
@@ -94,7 +91,10 @@ function secretsOf(call: HttpCall): readonly string[] {
 }
 
 /** What of a body with `status` is read, and what past that: a 2xx whole or not at all, an error's first bytes. */
-function readLimit(call: HttpCall, status: number): { limit: number; overflow: 'reject' | 'truncate' } {
+export function readLimit(
+  call: HttpCall,
+  status: number,
+): { limit: number; overflow: 'reject' | 'truncate' } {
   return isOk(status)
     ? { limit: call.maxBytes, overflow: 'reject' }
     : { limit: Math.min(call.maxBytes, MAX_ERROR_BODY_BYTES), overflow: 'truncate' };
@@ -129,7 +129,7 @@ const FAILURE_CODES = {
 };
 
 /** A failure as its service's error, its status from the error table; the message names no secret. */
-function failure(
+export function failure(
   call: HttpCall,
   kind: Failure,
   detail: { cause?: unknown; httpStatus?: number | undefined; body?: string } = {},
@@ -159,6 +159,13 @@ function reasonOf(cause: unknown): string {
   return 'code' in reason && typeof reason.code === 'string' ? reason.code : reason.name;
 }
 
+// The modules themselves, their functions read at each call: a test's HTTP mock (nock) replaces
+// `request` on them, and a named import taken before it was loaded would keep the original. Asked
+// of the process rather than imported by default: the CommonJS build would wrap each module in a
+// copy of its exports at every require() (a fifth of a millisecond of the package's start).
+const http = process.getBuiltinModule('node:http');
+const https = process.getBuiltinModule('node:https');
+
 // Keep-alive agents: logins, refreshes and lookups reuse their connections.
 const agents = {
   'http:': new http.Agent({ keepAlive: true }),
@@ -171,7 +178,7 @@ interface Target {
   hostname: string;
   port: string;
   path: string;
-  agent: http.Agent;
+  agent: Agent;
 }
 
 /** A URL read once: its target, and its origin (what errors name). */
@@ -261,98 +268,6 @@ export function request(call: HttpCall): Promise<HttpAnswer> {
     req.on('error', (cause) => finish(failure(call, 'network_error', { cause })));
     req.end(call.body);
   });
-}
-
-/** Most redirects followed for one call. */
-const MAX_REDIRECTS = 5;
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-
-/**
- * fetch, following redirects only within the call's origin (a redirect elsewhere would hand the API's
- * answer, or the request's body, to another site): one to another origin is `redirect` (an
- * `invalid_response`), and so is a 307 or 308 that would send a body that cannot be sent twice. A
- * caller's own `redirect: 'manual'` or `'error'` is fetch's.
- */
-async function fetchFollowing(call: HttpCall, init: RequestInit): Promise<Response> {
-  if (init.redirect === 'manual' || init.redirect === 'error') return fetch(call.url, init);
-  let url = call.url;
-  let next: RequestInit = { ...init, redirect: 'manual' };
-  for (let hops = 0; ; hops++) {
-    const res = await fetch(url, next);
-    const location = res.headers.get('location');
-    if (!REDIRECTS.has(res.status) || location === null) return res;
-    void res.body?.cancel().catch(() => undefined);
-    const target = URL.canParse(location, url) ? new URL(location, url) : undefined;
-    const keepsBody = res.status === 307 || res.status === 308;
-    const resends = keepsBody && next.body !== undefined && next.body !== null;
-    if (
-      hops >= MAX_REDIRECTS ||
-      target?.origin !== new URL(url).origin ||
-      (resends && next.body instanceof ReadableStream)
-    ) {
-      throw failure(call, 'redirect', { httpStatus: res.status });
-    }
-    url = target.href;
-    // 301 and 302 after a POST, and 303 always, go on as a GET without a body (as fetch does).
-    if (!keepsBody && (res.status === 303 || (next.method ?? 'GET').toUpperCase() === 'POST')) {
-      const { body: _body, ...rest } = next;
-      next = { ...rest, method: 'GET' };
-    }
-  }
-}
-
-/**
- * Sends one request with fetch and answers its `Response` once the headers are in; the deadline
- * goes on covering the body, which (for a 2xx answer) errors with `response_too_large` past
- * `maxBytes` (a larger `Content-Length` is refused at once). The caller's own abort rejects as
- * fetch rejects it.
- */
-export async function requestResponse(call: HttpCall, init: RequestInit = {}): Promise<Response> {
-  const deadline = AbortSignal.timeout(call.timeoutMs);
-  const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
-  const headers = new Headers(init.headers);
-  for (const [name, value] of Object.entries(headersOf(call))) headers.set(name, value);
-  let res: Response;
-  try {
-    res = await fetchFollowing(call, { ...init, headers, signal });
-  } catch (cause) {
-    if (init.signal?.aborted || cause instanceof KudosApiError || cause instanceof KudosTokenError)
-      throw cause;
-    throw failure(call, deadline.aborted ? 'timeout' : 'network_error', { cause });
-  }
-  // Only a 2xx body is the caller's to read; an error's is read by readResponse, for its code.
-  if (!res.ok) return res;
-  if (Number(res.headers.get('content-length') ?? 0) > call.maxBytes) {
-    void res.body?.cancel().catch(() => undefined);
-    throw failure(call, 'too_large', { httpStatus: res.status });
-  }
-  if (!res.body) return res;
-  let seen = 0;
-  const counted = res.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += chunk.byteLength;
-        if (seen > call.maxBytes) controller.error(failure(call, 'too_large', { httpStatus: res.status }));
-        else controller.enqueue(chunk);
-      },
-    }),
-  );
-  return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
-}
-
-/** Reads a `Response` of {@link requestResponse} as {@link request} reads an answer, with the same errors. */
-export async function readResponse(res: Response, call: HttpCall): Promise<HttpAnswer> {
-  let body = '';
-  try {
-    const { limit, overflow } = readLimit(call, res.status);
-    if (res.body) body = (await readCapped(res.body, limit, overflow)).toString('utf8');
-  } catch (cause) {
-    if (cause instanceof KudosApiError || cause instanceof KudosTokenError) throw cause;
-    if (cause instanceof BodyTooLargeError)
-      throw failure(call, 'too_large', { cause, httpStatus: res.status });
-    throw failure(call, 'body_timeout', { cause, httpStatus: res.status });
-  }
-  return { status: res.status, contentType: res.headers.get('content-type') ?? '', body };
 }
 
 /** The JSON of an answer; `invalid_token_response` or `invalid_response` when it is not JSON. */

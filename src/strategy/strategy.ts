@@ -1,5 +1,8 @@
 import type { Request } from 'express';
-import OAuth2Strategy from 'passport-oauth2';
+import type OAuth2Strategy from 'passport-oauth2';
+// The class by its name, not the module's default: the CommonJS build then reads passport-oauth2's
+// exports as they are, without wrapping the whole module at every require() (see bench/notes.md).
+import { Strategy as OAuth2Base } from 'passport-oauth2';
 import { KudosAuthorizationError, KudosError } from '../base/errors.js';
 import { resolveCallbackURL } from '../callback/callback-url.js';
 import { finishCallback, type KudosStrategyConfig } from '../callback/exchange.js';
@@ -7,7 +10,6 @@ import { defaultUserProfile, type ProfileCallback } from '../callback/load-profi
 import { type CallbackParams, readCallbackParams } from '../callback/params.js';
 import { stateStoreFor } from '../callback/state-store.js';
 import type { KudosScope } from '../protocol/scopes.js';
-import { refreshTokenSet, revokeAtEndpoint } from '../tokens/refresh.js';
 import type { KudosTokenSet } from '../tokens/token-set.js';
 import {
   type KudosStrategyOptions,
@@ -78,6 +80,14 @@ function configOf(strategy: object): KudosStrategyConfig {
   throw new TypeError('KudosStrategy method called on an object that is no KudosStrategy');
 }
 
+/**
+ * Refresh and revocation, loaded when first used: a sign-in never needs them, so an app's start does
+ * not compile them (see bench/notes.md, cold start).
+ */
+function loadRefresh(): Promise<typeof import('../tokens/refresh.js')> {
+  return import('../tokens/refresh.js');
+}
+
 /** Starts or finishes a login on `strategy` (Passport's per-request object, or its tracing stand-in). */
 function runLogin(
   strategy: KudosStrategy,
@@ -90,7 +100,7 @@ function runLogin(
     // Resolve a relative callback URL here, the same way the callback does: passport-oauth2's own
     // resolution reads req.connection, which requests of other frameworks (Fastify) do not have.
     const callbackURL = resolveCallbackURL(options.callbackURL ?? config.callbackURL, req, config.proxy);
-    OAuth2Strategy.prototype.authenticate.call(strategy, req, { ...options, callbackURL });
+    OAuth2Base.prototype.authenticate.call(strategy, req, { ...options, callbackURL });
   } else if (params.kind === 'invalid') {
     // Nothing of a malformed callback reaches passport-oauth2's callback or the token endpoint.
     strategy.error(new KudosError('invalid_request', { message: params.message }));
@@ -124,7 +134,7 @@ function runLogin(
  * ```
  * @see docs/kudos-service.md#authorization-page, docs/kudos-service.md#token-exchange
  */
-export class KudosStrategy extends OAuth2Strategy {
+export class KudosStrategy extends OAuth2Base {
   // The shortest form first, so that an inline verify lambda of arity 4 (5 with the request) gets
   // its parameter types from the context; the forms with `params` take the exported types
   // (TypeScript fixes a lambda's parameter types from the first overload it tries).
@@ -208,7 +218,8 @@ export class KudosStrategy extends OAuth2Strategy {
    * @throws KudosTokenError `reauth_required` (401) when the service refuses the refresh token
    */
   refresh(refreshToken: string, previous?: KudosTokenSet): Promise<KudosTokenSet> {
-    return refreshTokenSet(configOf(this), refreshToken, previous);
+    const config = configOf(this);
+    return loadRefresh().then((tokens) => tokens.refreshTokenSet(config, refreshToken, previous));
   }
 
   /**
@@ -218,7 +229,8 @@ export class KudosStrategy extends OAuth2Strategy {
    * @throws KudosError `revoke_url_missing` without the option; KudosTokenError when refused
    */
   revoke(token: string, hint?: 'access_token' | 'refresh_token'): Promise<void> {
-    return revokeAtEndpoint(configOf(this), token, hint);
+    const config = configOf(this);
+    return loadRefresh().then((tokens) => tokens.revokeAtEndpoint(config, token, hint));
   }
 
   /**

@@ -1,18 +1,8 @@
-import { KudosApiError, KudosTokenError } from '../base/errors.js';
 import { checkPositive } from '../base/numbers.js';
-import { type KudosApiCallMessage, traced, traceURL } from '../base/trace.js';
 import { hasCredentials, withoutTrailingSlashes } from '../base/url-path.js';
-import {
-  answerError,
-  DEFAULT_MAX_RESPONSE_BYTES,
-  type HttpCall,
-  jsonOf,
-  readResponse,
-  requestResponse,
-} from '../protocol/http-client.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../protocol/http-client.js';
 import { DEFAULT_TIMEOUT_MS } from '../protocol/limits.js';
-import type { ServiceErrorWord } from '../protocol/service-errors.js';
-import { type KudosRefreshLock, MemoryRefreshLock } from './lock.js';
+import type { KudosRefreshLock } from './lock.js';
 import type { KudosTokenStore } from './store.js';
 import type { KudosTokenSet } from './token-set.js';
 
@@ -82,15 +72,18 @@ export interface KudosClient {
   tokenSet(userId: string): Promise<KudosTokenSet>;
 }
 
-function reauth(message: string): KudosTokenError {
-  return new KudosTokenError('reauth_required', { message });
-}
-
-function checkClientOptions(options: KudosClientOptions): {
+/**
+ * A client's options as checked when it is made.
+ *
+ * @internal
+ */
+export interface ClientSettings {
   baseURL: string;
   timeout: number;
   maxResponseBytes: number;
-} {
+}
+
+function checkClientOptions(options: KudosClientOptions): ClientSettings {
   if (typeof options?.strategy?.refresh !== 'function') {
     throw new TypeError('createKudosClient requires "strategy" (a KudosStrategy)');
   }
@@ -121,125 +114,26 @@ function checkClientOptions(options: KudosClientOptions): {
 }
 
 /**
- * The refresh of one user's tokens, once at a time: concurrent callers share one refresh (single
- * flight), which runs under the lock after reading the store again, so that one refresh token is
- * spent once even across processes.
- */
-function singleFlightRefresh(
-  options: KudosClientOptions,
-  lockTtl: number,
-  fresh: (set: KudosTokenSet) => boolean,
-): (userId: string, stale: KudosTokenSet) => Promise<KudosTokenSet> {
-  const { strategy, tokens } = options;
-  const lock = options.lock ?? new MemoryRefreshLock();
-  const inflight = new Map<string, Promise<KudosTokenSet>>();
-  return (userId, stale) => {
-    const running = inflight.get(userId);
-    if (running) return running;
-    const refreshing = lock
-      .withLock(`kudos:refresh:${userId}`, lockTtl, async () => {
-        // Another caller (or process) may have refreshed while we waited: use its tokens.
-        const latest = await tokens.get(userId);
-        if (latest && latest.accessToken !== stale.accessToken && fresh(latest)) return latest;
-        const refreshToken = (latest ?? stale).refreshToken;
-        if (!refreshToken) throw reauth('no refresh token is stored for this user: sign in again');
-        const next = await strategy.refresh(refreshToken, latest ?? stale);
-        await tokens.set(userId, next); // persisted before use: the old refresh token is dead now
-        return next;
-      })
-      .finally(() => inflight.delete(userId));
-    inflight.set(userId, refreshing);
-    return refreshing;
-  };
-}
-
-/**
  * Creates a client that calls the Kudos API for your users and keeps their tokens alive.
  * Concurrent calls for the same user share one refresh (single flight), and the refresh runs
  * under `lock`, re-reading the store first, so one refresh token is spent once even across
  * processes (docs/kudos-service.md#limits rule a).
  */
 export function createKudosClient(options: KudosClientOptions): KudosClient {
-  const { baseURL: base, timeout, maxResponseBytes } = checkClientOptions(options);
-  const { tokens } = options;
-  const early = options.refreshBeforeMs ?? 60_000;
-  const now = options.now ?? Date.now;
-  const fresh = (set: KudosTokenSet) => set.expiresAt - early > now();
-  const refreshFor = singleFlightRefresh(options, options.lockTtlMs ?? 30_000, fresh);
-
-  async function tokenSet(userId: string): Promise<KudosTokenSet> {
-    const set = await tokens.get(userId);
-    if (!set) throw reauth('no tokens are stored for this user: sign in first');
-    return fresh(set) ? set : refreshFor(userId, set);
-  }
-
-  async function authorizedFetch(userId: string, path: string, init: RequestInit = {}): Promise<Response> {
-    if (URL.canParse(path)) throw new TypeError('client.fetch() takes a path relative to baseURL, not a URL');
-    const method = init.method ?? 'GET';
-    const url = urlOf(path);
-    const route = path.split('?')[0] ?? '';
-    return traced(
-      'api',
-      () => ({ operation: 'api', method, path: route, url: traceURL(url) }),
-      async (message) => {
-        const res = await callApi(userId, url, `${method} ${route}`, init, message);
-        if (message) message.outcome = 'success';
-        return res;
-      },
-    );
-  }
-
-  /** `{baseURL}{path}`, a path relative to the API's base. */
-  const urlOf = (path: string) => `${base}${path.startsWith('/') ? path : `/${path}`}`;
-
-  /** The HTTP client's call of `what` at `url`, with a user's access token when it is sent. */
-  function apiCall(url: string, what: string, accessToken?: string): HttpCall {
-    return { service: 'api', what, url, accessToken, timeoutMs: timeout, maxBytes: maxResponseBytes };
-  }
-
-  /** One API call: the request, and once more after a refresh when the token expired. */
-  async function callApi(
-    userId: string,
-    url: string,
-    what: string,
-    init: RequestInit,
-    message: KudosApiCallMessage | undefined,
-  ): Promise<Response> {
-    const attempt = async (set: KudosTokenSet) => {
-      const call = apiCall(url, what, set.accessToken);
-      const res = await requestResponse(call, init);
-      if (message) message.statusCode = res.status;
-      return res.ok ? res : answerError(await readResponse(res, call), call);
-    };
-    const set = await tokenSet(userId);
-    const first = await attempt(set);
-    if (first instanceof Response) return first;
-    if (first.httpStatus !== 401 || first.code !== ('TOKEN_EXPIRED' satisfies ServiceErrorWord)) throw first;
-    const second = await attempt(await refreshFor(userId, set));
-    if (second instanceof Response) return second;
-    throw second;
-  }
-
-  async function json(
-    userId: string,
-    path: string,
-    guardOrInit?: ((value: unknown) => boolean) | RequestInit,
-    maybeInit?: RequestInit,
-  ): Promise<unknown> {
-    const guard = typeof guardOrInit === 'function' ? guardOrInit : undefined;
-    const init = typeof guardOrInit === 'function' ? maybeInit : guardOrInit;
-    const what = `${init?.method ?? 'GET'} ${path.split('?')[0]}`;
-    const res = await authorizedFetch(userId, path, init);
-    const call = apiCall(urlOf(path), what);
-    const value: unknown = jsonOf(await readResponse(res, call), call);
-    if (guard && !guard(value)) {
-      throw new KudosApiError('invalid_response', {
-        message: `Kudos API answered ${what} with JSON of another shape than the guard expects`,
-        httpStatus: res.status,
-      });
-    }
-    return value;
-  }
-
-  return { fetch: authorizedFetch, json: json as KudosClient['json'], tokenSet };
+  const settings = checkClientOptions(options);
+  // The calls themselves are loaded by the first one (with the fetch transport they use): an app
+  // that only signs users in never compiles them (see bench/notes.md, cold start).
+  let calls: Promise<KudosClient> | undefined;
+  const load = (): Promise<KudosClient> =>
+    (calls ??= import('./client-calls.js').then((module) => module.clientCalls(options, settings)));
+  return {
+    fetch: (userId, path, init) => load().then((client) => client.fetch(userId, path, init)),
+    json: ((userId: string, path: string, guardOrInit?: unknown, init?: RequestInit) =>
+      load().then((client) =>
+        typeof guardOrInit === 'function'
+          ? client.json(userId, path, guardOrInit as (value: unknown) => value is unknown, init)
+          : client.json(userId, path, guardOrInit as RequestInit | undefined),
+      )) as KudosClient['json'],
+    tokenSet: (userId) => load().then((client) => client.tokenSet(userId)),
+  };
 }

@@ -1,0 +1,69 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+
+// require('passport-kudos') loads what a sign-in needs and nothing more: the API client's calls (with
+// their fetch transport) and refresh/revoke are loaded by their first call (bench/notes.md, cold
+// start). Run in a fresh node on the built package, as an app loads it.
+
+/** What a fresh node prints after running `code` in CommonJS from the package's root (self-reference). */
+function runCommonJs(code: string): unknown {
+  const out = execFileSync(process.execPath, ['-e', code], { encoding: 'utf8', timeout: 20_000 });
+  return JSON.parse(out);
+}
+
+/** The package's own files in require.cache, relative to dist/cjs, shared chunks without their hash. */
+const OWN_FILES = `
+  const own = () => Object.keys(require.cache)
+    .filter((file) => file.includes('/dist/cjs/'))
+    .map((file) => file.split('/dist/cjs/')[1].replace(/-[\\w-]{8}\\.js$/, '.js'))
+    .sort();`;
+
+const OPTIONS = `{ clientID: 'app', clientSecret: 'secret', callbackURL: 'http://127.0.0.1/cb',
+  authURL: 'http://127.0.0.1:9', baseURL: 'http://127.0.0.1:9/api' }`;
+
+describe("require('passport-kudos')", () => {
+  it('reads two files of its own: the entry point and the shared chunk', () => {
+    const files = runCommonJs(`${OWN_FILES}
+      require('passport-kudos');
+      process.stdout.write(JSON.stringify(own()));`);
+    expect(files).toEqual(['index.js', 'shared/shared.js']);
+  });
+
+  it('loads the API client calls at their first call, which behaves as before', () => {
+    const result = runCommonJs(`${OWN_FILES}
+      const { KudosStrategy, createKudosClient, MemoryTokenStore } = require('passport-kudos');
+      const strategy = new KudosStrategy(${OPTIONS}, () => {});
+      let threw;
+      try { createKudosClient({ strategy, tokens: new MemoryTokenStore(), timeoutMs: -1 }); }
+      catch (error) { threw = error.message; }
+      const client = createKudosClient({ strategy, tokens: new MemoryTokenStore() });
+      const before = own();
+      client.tokenSet('nobody').catch((error) => {
+        process.stdout.write(JSON.stringify({ threw, before, after: own(), code: error.code }));
+      });`);
+    expect(result).toEqual({
+      threw: expect.stringContaining('timeoutMs'),
+      before: ['index.js', 'shared/shared.js'],
+      after: ['index.js', 'shared/client-calls.js', 'shared/shared.js'],
+      code: 'reauth_required',
+    });
+  });
+
+  it('loads refresh and revoke at their first call, which behave as before', () => {
+    const result = runCommonJs(`${OWN_FILES}
+      const { KudosStrategy } = require('passport-kudos');
+      const strategy = new KudosStrategy(${OPTIONS}, () => {});
+      let sync;
+      try { KudosStrategy.prototype.refresh.call({}, 'rt'); } catch (error) { sync = error.constructor.name; }
+      Promise.allSettled([strategy.refresh(''), strategy.revoke('token')]).then(([refreshed, revoked]) => {
+        process.stdout.write(JSON.stringify({ sync, files: own(),
+          refresh: refreshed.reason.message, revoke: revoked.reason.code }));
+      });`);
+    expect(result).toEqual({
+      sync: 'TypeError',
+      files: ['index.js', 'shared/refresh.js', 'shared/shared.js'],
+      refresh: 'refresh() requires the refresh token, a non-empty string',
+      revoke: 'revoke_url_missing',
+    });
+  });
+});
