@@ -35,9 +35,13 @@ export function benchColdStart({ runs }) {
   for (let run = 0; run < runs; run++) {
     for (const [i, c] of CASES.entries()) samples[i].push(time(c)); // interleaved: same conditions
   }
+  // Paired: each case against the spawn of require('passport-oauth2') of the same run, so that
+  // the machine's drift between runs cancels; the median of those differences is the figure.
+  const anchor = samples[CASES.findIndex((c) => c.load === "require('passport-oauth2')")];
   return CASES.map((c, i) => ({
     name: c.name,
     ms: summarize(samples[i].map((s) => s.processMs)),
     loadMs: summarize(samples[i].map((s) => s.loadMs)),
+    pairedMs: summarize(samples[i].map((s, run) => s.processMs - anchor[run].processMs)),
   }));
 }

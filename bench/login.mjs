@@ -3,6 +3,7 @@
 // hand-written node:http handler (the practical limit), against the same local token server.
 import http from 'node:http';
 import { load } from './lib/load.mjs';
+import { onCores, pinning } from './lib/pin.mjs';
 import { startApp } from './lib/procs.mjs';
 import { summarize } from './lib/stats.mjs';
 
@@ -64,16 +65,23 @@ async function measure(server, amount) {
 /**
  * Every app runs for the whole section, warmed up alike, and the runs take turns (the order rotated
  * each run): all apps see the same machine as it drifts, and no figure includes one process's JIT
- * warm-up more than another's.
+ * warm-up more than another's. Where it can, the apps run on a core of their own (lib/pin.mjs).
  * @param {{ runs: number, amount: number, warmup: number }} options
  */
 export async function benchLogin({ runs, amount, warmup }) {
-  const token = await startApp('token-server');
+  const pin = pinning();
+  if (!pin) return runLogin({ runs, amount, warmup });
+  return onCores(pin.rest, () => runLogin({ runs, amount, warmup, pin }));
+}
+
+/** @param {{ runs: number, amount: number, warmup: number, pin?: { apps: string, rest: string } }} options */
+async function runLogin({ runs, amount, warmup, pin }) {
+  const token = await startApp('token-server', {}, pin?.rest);
   const servers = [];
   const samples = APPS.map(() => ({ rps: [], p50: [], p99: [] }));
   try {
     for (const app of APPS) {
-      servers.push(await startApp(app.script, { ...app.env, TOKEN_PORT: String(token.port) }));
+      servers.push(await startApp(app.script, { ...app.env, TOKEN_PORT: String(token.port) }, pin?.apps));
     }
     for (const server of servers) await measure(server, warmup);
     for (let run = 0; run < runs; run++) {

@@ -8,6 +8,7 @@ import { benchDedupe } from './dedupe.mjs';
 import { benchEmulator } from './emulator.mjs';
 import { benchFootprint } from './footprint.mjs';
 import { benchHealth } from './health.mjs';
+import { pinning } from './lib/pin.mjs';
 import { benchRedis } from './lib/redis.mjs';
 import { benchLinear } from './linear.mjs';
 import { benchLogin } from './login.mjs';
@@ -52,7 +53,7 @@ const size = smoke
       login: 2500,
       webhook: 6000,
       warmup: 1000,
-      cold: 40,
+      cold: 60,
       install: true,
       // 1,200,000 timed notifications: more than the large store holds (see bench/dedupe.mjs).
       dedupe: [1000, 1_000_000, 1_200_000],
@@ -95,6 +96,7 @@ if (runs(1)) {
   log('1. login callback');
   results.login = await benchLogin({ runs: size.loginRuns, amount: size.login, warmup: size.warmup });
   results.loginAmount = size.login; // beside the array: JSON keeps no property of an array
+  results.loginCores = pinning() ?? null;
 }
 if (runs(2)) {
   log('2. cold start');

@@ -18,12 +18,17 @@ for (const signal of ['SIGTERM', 'SIGINT']) {
 }
 
 /**
- * Starts `bench/apps/<name>.mjs` with env and resolves with its port and a stop function.
+ * Starts `bench/apps/<name>.mjs` with env and resolves with its port and a stop function; on
+ * `cores` (a `taskset -c` list, see pin.mjs) when given.
  * @param {string} name
  * @param {Record<string, string>} [env]
+ * @param {string} [cores]
  */
-export function startApp(name, env = {}) {
-  const child = spawn(process.execPath, [`${here}apps/${name}.mjs`], {
+export function startApp(name, env = {}, cores = undefined) {
+  const script = [process.execPath, `${here}apps/${name}.mjs`];
+  // taskset runs node in its own place (exec): the child's pid is node's.
+  const [command, ...args] = cores === undefined ? script : ['taskset', '-c', cores, ...script];
+  const child = spawn(command, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

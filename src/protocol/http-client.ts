@@ -8,7 +8,7 @@
 import type { Agent } from 'node:http';
 import { isCodeOf, type KudosErrorCodeOf } from '../base/error-codes.js';
 import { cleanText, KudosApiError, KudosTokenError } from '../base/errors.js';
-import { BodyTooLargeError, readCapped } from '../base/read-capped.js';
+import { BodyTooLargeError, readStream } from '../base/read-capped.js';
 import { redactSecrets } from '../base/redact.js';
 import { readServiceError } from './service-errors.js';
 
@@ -243,22 +243,22 @@ export function request(call: HttpCall): Promise<HttpAnswer> {
       (res) => {
         answered = res.statusCode ?? 0;
         const { limit, overflow } = readLimit(call, answered);
-        readCapped(res, limit, overflow).then(
-          (body) =>
+        readStream(res, limit, overflow, (cause, body) => {
+          if (body) {
             finish(undefined, {
               status: answered ?? 0,
               contentType: String(res.headers['content-type'] ?? ''),
               body: body.toString('utf8'),
-            }),
-          (cause: unknown) => {
-            req.destroy();
-            finish(
-              cause instanceof BodyTooLargeError
-                ? failure(call, 'too_large', { cause, httpStatus: answered })
-                : failure(call, 'network_error', { cause }),
-            );
-          },
-        );
+            });
+            return;
+          }
+          req.destroy();
+          finish(
+            cause instanceof BodyTooLargeError
+              ? failure(call, 'too_large', { cause, httpStatus: answered })
+              : failure(call, 'network_error', { cause }),
+          );
+        });
       },
     );
     const timer = setTimeout(() => {

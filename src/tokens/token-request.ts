@@ -36,11 +36,14 @@ const MAX_RESPONSE_BYTES = 1024 * 1024;
 /** Form fields that carry secrets and must never come back out in an error. */
 const SECRET_FIELDS = ['client_secret', 'code', 'refresh_token', 'token', 'code_verifier'];
 
-/** The secret values of a form: the client secret, codes and tokens. */
+/** The secret values of a form: the client secret, codes and tokens (a loop: once per token request). */
 function secretsOf(form: FormFields): string[] {
-  return SECRET_FIELDS.map((field) => form[field]).filter(
-    (v): v is string => typeof v === 'string' && v !== '',
-  );
+  const secrets: string[] = [];
+  for (const field of SECRET_FIELDS) {
+    const value = form[field];
+    if (typeof value === 'string' && value !== '') secrets.push(value);
+  }
+  return secrets;
 }
 
 /**
@@ -143,10 +146,13 @@ export function tracedTokenRequest<T>(
   return traced(
     operation,
     () => ({ operation, method: 'POST', url: traceURL(endpoint) }),
-    async (message) => {
-      const value = await run(message);
-      if (message) message.outcome = 'success';
-      return value;
-    },
+    // Untraced (no subscriber), the request's own promise: no frame around it on a login's path.
+    (message) =>
+      message === undefined
+        ? run(undefined)
+        : run(message).then((value) => {
+            message.outcome = 'success';
+            return value;
+          }),
   );
 }
