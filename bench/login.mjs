@@ -63,9 +63,11 @@ async function measure(server, amount) {
 }
 
 /**
- * Every app runs for the whole section, warmed up alike, and the runs take turns (the order rotated
- * each run): all apps see the same machine as it drifts, and no figure includes one process's JIT
- * warm-up more than another's. Where it can, the apps run on a core of their own (lib/pin.mjs).
+ * Each run starts every app afresh, warms each up alike, and measures them in turn (the order
+ * rotated each run): a Node process has a speed of its own (what its JIT inlined, where its heap
+ * lies), which moved one app's figure by 10% from one process to the next, so a figure made of many
+ * processes' runs is the app's, not one process's. All apps see the same machine as it drifts. Where
+ * it can, the apps run on a core of their own (lib/pin.mjs).
  * @param {{ runs: number, amount: number, warmup: number }} options
  */
 export async function benchLogin({ runs, amount, warmup }) {
@@ -77,24 +79,28 @@ export async function benchLogin({ runs, amount, warmup }) {
 /** @param {{ runs: number, amount: number, warmup: number, pin?: { apps: string, rest: string } }} options */
 async function runLogin({ runs, amount, warmup, pin }) {
   const token = await startApp('token-server', {}, pin?.rest);
-  const servers = [];
   const samples = APPS.map(() => ({ rps: [], p50: [], p99: [] }));
   try {
-    for (const app of APPS) {
-      servers.push(await startApp(app.script, { ...app.env, TOKEN_PORT: String(token.port) }, pin?.apps));
-    }
-    for (const server of servers) await measure(server, warmup);
     for (let run = 0; run < runs; run++) {
-      for (let k = 0; k < APPS.length; k++) {
-        const i = (run + k) % APPS.length;
-        const r = await measure(servers[i], amount);
-        samples[i].rps.push(r.rps);
-        samples[i].p50.push(r.p50);
-        samples[i].p99.push(r.p99);
+      const servers = [];
+      try {
+        for (const app of APPS) {
+          servers.push(await startApp(app.script, { ...app.env, TOKEN_PORT: String(token.port) }, pin?.apps));
+        }
+        for (const server of servers) await measure(server, warmup);
+        for (let k = 0; k < APPS.length; k++) {
+          const i = (run + k) % APPS.length;
+          const r = await measure(servers[i], amount);
+          samples[i].rps.push(r.rps);
+          samples[i].p50.push(r.p50);
+          samples[i].p99.push(r.p99);
+        }
+      } finally {
+        await Promise.all(servers.map((server) => server.stop()));
       }
     }
   } finally {
-    await Promise.all([...servers, token].map((server) => server.stop()));
+    await token.stop();
   }
   return APPS.map((app, i) => ({
     name: app.name,

@@ -48,7 +48,7 @@ const size = smoke
       runs: 5,
       // The login apps differ by a few percent, less than one run's noise on a small machine: more,
       // shorter runs, all apps running side by side (see bench/login.mjs).
-      loginRuns: 9,
+      loginRuns: 15,
       dedupeRuns: 9,
       login: 2500,
       webhook: 6000,

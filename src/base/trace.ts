@@ -152,6 +152,16 @@ export function codeOf(error: unknown): string | undefined {
 }
 
 /**
+ * Whether anything subscribes to `operation`'s channel: a caller whose untraced path has no promise
+ * (a login step) asks first, and runs as it would without the channels.
+ *
+ * @internal
+ */
+export function isTraced(operation: KudosTraceOperation): boolean {
+  return kudosChannel(operation).hasSubscribers;
+}
+
+/**
  * @internal
  * Runs `run` as one traced operation on its channel. With no subscriber nothing is built: `run`
  * gets `undefined` and is called as it is. Otherwise it gets the message `make()` builds, to fill

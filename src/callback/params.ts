@@ -92,26 +92,41 @@ class Sources {
   /** The callback parameters of the URL's query string, read in one pass (a login's hot path). */
   private readonly url = new Map<string, Seen>();
   /** The first callback parameter the URL gives in a structured form (`code[]=x`). */
-  private readonly urlStructured: CallbackParamName | undefined;
+  private urlStructured: CallbackParamName | undefined;
   private readonly parsed: unknown;
   private readonly body: unknown;
 
   constructor(req: CallbackRequest) {
     const raw = req.originalUrl ?? req.url ?? '';
     const mark = raw.indexOf('?');
-    let structured: CallbackParamName | undefined;
     if (mark !== -1) {
-      for (const [key, value] of new URLSearchParams(raw.slice(mark + 1))) {
-        if (CALLBACK_NAMES.has(key)) {
-          const seen = this.url.get(key);
-          if (seen) seen.count++;
-          else this.url.set(key, { count: 1, value });
-        } else structured ??= structuredKey(key);
+      const query = raw.slice(mark + 1);
+      // Nothing encoded (no `%`, no `+`), as a callback's query usually is: split by hand, the same
+      // pairs URLSearchParams would give, without its objects (a login's hot path).
+      if (query.includes('%') || query.includes('+')) {
+        for (const [key, value] of new URLSearchParams(query)) this.see(key, value);
+      } else {
+        for (let start = 0, end = 0; start < query.length; start = end + 1) {
+          end = query.indexOf('&', start);
+          if (end === -1) end = query.length;
+          if (end === start) continue; // an empty pair (`&&`) is no parameter
+          const eq = query.indexOf('=', start);
+          if (eq === -1 || eq > end) this.see(query.slice(start, end), '');
+          else this.see(query.slice(start, eq), query.slice(eq + 1, end));
+        }
       }
     }
-    this.urlStructured = structured;
     this.parsed = req.query;
     this.body = req.body;
+  }
+
+  /** One parameter of the URL's query string. */
+  private see(key: string, value: string): void {
+    if (CALLBACK_NAMES.has(key)) {
+      const seen = this.url.get(key);
+      if (seen) seen.count++;
+      else this.url.set(key, { count: 1, value });
+    } else this.urlStructured ??= structuredKey(key);
   }
 
   get(name: CallbackParamName): Found {

@@ -217,6 +217,19 @@ export function originOf(url: string): string {
 }
 
 /**
+ * The answer's `Content-Type` (the first, as node:http keeps it), read from its raw headers: reading
+ * `res.headers` would make node:http build every header into an object for this one (a token request
+ * reads no other).
+ */
+function contentTypeOf(rawHeaders: readonly string[]): string {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length === 12 && name.toLowerCase() === 'content-type') return rawHeaders[i + 1] ?? '';
+  }
+  return '';
+}
+
+/**
  * Sends one request with node:http and reads its whole answer, within `timeoutMs` and `maxBytes`.
  * Rejects with the service's error: `timeout` (the socket is destroyed), `network_error`, or (past
  * the cap) `invalid_token_response` / `response_too_large`. Any status resolves.
@@ -247,7 +260,7 @@ export function request(call: HttpCall): Promise<HttpAnswer> {
           if (body) {
             finish(undefined, {
               status: answered ?? 0,
-              contentType: String(res.headers['content-type'] ?? ''),
+              contentType: contentTypeOf(res.rawHeaders),
               body: body.toString('utf8'),
             });
             return;

@@ -1,6 +1,7 @@
 import { KudosTokenError } from '../base/errors.js';
 import {
   codeOf,
+  isTraced,
   type KudosAuthorizeMessage,
   type KudosCallbackMessage,
   traced,
@@ -41,6 +42,10 @@ export function traceLogin<S extends PassportActions>(
   describe: () => LoginStep,
   run: (target: S) => void,
 ): void {
+  if (!isTraced(operation)) {
+    run(strategy);
+    return;
+  }
   let step: LoginStep | undefined;
   const make = (): LoginMessage => {
     step = describe();
@@ -49,6 +54,7 @@ export function traceLogin<S extends PassportActions>(
       : { operation: 'callback' };
   };
   traced<LoginStep['kind'], void>(operation, make, (message) => {
+    // A subscriber that left between isTraced() and here: the step runs untraced.
     if (!message) {
       run(strategy);
       return Promise.resolve();

@@ -72,4 +72,32 @@ describe('readCallbackParams', () => {
       description: undefined,
     });
   });
+
+  it('reads an unencoded query as URLSearchParams reads it (empty pairs, bare keys, "=" in values)', () => {
+    // The same URL, its query written with and without percent-encoding: the first is split by
+    // hand, the second by URLSearchParams; both must read the same parameters.
+    const cases: [string, string][] = [
+      ['/?code=a=b&&state=s&', '/?%63ode=a%3Db&&state=s&'],
+      ['/?=&code=c&state', '/?=&%63ode=c&state'],
+      ['/?code&state=s', '/?%63ode&state=s'],
+      ['/?code=x&code=y', '/?code=x&%63ode=y'],
+      ['/?state.x=1&code=c', '/?state.x=1&%63ode=c'],
+      ['/?error=denied&error_description=no', '/?error=denied&error_description=n%6F'],
+      ['/?next=/me&code=c&state=s', '/?next=%2Fme&code=c&state=s'],
+    ];
+    for (const [plain, encoded] of cases) {
+      expect(readCallbackParams({ url: plain })).toEqual(readCallbackParams({ url: encoded }));
+    }
+    expect(readCallbackParams({ url: '/?code=a=b&&state=s&' })).toEqual({
+      kind: 'code',
+      code: 'a=b',
+      state: 's',
+    });
+    expect(readCallbackParams({ url: '/?=&code=c&state' })).toEqual({ kind: 'code', code: 'c', state: '' });
+    expect(readCallbackParams({ url: '/?code&state=s' })).toMatchObject({ kind: 'invalid' });
+    expect(readCallbackParams({ url: '/?state.x=1&code=c' })).toEqual({
+      kind: 'invalid',
+      message: 'Parameter "state" must be a single string',
+    });
+  });
 });
