@@ -179,13 +179,13 @@ export function markdown(results) {
       '',
       `## 1. Login callback (${fmt(results.loginAmount)} callbacks per run, ${results.login[0].rps.runs.length} runs)`,
       '',
-      `Full callback: session state check, token exchange with a local token server, profile, session login (Express 5, express-session, passport 0.7). The apps run side by side for the whole section, warmed up alike, and take turns run by run (the order rotated); the ratio below is of the medians, the goal takes the median of the runs’ own ratios.${results.loginCores ? ` The apps run on core ${results.loginCores.apps}, the load generator and the token server on core${results.loginCores.rest.length > 1 ? 's' : ''} ${results.loginCores.rest} (\`taskset\`), so that a run's figure is the app's own cost rather than the scheduler's sharing of the cores.` : ''}`,
+      `Full callback: session state check, token exchange with a local token server, profile, session login (Express 5, express-session, passport 0.7). Each run starts every app afresh, warms each up alike, and measures them in turn (the order rotated): a Node process has a speed of its own, so each figure is made of as many processes as runs. The ratio below is of the medians; the goal takes the median of the runs’ own ratios. CPU is the app process's own CPU time per callback (from \`/proc\`), and its ratio is the anchor's over the app's, median of the runs' ratios: above 1 costs less.${results.loginCores ? ` The apps run on core ${results.loginCores.apps}, the load generator and the token server on core${results.loginCores.rest.length > 1 ? 's' : ''} ${results.loginCores.rest} (\`taskset\`), so that a run's figure is the app's own cost rather than the scheduler's sharing of the cores.` : ''}`,
       '',
-      '| app | ratio to anchor | requests/s | p50 ms | p99 ms |',
-      '|---|---|---|---|---|',
+      '| app | ratio to anchor | requests/s | CPU µs per callback | CPU ratio | p50 ms | p99 ms |',
+      '|---|---|---|---|---|---|---|',
       ...results.login.map(
         (a) =>
-          `| ${a.name} | ${ratio(a.rps.median, anchor.rps.median)}x | ${cell(a.rps)} | ${cell(a.p50)} | ${cell(a.p99)} |`,
+          `| ${a.name} | ${ratio(a.rps.median, anchor.rps.median)}x | ${cell(a.rps)} | ${a.cpuMicros ? cell(a.cpuMicros) : '—'} | ${a.cpuMicros && anchor.cpuMicros ? `${pairedRatio(anchor.cpuMicros.runs, a.cpuMicros.runs)}x` : '—'} | ${cell(a.p50)} | ${cell(a.p99)} |`,
       ),
       ...watched(results.login, results.login[0], 'KudosStrategy, '),
     );
