@@ -80,12 +80,16 @@ function configOf(strategy: object): KudosStrategyConfig {
   throw new TypeError('KudosStrategy method called on an object that is no KudosStrategy');
 }
 
+/** Refresh and revocation once loaded (a dynamic import of a loaded module still costs a trip through the loader). */
+let refreshModule: Promise<typeof import('../tokens/refresh.js')> | undefined;
+
 /**
  * Refresh and revocation, loaded when first used: a sign-in never needs them, so an app's start does
  * not compile them (see bench/notes.md, cold start).
  */
 function loadRefresh(): Promise<typeof import('../tokens/refresh.js')> {
-  return import('../tokens/refresh.js');
+  refreshModule ??= import('../tokens/refresh.js');
+  return refreshModule;
 }
 
 /** Starts or finishes a login on `strategy` (Passport's per-request object, or its tracing stand-in). */
