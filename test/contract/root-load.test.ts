@@ -66,4 +66,11 @@ describe("require('passport-kudos')", () => {
       revoke: 'revoke_url_missing',
     });
   });
+
+  it("shares no sign-in code with passport-kudos/webhook: the receiver's entry never loads passport-oauth2", () => {
+    const loaded = runCommonJs(`
+      require('passport-kudos/webhook');
+      process.stdout.write(JSON.stringify(Object.keys(require.cache).some((file) => file.includes('/passport-oauth2/'))));`);
+    expect(loaded).toBe(false);
+  });
 });
