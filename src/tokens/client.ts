@@ -121,11 +121,13 @@ function checkClientOptions(options: KudosClientOptions): ClientSettings {
  */
 export function createKudosClient(options: KudosClientOptions): KudosClient {
   const settings = checkClientOptions(options);
+  // The options as they are now: the calls read them later, and a caller may change its object.
+  const given = { ...options };
   // The calls themselves are loaded by the first one (with the fetch transport they use): an app
   // that only signs users in never compiles them (see bench/notes.md, cold start).
   let calls: Promise<KudosClient> | undefined;
   const load = (): Promise<KudosClient> =>
-    (calls ??= import('./client-calls.js').then((module) => module.clientCalls(options, settings)));
+    (calls ??= import('./client-calls.js').then((module) => module.clientCalls(given, settings)));
   return {
     fetch: (userId, path, init) => load().then((client) => client.fetch(userId, path, init)),
     json: ((userId: string, path: string, guardOrInit?: unknown, init?: RequestInit) =>

@@ -307,6 +307,17 @@ describe.each(['reuse', 'rotate'] as const)(
         expect(kudos.counters.refreshGrants).toBe(1);
       });
 
+      it('uses its options as they were when it was made (its calls load later)', async () => {
+        const store = new MemoryTokenStore();
+        const set = await signIn();
+        await store.set('alice', set);
+        const options = { strategy, tokens: store, baseURL: kudos.baseURL, now: () => kudos.now() };
+        const api = createKudosClient(options);
+        options.now = () => set.expiresAt - 30_000; // would make the token due for a refresh
+        await api.fetch('alice', '/v1/me');
+        expect(kudos.counters.refreshGrants).toBe(0);
+      });
+
       it('refreshes and retries once after a 401 TOKEN_EXPIRED (expiry after one hour of emulator clock)', async () => {
         const store = new MemoryTokenStore();
         await store.set('alice', await signIn());
