@@ -54,7 +54,7 @@ export function traceLogin<S extends PassportActions>(
       : { operation: 'callback' };
   };
   traced<LoginStep['kind'], void>(operation, make, (message) => {
-    // A subscriber that left between isTraced() and here: the step runs untraced.
+    // No message only without a subscriber, which isTraced() ruled out just before: untraced all the same.
     if (!message) {
       run(strategy);
       return Promise.resolve();

@@ -6,7 +6,7 @@ import { type KudosApiCallMessage, traced, traceURL } from '../base/trace.js';
 import { readResponse, requestResponse } from '../protocol/fetch-call.js';
 import { answerError, type HttpCall, jsonOf } from '../protocol/http-client.js';
 import type { ServiceErrorWord } from '../protocol/service-errors.js';
-import type { ClientSettings, KudosClient, KudosClientOptions } from './client.js';
+import type { ClientCalls, ClientSettings, KudosClientOptions } from './client.js';
 import { MemoryRefreshLock } from './lock.js';
 import type { KudosTokenSet } from './token-set.js';
 
@@ -48,7 +48,7 @@ function singleFlightRefresh(
 }
 
 /** The calls of a client made with `options`, whose checked values are `settings`. */
-export function clientCalls(options: KudosClientOptions, settings: ClientSettings): KudosClient {
+export function clientCalls(options: KudosClientOptions, settings: ClientSettings): ClientCalls {
   const { baseURL: base, timeout, maxResponseBytes } = settings;
   const { tokens } = options;
   const early = options.refreshBeforeMs ?? 60_000;
@@ -130,5 +130,5 @@ export function clientCalls(options: KudosClientOptions, settings: ClientSetting
     return value;
   }
 
-  return { fetch: authorizedFetch, json: json as KudosClient['json'], tokenSet };
+  return { fetch: authorizedFetch, json, tokenSet };
 }

@@ -83,6 +83,21 @@ export interface ClientSettings {
   maxResponseBytes: number;
 }
 
+/**
+ * A client's calls (./client-calls.ts) as createKudosClient() forwards them: `json` takes its
+ * arguments as they were given (a guard or a request init third) and sorts them out itself.
+ *
+ * @internal
+ */
+export interface ClientCalls extends Omit<KudosClient, 'json'> {
+  json(
+    userId: string,
+    path: string,
+    guardOrInit?: ((value: unknown) => boolean) | RequestInit,
+    maybeInit?: RequestInit,
+  ): Promise<unknown>;
+}
+
 function checkClientOptions(options: KudosClientOptions): ClientSettings {
   if (typeof options?.strategy?.refresh !== 'function') {
     throw new TypeError('createKudosClient requires "strategy" (a KudosStrategy)');
@@ -125,17 +140,14 @@ export function createKudosClient(options: KudosClientOptions): KudosClient {
   const given = { ...options };
   // The calls themselves are loaded by the first one (with the fetch transport they use): an app
   // that only signs users in never compiles them (see bench/notes.md, cold start).
-  let calls: Promise<KudosClient> | undefined;
-  const load = (): Promise<KudosClient> =>
+  let calls: Promise<ClientCalls> | undefined;
+  const load = (): Promise<ClientCalls> =>
     (calls ??= import('./client-calls.js').then((module) => module.clientCalls(given, settings)));
+  const json: ClientCalls['json'] = (userId, path, guardOrInit, init) =>
+    load().then((client) => client.json(userId, path, guardOrInit, init));
   return {
     fetch: (userId, path, init) => load().then((client) => client.fetch(userId, path, init)),
-    json: ((userId: string, path: string, guardOrInit?: unknown, init?: RequestInit) =>
-      load().then((client) =>
-        typeof guardOrInit === 'function'
-          ? client.json(userId, path, guardOrInit as (value: unknown) => value is unknown, init)
-          : client.json(userId, path, guardOrInit as RequestInit | undefined),
-      )) as KudosClient['json'],
+    json: json as KudosClient['json'],
     tokenSet: (userId) => load().then((client) => client.tokenSet(userId)),
   };
 }
