@@ -251,6 +251,8 @@ export function request(call: HttpCall): Promise<HttpAnswer> {
       {
         ...target,
         method: call.method ?? 'GET',
+        // An object, not node:http's faster flat array: HTTP instrumentations (OpenTelemetry's) copy
+        // the headers as an object, and nock 13 refuses an array (test/tokens/http-instrumentation.test.ts).
         headers: withLength(headersOf(call), call.body),
       },
       (res) => {
