@@ -74,3 +74,31 @@ describe("require('passport-kudos')", () => {
     expect(loaded).toBe(false);
   });
 });
+
+describe('import() of the entry points', () => {
+  // An ES module import of node:http builds its whole export facade, and reading one of its exports
+  // loads Node's bundled undici: about 15 ms of an ES module app's start (bench section 2). The library
+  // asks the process for node:http instead (process.getBuiltinModule), so no entry point loads it.
+  it.each([
+    'passport-kudos',
+    'passport-kudos/webhook',
+    'passport-kudos/redis',
+    'passport-kudos/sqlite',
+    'passport-kudos/otel',
+    'passport-kudos/contract',
+    'passport-kudos/testing',
+  ])("%s never loads Node's bundled undici", (entry) => {
+    const out = execFileSync(
+      process.execPath,
+      [
+        '--no-warnings',
+        '--input-type=module',
+        '-e',
+        `await import('${entry}');
+         process.stdout.write(JSON.stringify(process.moduleLoadList.filter((name) => name.includes('undici'))));`,
+      ],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
+    expect(JSON.parse(out)).toEqual([]);
+  });
+});
