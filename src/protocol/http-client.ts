@@ -161,10 +161,14 @@ function reasonOf(cause: unknown): string {
 
 // The modules themselves, their functions read at each call: a test's HTTP mock (nock) replaces
 // `request` on them, and a named import taken before it was loaded would keep the original. Asked
-// of the process rather than imported by default: the CommonJS build would wrap each module in a
-// copy of its exports at every require() (a fifth of a millisecond of the package's start).
+// of the process rather than imported, by this file and by anything else of the package that needs
+// node:http (`nodeHttp`): an ES module import of node:http reads every export to build its facade, and
+// one of them loads Node's bundled undici (about 15 ms of an ES module app's start), and the CommonJS
+// build would wrap each module in a copy of its exports at every require() (bench/notes.md, cold start).
 const http = process.getBuiltinModule('node:http');
 const https = process.getBuiltinModule('node:https');
+
+export { http as nodeHttp };
 
 // Keep-alive agents: logins, refreshes and lookups reuse their connections.
 const agents = {

@@ -6,6 +6,7 @@ import { hasCredentials, withoutTrailingSlashes } from '../base/url-path.js';
 import type { ResolvedEndpoints } from '../callback/exchange.js';
 import type { KudosSkipUserProfile } from '../callback/load-profile.js';
 import { KUDOS_API, KUDOS_PAGES } from '../protocol/endpoints.js';
+import { nodeHttp } from '../protocol/http-client.js';
 import { DEFAULT_TIMEOUT_MS } from '../protocol/limits.js';
 import type { KudosProfile } from '../protocol/profile.js';
 import type { KudosScope } from '../protocol/scopes.js';
@@ -172,15 +173,6 @@ function joinScope(scope: unknown): string {
   throw new TypeError('KudosStrategy option "scope" must be a string or an array of strings');
 }
 
-/**
- * node:http, asked of the process rather than imported: an ES module import of node:http reads every
- * export to build its facade, and one of them loads Node's bundled undici (about 15 ms of an ES module
- * app's start, bench section 2); only `customHeaders` needs it.
- */
-function nodeHttp(): typeof import('node:http') {
-  return process.getBuiltinModule('node:http');
-}
-
 /** `customHeaders` checked as node:http would check them when sending, so a bad one fails early. */
 function checkHeaders(value: unknown): Record<string, string> | undefined {
   if (value === undefined) return undefined;
@@ -192,9 +184,8 @@ function checkHeaders(value: unknown): Record<string, string> | undefined {
     const text = Array.isArray(raw) ? raw.join(', ') : typeof raw === 'number' ? String(raw) : raw;
     try {
       if (typeof text !== 'string') throw new TypeError('not a string');
-      const { validateHeaderName, validateHeaderValue } = nodeHttp();
-      validateHeaderName(name);
-      validateHeaderValue(name, text);
+      nodeHttp.validateHeaderName(name);
+      nodeHttp.validateHeaderValue(name, text);
     } catch {
       // The value is not repeated: a header may carry a credential.
       throw new TypeError(`KudosStrategy option "customHeaders" has an invalid header "${name}"`);
