@@ -29,6 +29,8 @@ const INTEGRATION = [
   'test/webhook/payments-fulfil-retry.test.ts',
   'test/webhook/payments-two-instances.test.ts',
   'test/webhook/reconcile-chain.test.ts',
+  'test/webhook/reconcile-chain-paging.test.ts',
+  'test/webhook/reconcile-chain-stores.test.ts',
   'test/webhook/payments-health.test.ts',
 ];
 const E2E = [

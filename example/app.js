@@ -204,7 +204,11 @@ export function createExampleApp({ config, authURL, baseURL, stores, shopWallet,
   // payment has waited unprocessed (or an exception unacknowledged) for 10 minutes.
   app.get('/healthz', operatorsOnly, async (_req, res) => {
     const status = await payments.status();
-    const healthy = status.storeOk && status.lookupOk && (status.oldestUnprocessedMs ?? 0) < 10 * 60_000;
+    const healthy =
+      status.storeOk &&
+      status.lookupOk &&
+      status.chainScanOk &&
+      (status.oldestUnprocessedMs ?? 0) < 10 * 60_000;
     res.status(healthy ? 200 : 503).json(status);
   });
   // Prometheus metrics (docs/observability.md#metrics): sign-ins, payments, durations, what waits.

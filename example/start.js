@@ -77,10 +77,17 @@ export async function startExample(env = process.env, { log = () => undefined } 
     shopWallet,
     log,
   });
-  // Every minute, the chain: payments no notification and no return page brought.
-  const reconciling = setInterval(() => {
-    reconcileChain().catch((error) => log(`reconcile from the chain failed: ${error?.code ?? error}`));
-  }, RECONCILE_EVERY_MS);
+  // At start and every minute, the chain: payments no notification and no return page brought (each
+  // run reads what is new since the last one; one still running is joined, not run twice).
+  const fromChain = () =>
+    reconcileChain().then(
+      (result) =>
+        result.incomplete &&
+        log(`reconcile from the chain read less than its window: ${result.incompleteReason}`),
+      (error) => log(`reconcile from the chain failed: ${error?.code ?? error}`),
+    );
+  void fromChain();
+  const reconciling = setInterval(fromChain, RECONCILE_EVERY_MS);
   reconciling.unref();
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');

@@ -86,8 +86,29 @@ export interface KudosConfirmMessage extends Outcome<'confirmed' | 'unconfirmed'
   received?: string;
 }
 
+/** `passport-kudos:chain`: one run of `reconcileChain()` (every wallet, both spellings of each). */
+export interface KudosChainScanMessage extends Outcome<'complete' | 'incomplete' | 'busy' | 'error'> {
+  operation: 'chain';
+  /** The chain's REST interface read, without credentials or query. */
+  url: string;
+  /** Requests made to the search (and lookups of what an earlier run could not decide). */
+  requests?: number;
+  /** Transfers processed now that no notification had brought. */
+  recovered?: number;
+  /** With `incomplete`: why (a stable word, a colon, what the node answered). */
+  reason?: string;
+}
+
 /** A dedupe store's methods, as the receiver calls them. */
-export type KudosStoreMethod = 'claim' | 'complete' | 'release' | 'extend' | 'keep' | 'kept';
+export type KudosStoreMethod =
+  | 'claim'
+  | 'complete'
+  | 'release'
+  | 'extend'
+  | 'keep'
+  | 'kept'
+  | 'checkpoint'
+  | 'saveCheckpoint';
 
 /** `passport-kudos:store`: one call of the receiver to its dedupe store. */
 export interface KudosStoreMessage extends Outcome<'success' | 'error'> {
@@ -112,6 +133,7 @@ export interface KudosTraceMessages {
   notification: KudosNotificationMessage;
   confirm: KudosConfirmMessage;
   store: KudosStoreMessage;
+  chain: KudosChainScanMessage;
 }
 
 /** An operation that has a channel. */
@@ -128,11 +150,12 @@ export const KUDOS_TRACE_CHANNELS = {
   notification: 'passport-kudos:notification',
   confirm: 'passport-kudos:confirm',
   store: 'passport-kudos:store',
+  chain: 'passport-kudos:chain',
 } as const satisfies { [O in KudosTraceOperation]: `passport-kudos:${O}` };
 
 /**
- * Each operation's channel, made when first asked for: loading the package makes none (nine tracing
- * channels are 45 channels), and a sign-in never asks for the payments' ones.
+ * Each operation's channel, made when first asked for: loading the package makes none (ten tracing
+ * channels are 50 channels), and a sign-in never asks for the payments' ones.
  */
 const channels: { [O in KudosTraceOperation]?: TracingChannel<unknown, KudosTraceMessages[O]> } = {};
 

@@ -22,6 +22,7 @@ export {
   MAIN_PREFIX,
   spellAddress,
 } from '../protocol/address.js';
+export { CHAIN_EVENT_FILTER, CHAIN_SEARCH_MAX_LIMIT } from '../protocol/chain-search.js';
 export { KUDOS_API, KUDOS_CHAIN, KUDOS_PAGES } from '../protocol/endpoints.js';
 export { ACCESS_TOKEN_LIFETIME_S, DENOM, UNITS_PER_TOKEN } from '../protocol/limits.js';
 export type { KudosPayParameters, KudosRawNotification } from '../protocol/notification.js';

@@ -42,6 +42,8 @@ export function spanStart(message: AnyMessage): { name: string; kind: SpanKind; 
       return internal('confirm', { 'kudos.tx_hash': message.txHash });
     case 'callback':
       return internal('callback', {});
+    case 'chain':
+      return internal('chain', { 'url.full': message.url });
   }
 }
 
@@ -87,6 +89,15 @@ export function spanEnd(message: AnyMessage): Attributes {
   if (message.operation === 'confirm') {
     if (message.reason !== undefined) attributes['kudos.reason'] = message.reason;
     if (message.received !== undefined) attributes['kudos.received'] = message.received;
+  }
+  if (message.operation === 'chain') {
+    for (const [name, value] of [
+      ['kudos.requests', message.requests],
+      ['kudos.recovered', message.recovered],
+      ['kudos.reason', message.reason],
+    ] as const) {
+      if (value !== undefined) attributes[name] = value;
+    }
   }
   if (message.operation === 'store' && message.answer !== undefined) {
     attributes['kudos.store.answer'] = message.answer;

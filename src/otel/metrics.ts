@@ -24,6 +24,8 @@ export const KUDOS_METRICS = {
   oldestUnprocessedAge: 'kudos.payments.oldest_unprocessed_age',
   exceptions: 'kudos.payments.exceptions',
   storeUp: 'kudos.payments.store_up',
+  recoveredFromChain: 'kudos.payments.recovered_from_chain',
+  chainScans: 'kudos.payments.chain_scans',
 } as const;
 
 /**
@@ -53,6 +55,13 @@ export function kudosMetrics(
   const notifications = meter.createCounter(KUDOS_METRICS.notifications, {
     description:
       'Payment notifications, by outcome (processed, duplicate, refused, in_progress, failed, kept) and source',
+  });
+  const recovered = meter.createCounter(KUDOS_METRICS.recoveredFromChain, {
+    description:
+      'Transfers reconcileChain() found on the chain and processed that no notification had brought (notifications that stopped arriving show here)',
+  });
+  const chainScans = meter.createCounter(KUDOS_METRICS.chainScans, {
+    description: 'Runs of reconcileChain(), by outcome (complete, incomplete, busy, error)',
   });
   const seconds = (name: string, description: string) =>
     meter.createHistogram(name, { description, unit: 's', advice: { explicitBucketBoundaries: SECONDS } });
@@ -114,6 +123,10 @@ export function kudosMetrics(
         break;
       case 'confirm':
         chainLookup.record(seconds, { 'kudos.outcome': outcome });
+        break;
+      case 'chain':
+        chainScans.add(1, { 'kudos.outcome': outcome });
+        if (message.recovered) recovered.add(message.recovered);
         break;
     }
   };

@@ -207,6 +207,17 @@ export class RedisDedupeStore extends RedisStore implements KudosDedupeStore {
     return JSON.stringify(stored);
   }
 
+  async checkpoint(name: string): Promise<string | null> {
+    const key = this.redis.key(`checkpoint:${name}`);
+    const value = await this.redis.run(['GET', key], key);
+    return typeof value === 'string' ? value : null;
+  }
+
+  async saveCheckpoint(name: string, value: string, ttlMs: number): Promise<void> {
+    const key = this.redis.key(`checkpoint:${name}`);
+    await this.redis.run(['SET', key, value, 'PX', String(Math.ceil(ttlMs))], key);
+  }
+
   async kept(limit: number, unreadable?: KudosUnreadableKept): Promise<KudosKeptNotification[]> {
     const count = Math.floor(limit);
     if (!(count >= 1)) return []; // (ZRANGE 0 -1 would be every entry)

@@ -34,6 +34,11 @@ CREATE TABLE IF NOT EXISTS kudos_kept (
 );
 CREATE INDEX IF NOT EXISTS kudos_kept_received ON kudos_kept (received_at);
 CREATE INDEX IF NOT EXISTS kudos_kept_until ON kudos_kept (until);
+CREATE TABLE IF NOT EXISTS kudos_checkpoints (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  until INTEGER NOT NULL
+) WITHOUT ROWID;
 `;
 
 type Row = Record<string, unknown>;
@@ -226,6 +231,17 @@ export class SqliteDedupeStore implements KudosDedupeStore {
       else unreadable?.(String(row.key), kept);
     }
     return found;
+  }
+
+  async checkpoint(name: string): Promise<string | null> {
+    const row = this.file.sql('SELECT value, until FROM kudos_checkpoints WHERE name = ?').get(name);
+    return row !== undefined && Number(row.until) > this.now() ? String(row.value) : null;
+  }
+
+  async saveCheckpoint(name: string, value: string, ttlMs: number): Promise<void> {
+    this.file
+      .sql('INSERT OR REPLACE INTO kudos_checkpoints (name, value, until) VALUES (?, ?, ?)')
+      .run(name, value, this.now() + ttlMs);
   }
 
   /** Removes expired claims and completed keys, a batch at a time (an index range: cheap). */

@@ -9,6 +9,7 @@ import { asHandlerError } from './core/process-once.js';
 import { secretMatches } from './core/secret.js';
 import type { KudosNotification } from './core/types.js';
 import { type KudosReceiverOptions, type ResolvedReceiver, resolveReceiverOptions } from './options.js';
+import { ChainReconciler } from './recovery/chain-runs.js';
 import { PayerIds } from './recovery/payer-ids.js';
 import { type KudosReconcileArgs, type KudosReconcileResult, reconcile } from './recovery/reconcile.js';
 import {
@@ -199,9 +200,31 @@ function errorReporter(onError: KudosReceiverOptions['onError']) {
     /** A notification went through: the store works (a new refusal is told again), and so does the lookup when it was confirmed. */
     works(confirmed: boolean): void {
       told.delete('store_unusable');
-      if (!confirmed) return;
+      if (confirmed) this.lookupWorks();
+    },
+    /** A lookup of the chain answered: it works. */
+    lookupWorks(): void {
       told.delete('endpoint_gone');
+      told.delete('lookup');
       lookupError = null;
+    },
+    /**
+     * A return page's lookup of the chain failed: told to `onError` (once for as long as it fails
+     * alike), and `status()` says the lookup fails until one works again.
+     */
+    lookupFailed(cause: unknown): void {
+      const gone = cause instanceof KudosError && cause.code === 'endpoint_gone';
+      const error = new KudosNotificationError(gone ? 'endpoint_gone' : 'confirmation_unavailable', {
+        message: gone
+          ? (cause as KudosError).message
+          : `the return page's lookup of the chain failed: ${cause instanceof Error ? cause.message : 'failed'}`,
+        cause,
+      });
+      if (gone) return this.report(error, undefined);
+      lookupError = `${error.code}: ${error.message}`;
+      if (told.get('lookup') === error.message) return;
+      told.set('lookup', error.message);
+      this.report(error, undefined);
     },
     lookupError: () => lookupError,
   };
@@ -226,14 +249,14 @@ function recoveryOf(
   settings: PipelineSettings,
   lastNotificationAt: () => number | null,
   lookupError: () => string | null,
-  payers: PayerIds,
+  chainRuns: ChainReconciler,
 ): KudosRecovery {
   const store = settings.store;
   return {
     unprocessed: () => listUnprocessed(store, settings.report),
     redrive: () => redrive(settings),
     reconcile: (args) => reconcile(settings, args),
-    reconcileChain: (args) => reconcileChain(settings, args, payers),
+    reconcileChain: (args) => reconcileChain(settings, args, chainRuns),
     // A record the store cannot read is told by unprocessed() and redrive(), not at every health poll.
     status: () =>
       readStatus(
@@ -244,7 +267,7 @@ function recoveryOf(
         },
         lastNotificationAt(),
         settings.now(),
-        lookupError(),
+        { lookupError: lookupError(), ...chainRuns.health() },
       ),
   };
 }
@@ -270,6 +293,8 @@ export function createReceiver(resolved: ResolvedReceiver): ReceiverInternals {
   };
   /** Each payer's user, as the service names it: remembered across chain reconciles. */
   const payers = new PayerIds();
+  /** The runs of reconcileChain(): one at a time, each from where the last left. */
+  const chainRuns = new ChainReconciler(settings, payers);
   /** When a notification that passed the secret check last arrived (forged traffic does not count). */
   let lastNotificationAt: number | null = null;
 
@@ -318,8 +343,18 @@ export function createReceiver(resolved: ResolvedReceiver): ReceiverInternals {
     maxBodyBytes,
     store,
     reconcileConcerning: (args, concerns) => reconcile(settings, args, concerns),
-    reconcileChainHash: (hash, read, concerns) => reconcileChainTx(settings, read, hash, payers, concerns),
-    reconcileChainPlan: (plan, since) => readChain(settings, plan, since, payers),
+    reconcileChainHash: (hash, read, concerns) =>
+      reconcileChainTx(settings, read, hash, payers, concerns).then(
+        (result) => {
+          errors.lookupWorks();
+          return result;
+        },
+        (error: unknown) => {
+          errors.lookupFailed(error);
+          throw error;
+        },
+      ),
+    reconcileChainPlan: (plan, since) => readChain(settings, plan, since, chainRuns),
     receive: (delivery, req) =>
       observeNotification('notification', async (message) => {
         const answer = await accept(delivery, req, message).catch((caught: unknown) => {
@@ -339,7 +374,7 @@ export function createReceiver(resolved: ResolvedReceiver): ReceiverInternals {
       });
       return answer;
     },
-    ...recoveryOf(settings, () => lastNotificationAt, errors.lookupError, payers),
+    ...recoveryOf(settings, () => lastNotificationAt, errors.lookupError, chainRuns),
   };
 }
 

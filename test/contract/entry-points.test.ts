@@ -42,6 +42,8 @@ describe('the entry points', () => {
     expect(Object.keys(contract).sort()).toEqual(
       [
         'ACCESS_TOKEN_LIFETIME_S',
+        'CHAIN_EVENT_FILTER',
+        'CHAIN_SEARCH_MAX_LIMIT',
         'DENOM',
         'KUDOS_API',
         'KUDOS_CHAIN',

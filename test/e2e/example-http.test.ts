@@ -143,6 +143,9 @@ describe('example app: what a security reviewer expects (real HTTP)', () => {
       storeError: null,
       lookupOk: true,
       lookupError: null,
+      recoveredFromChain: 0,
+      chainScanOk: true,
+      chainScanError: null,
     });
   });
 

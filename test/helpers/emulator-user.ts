@@ -43,8 +43,10 @@ export async function passAuthorization(
 ): Promise<Response> {
   const origin = new URL(authorizeURL).origin;
   let page = await client.get(authorizeURL);
-  if (page.status === 302 && locationOf(page, origin).pathname === '/in/login') {
-    const next = locationOf(page, origin).searchParams.get('next') ?? '';
+  if (page.status === 302 && locationOf(page, origin).pathname === '/in/register') {
+    // Signed out: the service's authentication step, back to the page's absolute URL once signed in.
+    const back = new URL(locationOf(page, origin).searchParams.get('redirect') ?? '/', origin);
+    const next = back.pathname + back.search;
     const loggedIn = await client.postForm(`${origin}/in/login`, { username, password, next });
     expect(loggedIn.status).toBe(302);
     page = await client.get(locationOf(loggedIn, origin));

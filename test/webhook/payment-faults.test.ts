@@ -114,6 +114,9 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
       storeError: null,
       lookupOk: true,
       lookupError: null,
+      recoveredFromChain: 0,
+      chainScanOk: true,
+      chainScanError: null,
     });
     const forged = await fetch(shop.server.url, {
       method: 'POST',

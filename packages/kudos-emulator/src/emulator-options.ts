@@ -86,6 +86,9 @@ export interface EmulatorAgent {
  */
 export type EmulatorGeneration = '2025' | '2026';
 
+/** How the chain's transaction search pages: the chain's own software (Cosmos SDK 0.46), or the service's indexer. */
+export type ChainSearchMode = 'sdk' | 'indexer';
+
 /** How refresh answers treat the refresh token (the interface is silent; see docs/reference.md). */
 type RefreshTokenMode = 'reuse' | 'rotate';
 
@@ -158,6 +161,13 @@ export interface KudosEmulatorOptions {
   paymentAddressPrefix?: AddressPrefix;
   /** Which service to answer as: `2025` (default, this interface as it last worked) or `2026` (its routes removed). */
   generation?: EmulatorGeneration;
+  /**
+   * How the chain's transaction search pages (docs/emulator.md#the-chain): `sdk` (default, the chain's
+   * own software, Cosmos SDK 0.46: `page` and `limit`, `pagination.*` ignored, a top-level `total`) or
+   * `indexer` (the service's indexer on the same path: `pagination.offset` and `pagination.limit`,
+   * `pagination.total`).
+   */
+  chainSearch?: ChainSearchMode;
   /** Webhook delivery: attempts in all (default 5), first retry delay (default 500 ms, doubling), per-attempt timeout (default 5000 ms). */
   webhook?: { attempts?: number; retryDelayMs?: number; timeoutMs?: number };
   /** HS256 key of the access tokens; default a random one per emulator. */
@@ -229,6 +239,7 @@ export interface ResolvedEmulatorOptions {
   multiSendAmounts: MultiSendAmounts;
   paymentAddressPrefix: AddressPrefix;
   generation: EmulatorGeneration;
+  chainSearch: ChainSearchMode;
   webhook: { attempts: number; retryDelayMs: number; timeoutMs: number };
   jwtSecret: string | undefined;
   log: (line: string, level: KudosEmulatorLogLevel) => void;
@@ -381,6 +392,7 @@ export function resolveEmulatorOptions(options: KudosEmulatorOptions = {}): Reso
       MAIN_PREFIX,
     ),
     generation: oneOf(options.generation, 'generation', ['2025', '2026'] as const, '2025'),
+    chainSearch: oneOf(options.chainSearch, 'chainSearch', ['sdk', 'indexer'] as const, 'sdk'),
     webhook: {
       attempts: positive(options.webhook?.attempts, 'webhook.attempts', 5),
       retryDelayMs: positive(options.webhook?.retryDelayMs, 'webhook.retryDelayMs', 500, true),

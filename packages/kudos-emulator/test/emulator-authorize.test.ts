@@ -82,25 +82,45 @@ describe('emulator authorization page (docs/kudos-service.md#authorization-page)
     expect(kudos.port).toBeGreaterThan(0);
   });
 
-  it('sends a user who is not logged in to the login page, and back after login', async () => {
+  it('sends a user who is not signed in to /in/register?redirect=<the page’s absolute URL>, and back after login', async () => {
     const res = await client.get(authorizeURL(good));
     expect(res.status).toBe(302);
     const login = locationOf(res, kudos.authURL);
-    expect(login.pathname).toBe('/in/login');
+    expect(login.pathname).toBe('/in/register');
+    expect(login.searchParams.get('redirect')).toBe(authorizeURL(good));
     const page = await client.get(login);
     const html = await page.text();
     expect(html).toContain('name="username"');
     expect(html).toContain('name="password"');
     expect(html).toContain('/in/register');
+    const next = (/name="next" value="([^"]*)"/.exec(html)?.[1] ?? '').replace(
+      /&(?:#(\d+)|amp);/g,
+      (_, code) => (code ? String.fromCharCode(Number(code)) : '&'),
+    );
+    expect(new URL(next, kudos.authURL).toString()).toBe(authorizeURL(good));
     const done = await client.postForm(`${kudos.authURL}/in/login`, {
       username: 'alice',
       password: 'wonderland',
-      next: login.searchParams.get('next') ?? '',
+      next,
     });
     expect(done.headers.get('set-cookie')).toMatch(
       /^kudos_emulator_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax/,
     );
     expect(locationOf(done, kudos.authURL).toString()).toBe(authorizeURL(good));
+  });
+
+  it('a redirect to anywhere but this emulator goes to the account page after login, never away', async () => {
+    for (const elsewhere of [
+      'https://evil.example/in/oauth/',
+      'http://127.0.0.1:1/in/oauth/',
+      '/in/oauth/',
+      'nonsense',
+    ]) {
+      const html = await (
+        await client.get(`${kudos.authURL}/in/register?redirect=${encodeURIComponent(elsewhere)}`)
+      ).text();
+      expect(html).toContain('<input type="hidden" name="next" value="/in/account">');
+    }
   });
 
   it('answers a wrong password with the login page again and 401', async () => {
@@ -181,12 +201,13 @@ describe('emulator authorization page (docs/kudos-service.md#authorization-page)
 
   it('registers a new account and continues to the consent page as that user', async () => {
     const start = locationOf(await client.get(authorizeURL(good)), kudos.authURL);
+    const back = new URL(start.searchParams.get('redirect') ?? '', kudos.authURL);
     const res = await client.postForm(`${kudos.authURL}/in/register`, {
       username: 'carol-new',
       password: 'long-enough',
       displayName: 'Carol',
       email: 'carol@example.test',
-      next: start.searchParams.get('next') ?? '',
+      next: back.pathname + back.search,
     });
     expect(res.status).toBe(302);
     const consent = await client.get(locationOf(res, kudos.authURL));
@@ -263,9 +284,11 @@ describe('emulator authorization page (docs/kudos-service.md#authorization-page)
     expect(res.headers.get('location')).toBeNull();
   });
 
-  it('answers 404 NOT_FOUND and 405 with Allow in plain text', async () => {
+  it('answers a path it has no route for with Express’s 404 page, and 405 with Allow', async () => {
     const missing = await client.get(`${kudos.authURL}/nowhere`);
-    expect([missing.status, await missing.text()]).toEqual([404, 'NOT_FOUND']);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await missing.text()).toContain('<pre>Cannot GET /nowhere</pre>');
     const wrong = await client.request(`${kudos.baseURL}/oauth/access_token`, { method: 'GET' });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('POST');

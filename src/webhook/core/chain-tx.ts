@@ -124,3 +124,21 @@ export function chainRecord(found: unknown, denom: string): Json | undefined {
     completeTs: time,
   };
 }
+
+/**
+ * The chain's own answer for a notification that the chain reconcile found in the chain's search:
+ * the confirmer of the same chain node reads it instead of asking the node again for the same
+ * transaction (a search entry is the `GetTxResponse` a lookup by hash answers).
+ */
+const chainAnswers = new WeakMap<object, { lcd: string; body: unknown }>();
+
+/** Remembers what `lcd` answered for `notification`'s transaction, for as long as the notification lives. */
+export function rememberChainAnswer(notification: object, lcd: string, body: unknown): void {
+  chainAnswers.set(notification, { lcd, body });
+}
+
+/** What `lcd` answered already for `notification`'s transaction; undefined when it was not asked. */
+export function chainAnswerOf(notification: object, lcd: string): unknown {
+  const known = chainAnswers.get(notification);
+  return known?.lcd === lcd ? known.body : undefined;
+}

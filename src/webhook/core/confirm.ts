@@ -12,7 +12,7 @@ import {
   request,
 } from '../../protocol/http-client.js';
 import { DEFAULT_TIMEOUT_MS, DENOM } from '../../protocol/limits.js';
-import { blockTimeOf, bodyOf, paidOnChain } from './chain-tx.js';
+import { blockTimeOf, bodyOf, chainAnswerOf, paidOnChain } from './chain-tx.js';
 import { KudosNotificationError } from './errors.js';
 import { isObject } from './parse.js';
 import type { KudosConfirmation, KudosNotification } from './types.js';
@@ -192,6 +192,24 @@ export interface ConfirmPlan {
   maxBytes: number;
 }
 
+/** The lookup of the confirmer: the chain's answer; every failure a retryable `KudosNotificationError`. */
+async function lookUp(call: HttpCall, base: string): Promise<unknown> {
+  try {
+    const answer = await request(call);
+    if (answer.status === 404) throw notFound(answer, call.url, base);
+    if (!isOk(answer.status)) {
+      throw unavailable(`transaction lookup answered HTTP ${answer.status}`);
+    }
+    return jsonOf(answer, call);
+  } catch (cause) {
+    if (cause instanceof KudosNotificationError) throw cause;
+    throw unavailable(
+      `transaction lookup failed: ${cause instanceof Error ? cause.message : 'failed'}`,
+      cause,
+    );
+  }
+}
+
 /** The confirmer of {@link cosmosConfirmer}, from a checked plan. */
 export function chainConfirmer(plan: ConfirmPlan): KudosConfirmer {
   const { lcd: base, wallets, denom, timeoutMs, maxBytes } = plan;
@@ -217,21 +235,9 @@ export function chainConfirmer(plan: ConfirmPlan): KudosConfirmer {
       timeoutMs,
       maxBytes,
     };
-    let body: unknown;
-    try {
-      const answer = await request(call);
-      if (answer.status === 404) throw notFound(answer, call.url, base);
-      if (!isOk(answer.status)) {
-        throw unavailable(`transaction lookup answered HTTP ${answer.status}`);
-      }
-      body = jsonOf(answer, call);
-    } catch (cause) {
-      if (cause instanceof KudosNotificationError) throw cause;
-      throw unavailable(
-        `transaction lookup failed: ${cause instanceof Error ? cause.message : 'failed'}`,
-        cause,
-      );
-    }
+    // A transaction the chain reconcile read from this node's search is not asked for again.
+    let body: unknown = chainAnswerOf(notification, base);
+    if (body === undefined) body = await lookUp(call, base);
     // The memo as the chain records it, with the verdict: what names an order, whatever the
     // notification says; and when its block was made: when it was paid.
     const memo = isObject(body) ? bodyOf(body).memo : undefined;

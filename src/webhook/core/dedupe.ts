@@ -108,6 +108,14 @@ export interface KudosDedupeStore {
    */
   health?(): Promise<void>;
   /**
+   * Optional but recommended: the value saved under `name` by {@link saveCheckpoint}, or null (none,
+   * or expired). `reconcileChain()` remembers with it how far it read the chain, so that every
+   * instance sharing the store reads only what is new; without it each process remembers its own.
+   */
+  checkpoint?(name: string): Promise<string | null>;
+  /** With `checkpoint`: saves `value` (a short text) under `name` for `ttlMs`, replacing the one saved. */
+  saveCheckpoint?(name: string, value: string, ttlMs: number): Promise<void>;
+  /**
    * True when a `claimed` answer has kept `claim.keep` already (as `keep()` would), in the same
    * step: the receiver then makes no separate `keep()` call for the claim.
    */

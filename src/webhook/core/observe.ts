@@ -79,7 +79,7 @@ export function tracedStore(store: KudosDedupeStore): KudosDedupeStore {
         return value;
       },
     );
-  const { extend, keep, kept, health } = store;
+  const { extend, keep, kept, health, checkpoint, saveCheckpoint } = store;
   return {
     keepsOnClaim: store.keepsOnClaim === true,
     claim: (key, leaseMs, claim) => call('claim', key, () => store.claim(key, leaseMs, claim)),
@@ -98,5 +98,11 @@ export function tracedStore(store: KudosDedupeStore): KudosDedupeStore {
         call('kept', undefined, () => kept.call(store, limit, unreadable)),
     }),
     ...(health && { health: () => health.call(store) }),
+    ...(checkpoint &&
+      saveCheckpoint && {
+        checkpoint: (name: string) => call('checkpoint', name, () => checkpoint.call(store, name)),
+        saveCheckpoint: (name: string, value: string, ttlMs: number) =>
+          call('saveCheckpoint', name, () => saveCheckpoint.call(store, name, value, ttlMs)),
+      }),
   };
 }

@@ -1,5 +1,7 @@
+import { isRecord } from '../../base/guards.js';
 import { type KudosNotificationMessage, traced } from '../../base/trace.js';
 import type { WebhookRequest } from './body.js';
+import { rememberChainAnswer } from './chain-tx.js';
 import type { KudosConfirmer } from './confirm.js';
 import type { KudosDedupeStore } from './dedupe.js';
 import { KudosNotificationError } from './errors.js';
@@ -42,6 +44,13 @@ interface PipelineInput {
   receivedAt?: number;
   /** The trace of this notification, when someone subscribes (filled in here). */
   message?: KudosNotificationMessage | undefined;
+  /**
+   * Names the payer (`tx.fromId`) once the key is claimed, before the confirmation: a duplicate
+   * costs no lookup. Rejecting fails this notification alone (503, nothing kept: not confirmed yet).
+   */
+  namePayer?: () => Promise<string | null>;
+  /** The chain's answer for the transaction already read (the chain reconcile's search), for the confirmer of that node. */
+  chainAnswer?: { lcd: string; body: unknown };
 }
 
 /** Confirms a notification as a traced operation (`passport-kudos:confirm`). */
@@ -136,6 +145,22 @@ function parse(
   return { notification, body };
 }
 
+/** The payer named by `name`, in the notification and in the body kept for `redrive()`. */
+async function namePayer(
+  notification: KudosNotification,
+  body: unknown,
+  name: () => Promise<string | null>,
+): Promise<void> {
+  const fromId = await name().catch((cause: unknown) => {
+    throw new KudosNotificationError('confirmation_unavailable', {
+      message: `the payer could not be named: ${cause instanceof Error ? cause.message : 'the lookup failed'}`,
+      cause,
+    });
+  });
+  notification.tx.fromId = fromId;
+  if (isRecord(body) && isRecord(body.tx)) body.tx.fromId = fromId;
+}
+
 /** Once per key: confirm, keep, call the handler (processOnce). */
 function processNotification(
   settings: PipelineSettings,
@@ -172,6 +197,8 @@ function processNotification(
       },
     },
     async (progress) => {
+      if (input.namePayer) await namePayer(notification, body, input.namePayer);
+      if (input.chainAnswer) rememberChainAnswer(notification, input.chainAnswer.lcd, input.chainAnswer.body);
       if (settings.confirm) await confirmNotification(notification, settings.confirm);
       if (notification.confirmed) await progress.verified();
       await settings.onNotification(notification, input.req);

@@ -78,13 +78,13 @@ function readClaim(result: unknown): KudosClaimResult {
   );
 }
 
-/** Renews the lease every third of its length until stopped. */
-function keepLease(
+/** Renews the lease every third of its length until stopped (the answer stops it). */
+export function keepLease(
   store: KudosDedupeStore,
   key: string,
   leaseMs: number,
   claim: KudosClaimContext,
-  report: ProcessOnceOptions['report'],
+  report: (error: KudosNotificationError) => void,
 ) {
   const extend = store.extend?.bind(store);
   if (!extend) return () => undefined;

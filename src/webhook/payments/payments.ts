@@ -7,7 +7,7 @@ import { concernsShop } from './concerns.js';
 import { Ledger } from './ledger.js';
 import { MemoryOrderStore } from './memory-order-store.js';
 import { orderMaker } from './order-link.js';
-import { isReference } from './reference.js';
+import { isReference, referenceInMemo } from './reference.js';
 import { ReturnPageLookups } from './return-page.js';
 import { paymentsSettings } from './settings.js';
 import { PaymentSettler } from './settle.js';
@@ -26,6 +26,14 @@ export type {
   KudosPaymentsUnprocessed,
 } from './api.js';
 
+/** Whether a transaction is decided alike whoever paid it: its memo names no one order, or one made for no user. */
+async function decidedAlike(ledger: Ledger, record: Record<string, unknown>): Promise<boolean> {
+  const named = referenceInMemo(typeof record.remarks === 'string' ? record.remarks : null);
+  if (named === 'none' || named === 'several') return true;
+  const order = await ledger.order(named);
+  return order === undefined || order.value.user == null;
+}
+
 /**
  * Orders paid through the Kudos widget, credited by every path the same way: a payment pays an
  * order only when the chain shows at least its price reaching the shop's own `wallet`, in
@@ -39,8 +47,14 @@ export type {
  */
 export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
   const settings = paymentsSettings(options);
-  const { baseURL, timeoutMs, now, chain } = settings;
+  const { baseURL, timeoutMs, now } = settings;
   const ledger = new Ledger(settings.orders ?? new MemoryOrderStore({ now }), settings, now);
+  // The chain as the return page and reconcileChain() read it: a payer the service cannot name now
+  // matters only for an order made for a user.
+  const chain = {
+    ...settings.chain,
+    payerOptional: (record: Record<string, unknown>) => decidedAlike(ledger, record),
+  };
   // The receiver's core, with both adapters around it, as kudosWebhook() and kudosWebhookFetch() have.
   // It settles what the return page's lookups find, and they go through it: each needs the other,
   // so each is reached through the other's name once both exist.

@@ -13,7 +13,10 @@ const MAX_REMEMBERED = 4096;
 /** Largest answer read: a short profile is well under a kilobyte. */
 const MAX_PROFILE_BYTES = 64 * 1024;
 
-/** The user ID of each payer's wallet, looked up once and remembered (an address's user does not change). */
+/**
+ * The user ID of each payer's wallet, looked up once and remembered (an address's user does not
+ * change), at most {@link MAX_REMEMBERED}: the one used longest ago is forgotten first.
+ */
 export class PayerIds {
   private readonly known = new Map<string, string | null>();
 
@@ -21,11 +24,24 @@ export class PayerIds {
   async idOf(baseURL: string, address: string, timeoutMs: number): Promise<string | null> {
     const key = address.toLowerCase();
     const remembered = this.known.get(key);
-    if (remembered !== undefined) return remembered;
+    if (remembered !== undefined) {
+      // Used again: last in the map's order, the last to be forgotten.
+      this.known.delete(key);
+      this.known.set(key, remembered);
+      return remembered;
+    }
     const id = await lookUp(baseURL, key, timeoutMs);
-    if (this.known.size >= MAX_REMEMBERED) this.known.clear();
+    if (this.known.size >= MAX_REMEMBERED) {
+      const [oldest] = this.known.keys();
+      if (oldest !== undefined) this.known.delete(oldest);
+    }
     this.known.set(key, id);
     return id;
+  }
+
+  /** How many payers are remembered. */
+  get size(): number {
+    return this.known.size;
   }
 }
 

@@ -83,6 +83,24 @@ export interface KudosReconcileResult {
   incomplete: boolean;
   /** With `incomplete`: the `ts` (epoch milliseconds) that paging could not get past. */
   incompleteAt?: number;
+  /**
+   * With `incomplete`: why, for a log (`reconcileChain()`: a stable word, a colon, and what the node
+   * answered, naming its URL: `repeated_page`, `total_contradicted`, `page_limit`, `retry_full`,
+   * `no_block_time`; `reconcile()`: `page_of_one_time`).
+   */
+  incompleteReason?: string;
+  /**
+   * `reconcileChain()` only: requests made to the chain's search (and lookups by hash of what an earlier
+   * run could not decide). The confirmation of what it found needs none: it reads what the search answered.
+   */
+  requests?: number;
+  /** `reconcileChain()` only: this call joined a run of the same reconcile already under way in this process, and answers its result. */
+  joined?: true;
+  /**
+   * `reconcileChain()` only: another instance sharing the store is running the same reconcile right
+   * now: this call read nothing and returned at once (that run reads the window).
+   */
+  busy?: true;
 }
 
 /** Most history pages one reconcile reads (10 records each). */
@@ -139,18 +157,28 @@ export function emptyResult(): KudosReconcileResult {
   return { seen: 0, processed: 0, duplicates: 0, failed: 0, stale: 0, incomplete: false };
 }
 
+/** What became of one record fed: processed, already processed, held by a delivery, failed, or too old. */
+export type FeedOutcome = 'processed' | 'duplicate' | 'held' | 'failed' | 'stale';
+
+/** What the chain reconcile adds to a record it feeds (see `PipelineInput`). */
+export interface FeedExtras {
+  namePayer?: () => Promise<string | null>;
+  chainAnswer?: { lcd: string; body: unknown };
+}
+
 /** Runs one record fetched from the service (or found on the chain) through the pipeline, counting what became of it. */
 export async function feed(
   settings: PipelineSettings,
   record: unknown,
   result: KudosReconcileResult,
-): Promise<void> {
+  extras: FeedExtras = {},
+): Promise<FeedOutcome> {
   result.seen++;
   // Older than the TTL: its key may be forgotten, so a payment handled then would run again.
   const ts = isRecord(record) && typeof record.ts === 'number' ? record.ts : undefined;
   if (ts === undefined || ts < settings.now() - settings.dedupeTtlMs) {
     result.stale++;
-    return;
+    return 'stale';
   }
   try {
     // A record is a notification's `tx`; the service sends no metadata with it. Untrusted until
@@ -163,16 +191,19 @@ export async function feed(
         trusted: false,
         req: undefined,
         message,
+        ...extras,
       }),
     );
     if (outcome === 'duplicate') result.duplicates++;
     else result.processed++;
+    return outcome;
   } catch (error) {
     result.failed++;
     // A delivery holds the same transaction right now (the return page and the notification came
     // together): it decides it; not a failure to tell.
-    if (error instanceof KudosNotificationError && error.code === 'in_progress') return;
+    if (error instanceof KudosNotificationError && error.code === 'in_progress') return 'held';
     settings.report(asHandlerError(error), undefined);
+    return 'failed';
   }
 }
 
@@ -294,6 +325,7 @@ async function readHistory(
     if (newest === oldest) {
       result.incomplete = true;
       result.incompleteAt = Math.max(result.incompleteAt ?? oldest, oldest);
+      result.incompleteReason = `page_of_one_time: the history held a full page of records of one time (${result.incompleteAt}); records of that time beyond it can be reached by no page`;
     }
     // The cursor is inclusive: the next page starts at the oldest time seen, and records already
     // seen there are skipped; a page of nothing new (or of one time) steps past that time.

@@ -31,6 +31,24 @@ export interface KudosReceiverStatus {
   lookupOk: boolean;
   /** Why it does not (the error's code and message, naming the URL), null when it does. */
   lookupError: string | null;
+  /**
+   * Transfers that `reconcileChain()` found on the chain and processed, since this process started,
+   * that no notification had brought: a count that grows while notifications stop arriving.
+   */
+  recoveredFromChain: number;
+  /** Whether the last `reconcileChain()` read its window whole (true until one has run). */
+  chainScanOk: boolean;
+  /** Why it did not (`incompleteReason`, or the error it rejected with), null when it did. */
+  chainScanError: string | null;
+}
+
+/** What the receiver knows of its reads of the chain, for `status()`. */
+export interface ChainStatus {
+  /** Why the chain lookup fails, null when it works. */
+  lookupError: string | null;
+  recoveredFromChain: number;
+  chainScanOk: boolean;
+  chainScanError: string | null;
 }
 
 /** Why a store did not answer, as a status says it: the error's code and message. */
@@ -47,9 +65,10 @@ export async function readStatus(
   list: () => Promise<ReadonlyArray<{ since: number }>>,
   lastNotificationAt: number | null,
   now: number,
-  lookupError: string | null = null,
+  chain: ChainStatus,
 ): Promise<KudosReceiverStatus> {
-  const lookup = { lookupOk: lookupError === null, lookupError };
+  const { lookupError, ...scans } = chain;
+  const lookup = { lookupOk: lookupError === null, lookupError, ...scans };
   try {
     const waiting = await list();
     const oldest = waiting.reduce((min, w) => Math.min(min, w.since), Number.POSITIVE_INFINITY);

@@ -203,6 +203,33 @@ export function dedupeStoreContract(
       },
     },
   ];
+  // A store with checkpoints (reconcileChain() remembers with them how far it read the chain).
+  const checkpoints: DedupeStoreContractCase[] = [
+    {
+      name: 'saves a checkpoint, answers it back and replaces it; null for a name never saved',
+      async run() {
+        const store = await makeStore();
+        if (!store.checkpoint || !store.saveCheckpoint) return;
+        const name = `contract:${randomBytes(8).toString('hex')}`;
+        same(await store.checkpoint(name), null, 'a name never saved');
+        await store.saveCheckpoint(name, '{"v":1,"done":7}', long);
+        same(await store.checkpoint(name), '{"v":1,"done":7}', 'the value saved');
+        await store.saveCheckpoint(name, '{"v":1,"done":9}', long);
+        same(await store.checkpoint(name), '{"v":1,"done":9}', 'the value saved last');
+      },
+    },
+    {
+      name: 'forgets a checkpoint when its TTL ends',
+      async run() {
+        const store = await makeStore();
+        if (!store.checkpoint || !store.saveCheckpoint) return;
+        const name = `contract:${randomBytes(8).toString('hex')}`;
+        await store.saveCheckpoint(name, 'x', short);
+        await wait(short * 2);
+        same(await store.checkpoint(name), null, 'an expired checkpoint');
+      },
+    },
+  ];
   const evicting: DedupeStoreContractCase[] =
     options.maxEntries === undefined
       ? []
@@ -225,7 +252,7 @@ export function dedupeStoreContract(
             },
           },
         ];
-  return [...cases, ...keeping, ...evicting];
+  return [...cases, ...keeping, ...checkpoints, ...evicting];
 }
 
 function keeper(store: KudosDedupeStore) {

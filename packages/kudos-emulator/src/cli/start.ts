@@ -38,6 +38,9 @@ export const USAGE = `Usage: kudos-emulator [options]          start an emulator
   --generation YEAR     2025 (default: this interface as it last worked) or 2026 (the service now:
                         /tx/**, the chain proxy /cosmos/lcd/** and /cosmos/rpc/**, /users/id/ID and
                         /users/self answer Express's 404 page, as the service removed them)
+  --chain-search MODE   how the chain's transaction search pages: sdk (default: the chain's own
+                        software, page/limit and a top-level total) or indexer (pagination.offset,
+                        pagination.total)
   --state FILE          load state from FILE at start and save every change to it
   --auto-login USER     sign USER in and accept at once on every authorization page (e2e tests)
   --admin-token TOKEN   the admin API (/_emulator/) then needs this token; without it, loopback only
@@ -109,6 +112,7 @@ export function parseStartOptions(argv: string[]): KudosEmulatorOptions | undefi
       'code-param': { type: 'string' },
       'payment-address-prefix': { type: 'string' },
       generation: { type: 'string' },
+      'chain-search': { type: 'string' },
       state: { type: 'string' },
       'auto-login': { type: 'string' },
       'admin-token': { type: 'string' },
@@ -135,6 +139,8 @@ export function parseStartOptions(argv: string[]): KudosEmulatorOptions | undefi
     ] as KudosEmulatorOptions['paymentAddressPrefix'];
   }
   if (values.generation) options.generation = values.generation as KudosEmulatorOptions['generation'];
+  if (values['chain-search'])
+    options.chainSearch = values['chain-search'] as KudosEmulatorOptions['chainSearch'];
   if (values.client) {
     options.clients = values.client.map((spec): EmulatorClient => {
       const [clientID, rest] = splitOnce(spec, ':', '--client');

@@ -132,7 +132,9 @@ async function showConsent(state: EmulatorState, ctx: Ctx): Promise<void> {
   }
   const session = currentSession(state, ctx);
   if (!session) {
-    return redirect(ctx.res, `/in/login?next=${encodeURIComponent(ctx.url.pathname + ctx.url.search)}`);
+    // As the service's web app: its authentication step, with the whole page's absolute URL to return to.
+    const page = `http://${ctx.req.headers.host ?? state.host}${ctx.url.pathname}${ctx.url.search}`;
+    return redirect(ctx.res, `/in/register?redirect=${encodeURIComponent(page)}`);
   }
   const { client, redirectURI, scopes } = checked.request;
   // Observed: the page asks whether the user's earlier grant covers every scope now requested; only

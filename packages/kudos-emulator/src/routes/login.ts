@@ -116,6 +116,13 @@ async function register(state: EmulatorState, ctx: Ctx): Promise<void> {
   redirect(ctx.res, next);
 }
 
+/** The path of `url` when it is an absolute URL of this emulator (as the browser named it), else undefined. */
+function ownPath(url: string, host: string): string | undefined {
+  if (!URL.canParse(url)) return undefined;
+  const parsed = new URL(url);
+  return parsed.protocol === 'http:' && parsed.host === host ? parsed.pathname + parsed.search : undefined;
+}
+
 /** Login, registration and logout pages of the emulator's own accounts. */
 export function loginRoutes(router: Router, state: EmulatorState): void {
   router.on(ROUTES.loginPage, (ctx) => {
@@ -127,6 +134,13 @@ export function loginRoutes(router: Router, state: EmulatorState): void {
   });
   router.on(ROUTES.login, (ctx) => login(state, ctx));
   router.on(ROUTES.registerPage, (ctx) => {
+    const back = ctx.url.searchParams.get('redirect');
+    if (back !== null) {
+      // Where the authorization page sends a visitor who is not signed in (`redirect`: the page's
+      // absolute URL): signing in comes first, registering is a link away.
+      const next = safeNext(ownPath(back, ctx.req.headers.host ?? state.host));
+      return sendHtml(ctx.res, 200, loginPage(next, undefined, demoAccounts(state), formToken(ctx)));
+    }
     sendHtml(
       ctx.res,
       200,

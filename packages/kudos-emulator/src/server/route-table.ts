@@ -56,7 +56,12 @@ export const ROUTES = {
   },
   loginPage: { method: 'GET', path: '/in/login', base: 'authURL', what: 'sign-in page' },
   login: { method: 'POST', path: '/in/login', base: 'authURL', what: 'sign-in form' },
-  registerPage: { method: 'GET', path: '/in/register', base: 'authURL', what: 'registration page' },
+  registerPage: {
+    method: 'GET',
+    path: '/in/register',
+    base: 'authURL',
+    what: "registration page; with `redirect` (where the authorization page sends a visitor not signed in: the page's absolute URL), the sign-in form first",
+  },
   register: { method: 'POST', path: '/in/register', base: 'authURL', what: 'registration form' },
   logout: { method: 'POST', path: '/in/logout', base: 'authURL', what: 'sign out of the emulator' },
   account: {

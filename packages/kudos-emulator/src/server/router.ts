@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Ctx, parseCookies, sendCode } from './http.js';
+import { sendExpressNotFound } from './removed-routes.js';
 import type { EmulatorRoute } from './route-table.js';
 
 /** A route handler; may be async. */
@@ -15,7 +16,7 @@ interface Route {
 /** Told of each request that reached a route: the route, the request, and how long it took. */
 type RoutedListener = (route: EmulatorRoute, ctx: Ctx, ms: number) => void;
 
-/** A minimal method + path router. Unknown paths answer 404 `NOT_FOUND`, known paths with another method 405. */
+/** A minimal method + path router. Unknown paths answer Express's 404 page, known paths with another method 405. */
 export class Router {
   private readonly routes: Route[] = [];
 
@@ -45,7 +46,8 @@ export class Router {
     const matching = this.routes.filter((r) => r.pattern.test(url.pathname));
     const route = matching.find((r) => r.method === method || (method === 'HEAD' && r.method === 'GET'));
     if (!route) {
-      if (matching.length === 0) sendCode(res, 404, 'NOT_FOUND');
+      // The service's API is an Express app with no 404 handler of its own: Express's page answers.
+      if (matching.length === 0) sendExpressNotFound(res, method, url.pathname);
       else {
         res.setHeader('allow', [...new Set(matching.map((r) => r.method))].join(', '));
         sendCode(res, 405, 'METHOD_NOT_ALLOWED');

@@ -10,6 +10,9 @@ import { mergeKept } from '../kept-record.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { hashKey, randomSeed } from './key-hash.js';
 
+/** Most checkpoints kept (one per address `reconcileChain()` reads). */
+const MAX_CHECKPOINTS = 1024;
+
 /** Options of {@link MemoryDedupeStore}. */
 export interface MemoryDedupeStoreOptions {
   /**
@@ -45,6 +48,7 @@ export class MemoryDedupeStore implements KudosDedupeStore {
   private readonly keptTrusted = new Map<string, { record: KudosKeptNotification; until: number }>();
   private readonly keptUntrusted = new Map<string, { record: KudosKeptNotification; until: number }>();
   private readonly seed = randomSeed();
+  private readonly checkpoints = new Map<string, { value: string; until: number }>();
   private readonly maxEntries: number;
   private readonly onEvict: ((key: string) => void) | undefined;
   private readonly now: () => number;
@@ -155,6 +159,21 @@ export class MemoryDedupeStore implements KudosDedupeStore {
       }
     }
     return found.sort((a, b) => a.receivedAt - b.receivedAt).slice(0, limit);
+  }
+
+  async checkpoint(name: string): Promise<string | null> {
+    const saved = this.checkpoints.get(name);
+    return saved !== undefined && saved.until > this.now() ? saved.value : null;
+  }
+
+  async saveCheckpoint(name: string, value: string, ttlMs: number): Promise<void> {
+    this.checkpoints.delete(name);
+    // A checkpoint per address read: a handful; bounded all the same, the oldest saved first out.
+    if (this.checkpoints.size >= MAX_CHECKPOINTS) {
+      const [oldest] = this.checkpoints.keys();
+      if (oldest !== undefined) this.checkpoints.delete(oldest);
+    }
+    this.checkpoints.set(name, { value, until: this.now() + ttlMs });
   }
 
   private holds(key: string, claim: KudosClaimContext): boolean {
