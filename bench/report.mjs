@@ -154,6 +154,19 @@ export function withGoals(results) {
       });
     }
   }
+  if (results.chainScan) {
+    const c = results.chainScan;
+    goals.push({
+      goal: `reconcileChain() with nothing new among ${fmt(c.window)} transfers in the window: ≤ 4 requests (both spellings of the wallet)`,
+      value: String(c.nothingNew.requests),
+      met: c.nothingNew.requests <= 4,
+    });
+    goals.push({
+      goal: `reconcileChain() with ${fmt(c.window)} transfers in the window: the first run reads each page once (≤ ${fmt(c.pages + 1)} requests)`,
+      value: String(c.first.requests),
+      met: c.first.requests <= c.pages + 1,
+    });
+  }
   return { ...results, goals };
 }
 
@@ -391,6 +404,24 @@ export function markdown(results) {
         (r) =>
           `| ${r.store} | ${cell(r.statusMs, 2)} | ${cell(r.parseMs, 2)} | ${fmt(r.parseMs.median / r.statusMs.median, 1)}x faster |`,
       ),
+    );
+  }
+  if (results.chainScan) {
+    const c = results.chainScan;
+    const row = (name, r, base) =>
+      `| ${name} | ${fmt(r.requests)} | ${fmt(r.ms, 1)} | ${fmt(r.processed)} | ${base ? `${fmt(base.requests / r.requests, 1)}x fewer requests, ${fmt(base.ms / r.ms, 1)}x faster than reading the window whole again` : '—'} |`;
+    lines.push(
+      '',
+      '## 14. The way back on the chain: reconcileChain()',
+      '',
+      `\`reconcileChain()\` of a receiver over ${fmt(c.window)} transfers to the shop in the window (${fmt(c.pages)} pages of 100, and one page of the wallet's other spelling) on a node that pages as the chain's own software (SDK 0.46: \`page\`/\`limit\`, a top-level \`total\`), requests counted by the node. Each later run beside a run that reads the same window whole again (an explicit \`since\`), in the same run.`,
+      '',
+      '| run | requests | ms | processed | against the whole window again |',
+      '|---|---|---|---|---|',
+      row('the first run (the window whole)', c.first),
+      row('nothing new', c.nothingNew, c.wholeAgain),
+      row('10 new', c.tenNew, c.wholeWithTen),
+      row('the whole window again (explicit since)', c.wholeAgain),
     );
   }
   const notes = new URL('./notes.md', import.meta.url);

@@ -3,6 +3,7 @@
 // test-results/bench-smoke/ (used by npm test, so the harness keeps working).
 import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
+import { benchChainScan } from './chain-scan.mjs';
 import { benchColdStart } from './coldstart.mjs';
 import { benchDedupe } from './dedupe.mjs';
 import { benchEmulator } from './emulator.mjs';
@@ -43,6 +44,7 @@ const size = smoke
       paymentRuns: 1,
       healthExceptions: 500,
       healthCalls: 3,
+      chainWindow: 500,
     }
   : {
       runs: 5,
@@ -68,6 +70,7 @@ const size = smoke
       paymentRuns: 9,
       healthExceptions: 20_000,
       healthCalls: 30,
+      chainWindow: 10_000,
     };
 
 // `--only=3,9`: run these sections and keep the other sections of bench/results.json as they were.
@@ -171,6 +174,11 @@ if (runs(12)) {
 if (runs(13)) {
   log('13. health: status() with 20,000 exceptions');
   results.health = await benchHealth({ exceptions: size.healthExceptions, calls: size.healthCalls });
+}
+
+if (runs(14)) {
+  log('14. reconcileChain(): 10,000 transfers in the window, then nothing new, then 10 new');
+  results.chainScan = await benchChainScan({ window: size.chainWindow });
 }
 
 const final = withGoals(results);
