@@ -30,6 +30,7 @@ const INTEGRATION = [
   'test/webhook/payments-two-instances.test.ts',
   'test/webhook/reconcile-chain.test.ts',
   'test/webhook/reconcile-chain-paging.test.ts',
+  'test/webhook/payments-memo-copies.test.ts',
   'test/webhook/reconcile-chain-stores.test.ts',
   'test/webhook/payments-health.test.ts',
 ];

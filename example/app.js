@@ -51,6 +51,12 @@ function isStorageOutage(err) {
   return outage.test(String(err?.name)) || outage.test(String(err?.constructor?.name));
 }
 
+/** What the home page tells a visitor, by the word in its URL (`/?notice=declined`). */
+const NOTICES = new Map([
+  ['declined', 'You declined to sign in with Kudos. You can try again any time.'],
+  ['login', 'Log in to see that page.'],
+]);
+
 function csrfToken(req) {
   if (!req.session.csrf) req.session.csrf = randomBytes(18).toString('base64url');
   return req.session.csrf;
@@ -231,9 +237,11 @@ export function createExampleApp({ config, authURL, baseURL, stores, shopWallet,
 
   const view = (req) => ({ user: req.user, csrf: req.user ? csrfToken(req) : undefined });
 
+  // What a visitor is told comes back as a word in the URL (NOTICES), never a message written into a
+  // session: an anonymous visitor saves nothing. A signed-in user's one-time message rides in theirs.
   app.get('/', (req, res) => {
-    const message = req.session.message;
-    delete req.session.message;
+    const message = req.session.message ?? NOTICES.get(String(req.query.notice));
+    if (req.session.message !== undefined) delete req.session.message;
     res.send(homePage({ ...view(req), message }));
   });
 
@@ -247,10 +255,7 @@ export function createExampleApp({ config, authURL, baseURL, stores, shopWallet,
     authenticator.authenticate('kudos', (err, user, info, status) => {
       if (err) return next(err);
       if (!user) {
-        if (info?.message === DENIED_MESSAGE) {
-          req.session.message = 'You declined to sign in with Kudos. You can try again any time.';
-          return res.redirect('/');
-        }
+        if (info?.message === DENIED_MESSAGE) return res.redirect('/?notice=declined');
         const code = typeof status === 'number' ? status : 401;
         return res
           .status(code)
@@ -268,8 +273,7 @@ export function createExampleApp({ config, authURL, baseURL, stores, shopWallet,
 
   function requireUser(req, res, next) {
     if (req.user) return next();
-    req.session.message = 'Log in to see that page.';
-    res.redirect('/');
+    res.redirect('/?notice=login');
   }
 
   async function renderProfile(req, res, extra = {}) {

@@ -60,6 +60,11 @@ export function readConfig(env = process.env) {
       if (!env[name]) throw new Error(`${name} is required when KUDOS_AUTH_URL or KUDOS_BASE_URL is set`);
     }
   }
+  if (env.NODE_ENV === 'production' && !env.SESSION_SECRET) {
+    throw new Error(
+      'SESSION_SECRET is required when NODE_ENV=production (32 characters or more): it signs the sessions and seals the sign-in state',
+    );
+  }
   const port = Number(env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('PORT must be a port number');
   const random = () => randomBytes(24).toString('base64url');

@@ -55,6 +55,8 @@ export {
   KudosCookieStateStore,
   type KudosCookieStateStoreOptions,
   type KudosStateStore,
+  type KudosUsedStates,
+  MAX_PENDING_SIGN_INS,
 } from './strategy/cookie-state-store.js';
 export type {
   KudosStrategyOptions,

@@ -1,5 +1,6 @@
 // passport-kudos/otel with the OpenTelemetry SDK: spans on the console (your exporter in production:
 // OTLP, Jaeger...), metrics for Prometheus at /metrics, and the health answer at /healthz.
+import { randomBytes } from 'node:crypto';
 import { context, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
@@ -56,7 +57,11 @@ app.get('/healthz', async (_req, res) => {
   res.status(healthy ? 200 : 503).json(status);
 });
 app.use(
-  session({ secret: process.env.SESSION_SECRET ?? 'change-me', resave: false, saveUninitialized: false }),
+  session({
+    secret: process.env.SESSION_SECRET ?? randomBytes(32).toString('base64url'),
+    resave: false,
+    saveUninitialized: false,
+  }),
 );
 app.use(passport.session());
 app.get('/auth/kudos', passport.authenticate('kudos'));

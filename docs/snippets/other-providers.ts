@@ -1,10 +1,11 @@
 // Adding Kudos to an app that already signs in with other providers (Google, Facebook...): one user
 // table, and a federated_credentials table keyed by (provider, subject), as Passport's own example
 // app keeps them. Here both are Maps; in your app, your database.
+import { randomBytes } from 'node:crypto';
 import express from 'express';
 import session from 'express-session';
 import passport from 'passport';
-import { KudosStrategy } from 'passport-kudos';
+import { KudosCookieStateStore, KudosStrategy } from 'passport-kudos';
 
 declare global {
   namespace Express {
@@ -25,7 +26,11 @@ const users = new Map<string, Express.User>([
 /** federated_credentials: `${provider}:${subject}` to the user it signs in. */
 const credentials = new Map<string, string>();
 
+// Your own secret in production (32 characters or more); a random one at each start in development.
+const sessionSecret = process.env.SESSION_SECRET ?? randomBytes(32).toString('base64url');
 const kudos = {
+  // The sign-in's state in a cookie: starting a sign-in saves no session.
+  store: new KudosCookieStateStore({ secret: sessionSecret }),
   clientID: process.env.KUDOS_CLIENT_ID ?? 'kudos-demo-client',
   clientSecret: process.env.KUDOS_CLIENT_SECRET ?? 'kudos-demo-secret',
   authURL: process.env.KUDOS_AUTH_URL ?? 'http://127.0.0.1:4000',
@@ -68,21 +73,20 @@ passport.serializeUser((user, done) => done(null, user.id));
 passport.deserializeUser((id: string, done) => done(null, users.get(id) ?? false));
 
 const app = express();
-app.use(
-  session({ secret: process.env.SESSION_SECRET ?? 'change-me', resave: false, saveUninitialized: false }),
-);
+app.use(session({ secret: sessionSecret, resave: false, saveUninitialized: false }));
 app.use(passport.session());
 
 app.get('/auth/kudos', passport.authenticate('kudos'));
 app.get(
   '/auth/kudos/callback',
-  // failureMessage: a declined sign-in's reason goes to req.session.messages, for the login page.
-  passport.authenticate('kudos', { failureRedirect: '/login', failureMessage: true }),
+  // A declined (or stale) sign-in goes back with a word in the URL: nothing is written for a visitor.
+  passport.authenticate('kudos', { failureRedirect: '/login?failed=1' }),
   (_req, res) => res.redirect('/'),
 );
 app.get('/login', (req, res) => {
-  const messages = (req.session as typeof req.session & { messages?: string[] }).messages ?? [];
-  res.send(`Sign in. ${messages.join(' ')}`);
+  res.send(
+    `Sign in. ${req.query.failed ? 'Signing in with Kudos did not complete: declined, or expired.' : ''}`,
+  );
 });
 
 // In your app, the user signed in with another provider; here a route stands for that sign-in.

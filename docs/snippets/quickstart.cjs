@@ -1,11 +1,17 @@
 // server.cjs: the quick start in CommonJS JavaScript.
+const { randomBytes } = require('node:crypto');
 const express = require('express');
 const session = require('express-session');
 const passport = require('passport');
-const { KudosCookieStateStore, KudosError, KudosStrategy } = require('passport-kudos');
+const { DENIED_MESSAGE, KudosCookieStateStore, KudosError, KudosStrategy } = require('passport-kudos');
 
 const port = Number(process.env.PORT ?? 3000);
-const sessionSecret = process.env.SESSION_SECRET ?? 'change-me-in-production';
+// In production, your own secret of 32 characters or more; in development a new random one each start.
+if (process.env.NODE_ENV === 'production' && !process.env.SESSION_SECRET) {
+  console.error('set SESSION_SECRET');
+  process.exit(1);
+}
+const sessionSecret = process.env.SESSION_SECRET || randomBytes(32).toString('base64url');
 
 passport.use(
   new KudosStrategy(
@@ -37,23 +43,31 @@ app.use(
 );
 app.use(passport.session());
 
+// Why a sign-in failed comes back as a word in the URL, not a message in a session: a visitor who
+// declines (or follows a stale link) leaves nothing stored, and `GET /` only reads the session.
+const FAILED = new Map([
+  ['declined', 'You declined to sign in with Kudos.'],
+  ['expired', 'Please log in again.'],
+]);
+
 app.get('/', (req, res) => {
-  // failureMessage: true keeps the reason of a failed sign-in (a decline) here, for one showing.
-  const failed = req.session.messages?.pop();
-  req.session.messages = [];
+  const failed = FAILED.get(String(req.query.failed));
   res.send(
     (failed ? `<p id="failure" role="alert">${escapeHtml(failed)}</p>` : '') +
       (req.user
-        ? `<p>Signed in as ${escapeHtml(req.user.name)}.</p>`
+        ? `<p>Signed in as ${escapeHtml(req.user.name)}. <a href="/profile">Profile</a></p>`
         : '<a href="/auth/kudos">Log in with Kudos</a>'),
   );
 });
 app.get('/auth/kudos', passport.authenticate('kudos'));
-app.get(
-  '/auth/kudos/callback',
-  passport.authenticate('kudos', { failureRedirect: '/', failureMessage: true }),
-  (_req, res) => res.redirect('/profile'),
-);
+app.get('/auth/kudos/callback', (req, res, next) => {
+  passport.authenticate('kudos', (err, user, info) => {
+    if (err) return next(err);
+    if (!user)
+      return res.redirect(info?.message === DENIED_MESSAGE ? '/?failed=declined' : '/?failed=expired');
+    req.logIn(user, (error) => (error ? next(error) : res.redirect('/profile')));
+  })(req, res, next);
+});
 app.get('/profile', (req, res) => {
   if (!req.user) return res.redirect('/');
   res.send(`<h1>${escapeHtml(req.user.name)}</h1><p id="user-id">${escapeHtml(req.user.id)}</p>`);

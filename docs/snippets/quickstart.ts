@@ -1,10 +1,11 @@
 // server.ts: sign in with Kudos, keep the user in a session, show a profile page, log out.
 // Against the local emulator: `npx kudos-emulator`, then run this with the environment it prints
 // (see "Quick start" in the README). Against Kudos: the URLs and credentials the operator gave you.
+import { randomBytes } from 'node:crypto';
 import express, { type ErrorRequestHandler } from 'express';
 import session from 'express-session';
 import passport from 'passport';
-import { KudosCookieStateStore, KudosError, KudosStrategy } from 'passport-kudos';
+import { DENIED_MESSAGE, KudosCookieStateStore, KudosError, KudosStrategy } from 'passport-kudos';
 
 // The user your app keeps in the session (Passport's Express.User).
 declare global {
@@ -17,12 +18,17 @@ declare global {
 }
 
 const env = (name: string, fallback?: string): string => {
-  const value = process.env[name] ?? fallback;
-  if (value === undefined) throw new Error(`set ${name}`);
-  return value;
+  const value = process.env[name] || fallback; // an empty variable is an unset one
+  if (value !== undefined) return value;
+  console.error(`set ${name}`);
+  process.exit(1);
 };
 const port = Number(env('PORT', '3000'));
-const sessionSecret = env('SESSION_SECRET', 'change-me-in-production');
+// Production: your own secret, 32+ characters (required). Development: a random one at each start.
+const sessionSecret =
+  process.env.NODE_ENV === 'production'
+    ? env('SESSION_SECRET')
+    : env('SESSION_SECRET', randomBytes(32).toString('base64url'));
 
 passport.use(
   new KudosStrategy(
@@ -54,11 +60,15 @@ app.use(
 );
 app.use(passport.session());
 
+// A failed sign-in comes back as a word in the URL, not a message in a session: a visitor who declines
+// (or follows a stale link) leaves nothing stored, and `GET /` only reads the session.
+const FAILED = new Map([
+  ['declined', 'You declined to sign in with Kudos.'],
+  ['expired', 'Please log in again.'],
+]);
+
 app.get('/', (req, res) => {
-  // failureMessage: true keeps the reason of a failed sign-in (a decline) here, for one showing.
-  const state = req.session as typeof req.session & { messages?: string[] };
-  const failed = state.messages?.pop();
-  state.messages = [];
+  const failed = FAILED.get(String(req.query.failed));
   res.send(
     (failed ? `<p id="failure" role="alert">${escapeHtml(failed)}</p>` : '') +
       (req.user
@@ -67,11 +77,14 @@ app.get('/', (req, res) => {
   );
 });
 app.get('/auth/kudos', passport.authenticate('kudos'));
-app.get(
-  '/auth/kudos/callback',
-  passport.authenticate('kudos', { failureRedirect: '/', failureMessage: true }),
-  (_req, res) => res.redirect('/profile'),
-);
+app.get('/auth/kudos/callback', (req, res, next) => {
+  passport.authenticate('kudos', (err: unknown, user: Express.User | false, info?: { message?: string }) => {
+    if (err) return next(err);
+    if (!user)
+      return res.redirect(info?.message === DENIED_MESSAGE ? '/?failed=declined' : '/?failed=expired');
+    req.logIn(user, (error) => (error ? next(error) : res.redirect('/profile')));
+  })(req, res, next);
+});
 app.get('/profile', (req, res) => {
   if (!req.user) return res.redirect('/');
   res.send(
@@ -83,11 +96,10 @@ app.post('/logout', (req, res, next) => {
   req.logout((err) => (err ? next(err) : res.redirect('/')));
 });
 
-// Errors of the sign-in: a readable page, never a stack trace. `code` is always a safe word, but
-// escape anything you put into HTML all the same.
+// Errors of the sign-in: a readable page, never a stack trace; logged without a secret (a wrong
+// client secret is INVALID_CLIENT_CRED). `code` is a safe word: escape what you put into HTML anyway.
 const onError: ErrorRequestHandler = (err: unknown, _req, res, next) => {
   if (!(err instanceof KudosError)) return next(err);
-  // Logged for you (a wrong client secret is INVALID_CLIENT_CRED): messages never hold a secret.
   console.error(`Kudos sign-in failed: ${err.code} (${err.status}): ${err.message}`);
   res.status(err.status).send(`<p>Signing in with Kudos did not work (${escapeHtml(err.code)}).</p>`);
 };

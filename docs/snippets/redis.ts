@@ -1,5 +1,6 @@
 // Fragment: the Redis part of an app of several instances (sessions, payments, token sets, the refresh
 // lock), where the quick start creates its session, strategy and webhook (its login routes as they are).
+import { randomBytes } from 'node:crypto';
 import { RedisStore } from 'connect-redis';
 import express from 'express';
 import session from 'express-session';
@@ -52,17 +53,8 @@ app.post('/webhooks/kudos', payments.webhook);
 app.use(
   session({
     store: new RedisStore({ client: sessions, prefix: 'sess:' }),
-    secret: process.env.SESSION_SECRET ?? 'change-me',
+    secret: process.env.SESSION_SECRET ?? randomBytes(32).toString('base64url'),
     resave: false,
     saveUninitialized: false,
   }),
 );
-
-declare global {
-  namespace Express {
-    interface User {
-      id: string;
-      name: string;
-    }
-  }
-}

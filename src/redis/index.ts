@@ -26,3 +26,4 @@ export { RedisDedupeStore } from './dedupe-store.js';
 export { RedisOrderStore, type RedisOrderStoreOptions } from './order-store.js';
 export { RedisRefreshLock, type RedisRefreshLockOptions } from './refresh-lock.js';
 export { DEFAULT_TOKEN_TTL_MS, RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';
+export { RedisUsedStates } from './used-states.js';

@@ -102,6 +102,8 @@ export class SqliteDedupeStore implements KudosDedupeStore {
     this.file = new SqliteFile(options, 'SqliteDedupeStore', SCHEMA);
     this.options = { ...options };
     this.now = this.file.now;
+    // The count of claims is this process's: what expired is also swept at each start.
+    this.sweep(this.now());
   }
 
   /**

@@ -44,6 +44,16 @@ export class SqliteOrderStore implements KudosOrderStore {
 
   constructor(options: SqliteOrderStoreOptions) {
     this.file = new SqliteFile(options, 'SqliteOrderStore', SCHEMA);
+    // The count of writes is this process's: a process that restarts often would never reach it,
+    // so what expired is also swept at each start.
+    this.sweep(this.file.now());
+  }
+
+  /** Removes expired records, {@link SWEEP_LIMIT} at most. */
+  private sweep(now: number): void {
+    this.file
+      .sql('DELETE FROM kudos_orders WHERE id IN (SELECT id FROM kudos_orders WHERE until <= ? LIMIT ?)')
+      .run(now, SWEEP_LIMIT);
   }
 
   async read(id: string): Promise<KudosOrderStoreRecord | undefined> {
@@ -94,9 +104,7 @@ export class SqliteOrderStore implements KudosOrderStore {
     this.writesSinceSweep += batch.length;
     if (this.writesSinceSweep >= SWEEP_EVERY) {
       this.writesSinceSweep = 0;
-      this.file
-        .sql('DELETE FROM kudos_orders WHERE id IN (SELECT id FROM kudos_orders WHERE until <= ? LIMIT ?)')
-        .run(now, SWEEP_LIMIT);
+      this.sweep(now);
     }
   }
 

@@ -101,7 +101,7 @@ describe('the example app survives any Host', () => {
   let example: Awaited<ReturnType<typeof startExample>>;
   const logs: string[] = [];
   beforeAll(async () => {
-    example = await startExample(exampleEnv({ SESSION_SECRET: 'hostile-host-test-secret' }), {
+    example = await startExample(exampleEnv({ SESSION_SECRET: 'hostile-host-test-secret-xxxxxxx' }), {
       log: (l) => logs.push(l),
     });
   });

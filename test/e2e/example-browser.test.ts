@@ -53,7 +53,7 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    example = await startExample(exampleEnv({ SESSION_SECRET: 'browser-test-session-secret' }));
+    example = await startExample(exampleEnv({ SESSION_SECRET: 'browser-test-session-secret-xxxx' }));
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -92,14 +92,14 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
 
   it('declines: back on the home page with a friendly message, not logged in', async () => {
     await logIn({ decision: 'Decline', user: 'bobby', password: 'builder' }); // a user who never authorized it
-    await page.waitForURL(`${example.url}/`);
+    await page.waitForURL(`${example.url}/?notice=declined`);
     expect(await page.locator('#message').textContent()).toBe(
       'You declined to sign in with Kudos. You can try again any time.',
     );
     expect(await page.getByRole('link', { name: 'Log in with Kudos' }).isVisible()).toBe(true);
     await shot('declined');
     await page.goto(`${example.url}/profile`);
-    await page.waitForURL(`${example.url}/`);
+    await page.waitForURL(`${example.url}/?notice=login`);
   });
 
   it('logs out, and a second login skips the emulator’s password', async () => {
@@ -109,7 +109,7 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
     await page.waitForURL(`${example.url}/`);
     expect(await page.getByRole('link', { name: 'Log in with Kudos' }).isVisible()).toBe(true);
     await page.goto(`${example.url}/profile`);
-    await page.waitForURL(`${example.url}/`);
+    await page.waitForURL(`${example.url}/?notice=login`);
     await logIn({ expectPassword: false });
     await page.waitForURL(`${example.url}/profile`);
     expect(await page.locator('#display-name').textContent()).toBe('Alice Liddell');

@@ -11,7 +11,7 @@ describe('example app: what a security reviewer expects (real HTTP)', () => {
   let example: Awaited<ReturnType<typeof startExample>>;
   const logs: string[] = [];
   beforeAll(async () => {
-    example = await startExample(exampleEnv({ SESSION_SECRET: 'http-test-session-secret' }), {
+    example = await startExample(exampleEnv({ SESSION_SECRET: 'http-test-session-secret-xxxxxxx' }), {
       log: (l) => logs.push(l),
     });
   });
@@ -28,7 +28,7 @@ describe('example app: what a security reviewer expects (real HTTP)', () => {
   }
 
   function stateCookie(res: Response): string | undefined {
-    return res.headers.getSetCookie().find((c) => c.startsWith('kudos_oauth_state='));
+    return res.headers.getSetCookie().find((c) => /^(__Host-)?kudos_oauth_state\./.test(c));
   }
 
   it('starts a sign-in with an HttpOnly, SameSite=Lax state cookie and no session; the session comes at login', async () => {
@@ -44,13 +44,13 @@ describe('example app: what a security reviewer expects (real HTTP)', () => {
     const session = sessionCookie(callback);
     expect(session).toMatch(/HttpOnly/);
     expect(session).toMatch(/SameSite=Lax/);
-    expect(stateCookie(callback)).toMatch(/^kudos_oauth_state=; Max-Age=0/); // used once, cleared
+    expect(stateCookie(callback)).toMatch(/^kudos_oauth_state\.[A-Za-z0-9_-]{16}=; Max-Age=0/); // used once, cleared
   });
 
   it('marks the state cookie Secure behind an https proxy (TRUST_PROXY=1)', async () => {
     const proxied = await startExample(
       exampleEnv({
-        SESSION_SECRET: 'proxy-test-secret-value',
+        SESSION_SECRET: 'proxy-test-secret-value-xxxxxxxx',
         TRUST_PROXY: '1',
       }),
     );
@@ -59,7 +59,9 @@ describe('example app: what a security reviewer expects (real HTTP)', () => {
         headers: { 'x-forwarded-proto': 'https' },
         redirect: 'manual',
       });
-      expect(stateCookie(res)).toMatch(/; Secure/);
+      expect(stateCookie(res)).toMatch(
+        /^__Host-kudos_oauth_state\.[^;]+; Max-Age=600; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
+      );
       expect(locationOf(res).searchParams.get('redirect_uri')).toBe(
         `https://localhost:${proxied.port}/auth/kudos/callback`,
       );
@@ -107,7 +109,8 @@ describe('example app: what a security reviewer expects (real HTTP)', () => {
     const forged = await client.get(`${example.url}/auth/kudos/callback?code=x&state=forged`);
     expect(forged.status).toBe(403);
     const forgedPage = await forged.text();
-    expect(forgedPage).toContain('Invalid authorization request state.');
+    // A state of no sign-in of this browser: nothing of it to verify (and the sign-in under way is untouched).
+    expect(forgedPage).toContain('Unable to verify authorization request state.');
     const serverError = await client.get(`${example.url}/auth/kudos/callback?error=server_error`);
     expect(serverError.status).toBe(502);
     const page = await serverError.text();

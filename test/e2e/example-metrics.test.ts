@@ -11,7 +11,7 @@ import { payLink } from '../helpers/pay-link.js';
 describe('example app: /metrics and /healthz (real HTTP, embedded emulator)', () => {
   let example: Awaited<ReturnType<typeof startExample>>;
   beforeAll(async () => {
-    example = await startExample(exampleEnv({ SESSION_SECRET: 'metrics-test-session-secret' }));
+    example = await startExample(exampleEnv({ SESSION_SECRET: 'metrics-test-session-secret-xxxx' }));
   });
   afterAll(() => example.close());
 

@@ -12,7 +12,7 @@ describe('example app: tips as orders (real HTTP, embedded emulator)', () => {
   let example: Awaited<ReturnType<typeof startExample>>;
   const PASSWORDS: Record<string, string> = { alice: 'wonderland', bobby: 'builder', mallory: 'pw' };
   beforeAll(async () => {
-    example = await startExample(exampleEnv({ SESSION_SECRET: 'payments-test-session-secret' }));
+    example = await startExample(exampleEnv({ SESSION_SECRET: 'payments-test-session-secret-xxx' }));
     example.emulator?.addUser({ id: 'mallory', password: 'pw' });
     example.emulator?.addUser({ id: 'mallory-alt', password: 'pw' });
   });
@@ -196,7 +196,7 @@ describe('example app: tips as orders (real HTTP, embedded emulator)', () => {
     expect(await rowsOf(await signedIn('bobby'), tx.txHash)).toHaveLength(1);
     const anonymous = await new CookieClient().get(`${example.url}/payments`);
     expect(anonymous.status).toBe(302);
-    expect(anonymous.headers.get('location')).toBe('/');
+    expect(anonymous.headers.get('location')).toBe('/?notice=login');
   });
 
   it('the shop’s own account is offered no tip (it would pay itself), and told why', async () => {
@@ -278,7 +278,7 @@ describe('example app: orders when the payer asks, operator routes for operators
   beforeAll(async () => {
     example = await startExample(
       exampleEnv({
-        SESSION_SECRET: 'operators-test-session-secret',
+        SESSION_SECRET: 'operators-test-session-secret-xx',
         TRUST_PROXY: '1',
         SCRAPER_TOKEN: 'scrape-me-0123',
       }),
@@ -303,7 +303,9 @@ describe('example app: orders when the payer asks, operator routes for operators
     expect(popup.searchParams.get('opener')).toBe('1');
     expect(popup.searchParams.get('state')).not.toBe(first.searchParams.get('state'));
     // Signed out: no order at all.
-    expect((await fetch(`${example.url}/tip`, { redirect: 'manual' })).headers.get('location')).toBe('/');
+    expect((await fetch(`${example.url}/tip`, { redirect: 'manual' })).headers.get('location')).toBe(
+      '/?notice=login',
+    );
   });
 
   it('serves /healthz and /metrics to the loopback and the configured scraper only', async () => {

@@ -138,7 +138,8 @@ describe('the README quick start in a fresh app that installs the packed tarball
       );
       const home = locationOf(await browser.get(locationOf(back)));
       expect(home.pathname).toBe('/');
-      expect(await (await browser.get(`http://localhost:${port}/`)).text()).toContain(
+      expect(home.search).toBe('?failed=declined');
+      expect(await (await browser.get(`http://localhost:${port}/${home.search}`)).text()).toContain(
         '<p id="failure" role="alert">You declined to sign in with Kudos.</p>',
       );
       child.kill('SIGTERM');

@@ -7,5 +7,5 @@ frameworkLoginSuite(
     const app = await buildApp(options, 'a-fastify-session-secret-of-32-chars-at-least');
     return { url: await app.listen({ port: 0, host: '127.0.0.1' }), close: () => app.close() };
   },
-  { failed: true, messages: ['You declined to sign in with Kudos.'] },
+  { failed: true, message: 'Signing in with Kudos did not complete.' },
 );

@@ -152,7 +152,7 @@ function instancesSuite(
         KUDOS_CLIENT_ID: 'shop',
         KUDOS_CLIENT_SECRET: 'shop-secret',
         CALLBACK_URL: `${proxy.url}/auth/kudos/callback`,
-        SESSION_SECRET: 'shared-session-secret-for-both',
+        SESSION_SECRET: 'shared-session-secret-for-both-x',
         KUDOS_WEBHOOK_SECRET: WEBHOOK_SECRET,
         KUDOS_AGENT_ID: AGENT,
       };

@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KudosError, type KudosTokenSet } from '../../src/index.js';
+import { KudosCookieStateStore, KudosError, type KudosTokenSet } from '../../src/index.js';
 import { dedupeKeys, shardKeys } from '../../src/redis/dedupe-keys.js';
-import { RedisDedupeStore, RedisRefreshLock, RedisTokenStore } from '../../src/redis/index.js';
+import {
+  RedisDedupeStore,
+  RedisRefreshLock,
+  RedisTokenStore,
+  RedisUsedStates,
+} from '../../src/redis/index.js';
 import { kudosWebhook } from '../../src/webhook/index.js';
 import { sharedRedis } from '../helpers/redis-server.js';
 
@@ -229,6 +234,45 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
         code: 'lock_timeout',
         status: 503,
       });
+    });
+  });
+
+  describe('RedisUsedStates', () => {
+    it('one of 20 concurrent marks across two connections is the first; the state expires with its TTL', async () => {
+      const p = prefix();
+      const stores = [new RedisUsedStates(a, { prefix: p }), new RedisUsedStates(b, { prefix: p })];
+      const marks = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => stores[i % 2]?.markUsed('the-state', 150)),
+      );
+      expect(marks.filter(Boolean)).toHaveLength(1);
+      const ttl = await a.pTTL(`${p}the-state`);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(150);
+    });
+
+    it('two instances with one KudosCookieStateStore secret: a state used at one is refused at the other', async () => {
+      const p = prefix();
+      const secret = 'redis-used-states-test-secret-0123456789';
+      const [one, two] = [a, b].map(
+        (client) =>
+          new KudosCookieStateStore({ secret, usedStates: new RedisUsedStates(client, { prefix: p }) }),
+      );
+      const headers = new Map<string, string[]>();
+      const res = {
+        getHeader: (n: string) => headers.get(n),
+        setHeader: (n: string, v: string[]) => headers.set(n, v),
+      };
+      let handle = '';
+      one?.store({ headers: {}, res }, undefined, undefined, {}, (_err, h) => {
+        handle = h as string;
+      });
+      const cookie = (headers.get('set-cookie')?.[0] ?? '').split(';')[0] as string;
+      const verify = (store: KudosCookieStateStore | undefined) =>
+        new Promise<unknown>((resolve) =>
+          store?.verify({ headers: { cookie }, res }, handle, {}, (_err, ok) => resolve(ok)),
+        );
+      expect(await verify(one)).toBe(true);
+      expect(await verify(two)).toBe(false);
     });
   });
 

@@ -63,4 +63,25 @@ describeSqlite('SqliteOrderStore under steady traffic', () => {
     expect(listed.every(({ id }) => Number(id.slice(6)) >= 24_000 - 2000)).toBe(true);
     expect(await open.listedCount('order:')).toMatchObject({ count: 200 });
   });
+
+  it('eight restarts of 200 expiring orders each leave at most 600 expired rows (swept at each start)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kudos-order-expiry-'));
+    const path = join(dir, 'orders.db');
+    let now = 1_800_000_000_000;
+    for (let restart = 0; restart < 8; restart++) {
+      store?.close();
+      store = new SqliteOrderStore({ path, synchronous: 'normal', now: () => now });
+      const open = store;
+      // Fewer writes than a process's own sweep waits for: only the sweep at start clears the last ones.
+      await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          open.write([
+            { id: `order:${restart}:${i}`, version: null, value: 'order', ttlMs: 1000, listed: false },
+          ]),
+        ),
+      );
+      now += 5000; // every order of this process has expired before the next one starts
+    }
+    expect(rowsIn(path).all).toBeLessThanOrEqual(600);
+  });
 });

@@ -67,10 +67,11 @@ export interface KudosPaymentsOptions {
    */
   exceptionTtlMs?: number | null;
   /**
-   * Whole tokens, as `createOrder()`'s `amount` (`"0.5"`): a payment below it that matches no order
-   * (`no_order`, `unknown_order`: anyone can pay your wallet a nanokudos) is decided and kept, but not
-   * listed by `unprocessed()`, counted by `status()` or told to `onException`. Default none: every
-   * exception is listed.
+   * Whole tokens, as `createOrder()`'s `amount` (`"0.5"`): a payment below it that credits no order
+   * (whatever it names: no order, or a copy of a paid order's memo, which the chain makes public;
+   * anyone can pay your wallet a nanokudos) is decided and kept, but not listed by `unprocessed()`,
+   * counted by `status()` or told to `onException`; money that went elsewhere (`not_to_wallet`) is
+   * always told. Default none: every exception is listed.
    */
   minExceptionAmount?: string;
   /** Processing lease of a notification, as `kudosWebhook()`; default 60 s. */
@@ -113,7 +114,7 @@ export interface KudosOrderInput {
   popup?: boolean;
   /** Wait for the chain before coming back (`blocking`); default true when there is a `redirectURI`. */
   blocking?: boolean;
-  /** Words in the memo before the order's reference (public, on the chain); default `order`. */
+  /** Words in the memo before the order's reference (public, on the chain; any order reference in them is taken out, so the memo names this order alone); default `order`. */
   memo?: string;
   /** How long this order can be paid, in milliseconds; default the `orderTtlMs` option. */
   expiresInMs?: number;

@@ -87,13 +87,15 @@ export class Ledger {
   }
 
   /**
-   * Whether an exception is dust: a payment that matches no order (`no_order`, `unknown_order`) below
-   * `minExceptionAmount`. Anyone can pay a shop's wallet; such a payment is decided and kept (a replay
-   * changes nothing) but never listed, counted by `status()` or told to `onException`.
+   * Whether an exception is dust: a payment below `minExceptionAmount` that credits no order, whatever
+   * it names (no order, an unknown one, or a copy of the memo of a paid, expired or open order: memos
+   * are public on the chain). Anyone can pay a shop's wallet; such a payment is decided and kept (a
+   * replay changes nothing) but never listed, counted by `status()` or told to `onException`. Money
+   * that went elsewhere (`not_to_wallet`, a wrong `wallet`) is always told.
    */
   quiet(record: KudosPaymentRecord): boolean {
-    const matchesNoOrder = record.outcome === 'no_order' || record.outcome === 'unknown_order';
-    return matchesNoOrder && record.received < this.minExceptionUnits;
+    if (record.outcome === 'credited' || record.outcome === 'not_to_wallet') return false;
+    return record.received < this.minExceptionUnits;
   }
 
   /**

@@ -49,8 +49,10 @@ function cutAtCharacter(text: string, units: number, bytes: number): string {
  * paid), the label cut between two characters to make room.
  */
 export function memoFor(reference: string, label: string = DEFAULT_MEMO_LABEL): string {
+  // A label that names an order's reference (another order's, pasted in) would make the memo name two
+  // orders, and the order's own full payment an `order_conflict`: every reference is taken out of it.
   const words = cutAtCharacter(
-    label.replace(/\s+/g, ' ').trim(),
+    label.replace(REFERENCE_IN_TEXT, ' ').replace(/\s+/g, ' ').trim(),
     MAX_REMARKS - reference.length - 1,
     MAX_MEMO_BYTES - Buffer.byteLength(reference, 'utf8') - 1,
   );

@@ -51,15 +51,16 @@ export async function buildApp(
     {
       preValidation: passport.authenticate('kudos', {
         successRedirect: '/me',
+        // No failureMessage: it would write the reason into a new session for every visitor who
+        // declines (or follows a stale link); the failure route says what it can without one.
         failureRedirect: '/auth/failure',
-        failureMessage: true,
       }),
     },
     async () => undefined,
   );
-  app.get('/auth/failure', async (request) => ({
+  app.get('/auth/failure', async () => ({
     failed: true,
-    messages: request.session.get('messages') ?? [],
+    message: 'Signing in with Kudos did not complete.',
   }));
   app.get('/me', async (request) => request.user ?? null);
 
