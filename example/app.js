@@ -242,7 +242,10 @@ export function createExampleApp({ config, authURL, baseURL, stores, shopWallet,
   app.get('/', (req, res) => {
     const message = req.session.message ?? NOTICES.get(String(req.query.notice));
     if (req.session.message !== undefined) delete req.session.message;
-    res.send(homePage({ ...view(req), message }));
+    // On the embedded emulator: its account page, where one signs out of Kudos itself (to sign in as
+    // another user). The service's own pages are not the example's to name.
+    const kudosAccountURL = config.authURL === undefined ? `${authURL}/in/account` : undefined;
+    res.send(homePage({ ...view(req), message, kudosAccountURL }));
   });
 
   // The start stores nothing: where to go afterwards rides in the state cookie with the state.

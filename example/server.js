@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: runs the example app, against the embedded Kudos emulator unless KUDOS_AUTH_URL and
 // KUDOS_BASE_URL point at a real service.
+import './quiet-sqlite-warning.js'; // first: before anything loads node:sqlite
 import { startExample } from './start.js';
 
 try {

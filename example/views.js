@@ -54,14 +54,19 @@ function page(title, body, nav = {}) {
 }
 
 /**
- * @param {{ user?: { displayName: string }, message?: string, csrf?: string }} model
+ * `kudosAccountURL`: the emulator's account page, where a visitor signs out of Kudos itself (it
+ * remembers who signed in, and that they consented): the way to sign in here as another user.
+ * @param {{ user?: { displayName: string }, message?: string, csrf?: string, kudosAccountURL?: string }} model
  */
-export function homePage({ user, message, csrf }) {
+export function homePage({ user, message, csrf, kudosAccountURL }) {
   const notice = message ? `<p class="notice" role="status" id="message">${escapeHtml(message)}</p>` : '';
+  const switchUser = kudosAccountURL
+    ? `<p id="switch-user">Kudos remembers who signed in there: to sign in here as someone else (<code>bobby</code> / <code>builder</code>), <a href="${escapeHtml(kudosAccountURL)}" id="kudos-account">log out of Kudos</a> first, then come back and log in.</p>`
+    : '';
   const body = user
     ? `${notice}<h1>Welcome back, ${escapeHtml(user.displayName)}</h1><p><a href="/profile">Go to your profile</a></p>`
     : `${notice}<h1>Kudos example shop</h1><p>Sign in to see your Kudos profile and tip a creator.</p>
-<a class="kudos-button" id="login" href="/auth/kudos">${LOGO}<span>Log in with Kudos</span></a>`;
+<a class="kudos-button" id="login" href="/auth/kudos">${LOGO}<span>Log in with Kudos</span></a>${switchUser}`;
   return page('Home', body, { user, csrf });
 }
 

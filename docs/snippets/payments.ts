@@ -26,7 +26,7 @@ const payments = kudosPayments({
   store,
   orders: store.orderStore(), // the orders, in the same file
   onPaid: async ({ order, txHash, received }) => {
-    // Once per order (called again only if this throws). Ship it.
+    // Once per order (again only if this throws): ship it. Fields: docs/payments.md#the-order-and-the-payment
     console.log(`order paid: ${order.data.item} ${order.reference} ${txHash} ${received}`);
   },
   onException: async ({ reason, txHash, received }) => {
@@ -61,7 +61,7 @@ app.post('/orders', async (_req, res, next) => {
 // The widget's return page. Anyone can type its URL with any hash: the answer is only ever about the
 // order it names, and a hash that pays another order credits that one, never this.
 const ANSWERS = {
-  paid: 'paid, thank you',
+  paid: 'paid, thank you: we are preparing your order',
   pending: 'not confirmed yet',
   not_this_order: 'this payment is not for this order',
   unknown_order: 'no such order',
@@ -70,7 +70,11 @@ app.get('/paid', async (req, res, next) => {
   const { state, tx_hash: txHash } = req.query;
   try {
     const { status } = await payments.check({ reference: String(state), txHash: String(txHash) });
-    res.status(status === 'unknown_order' ? 404 : 200).send(ANSWERS[status]);
+    // `paid` is decided; the order is `fulfilled` once onPaid has run for it.
+    const shipped = status === 'paid' && (await payments.order(String(state)))?.status === 'fulfilled';
+    res
+      .status(status === 'unknown_order' ? 404 : 200)
+      .send(shipped ? 'paid, thank you: it is on its way' : ANSWERS[status]);
   } catch (error) {
     next(error); // the store is down: Express answers 500, and the process lives on
   }
@@ -78,13 +82,14 @@ app.get('/paid', async (req, res, next) => {
 
 app.listen(Number(process.env.PORT ?? 3001));
 
-// What could not be processed (a failure after the service stopped retrying, a crash) is kept: run it
-// again every five minutes.
-setInterval(() => {
-  payments.redrive().catch((error: unknown) => console.warn('redrive failed', error));
-}, 5 * 60_000).unref();
-
-// A payment made while the shop was down longer than the service retries is on the chain: every minute.
-setInterval(() => {
-  payments.reconcileChain().catch((error: unknown) => console.warn('reconcile from the chain failed', error));
-}, 60_000).unref();
+// What could not be processed is kept: redrive() runs it again (a failure after the service stopped
+// retrying, a crash); a payment made while the shop was down is on the chain: reconcileChain(). Each
+// at start and on a timer (a run still going is joined, and a held one told once).
+const upkeep = (what: string, run: () => Promise<unknown>) => () =>
+  void run().catch((error: unknown) => console.warn(`${what} failed`, error));
+const redrive = upkeep('redrive', () => payments.redrive());
+const fromChain = upkeep('reconcile from the chain', () => payments.reconcileChain());
+redrive();
+fromChain();
+setInterval(redrive, 5 * 60_000).unref();
+setInterval(fromChain, 60_000).unref();

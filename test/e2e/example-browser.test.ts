@@ -115,6 +115,20 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
     expect(await page.locator('#display-name').textContent()).toBe('Alice Liddell');
   });
 
+  it('logs out of the example and of Kudos, and signs in as bobby', async () => {
+    await logIn();
+    await page.waitForURL(`${example.url}/profile`);
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.waitForURL(`${example.url}/`);
+    // Kudos remembers alice (and her consent): the home page says how to sign in as someone else.
+    await page.getByRole('link', { name: 'log out of Kudos' }).click();
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.waitForURL(/\/in\/login/);
+    await logIn({ user: 'bobby', password: 'builder' });
+    await page.waitForURL(`${example.url}/profile`);
+    expect(await page.locator('#display-name').textContent()).toBe('Bob Builder');
+  });
+
   it('calls the emulator’s authenticated API with the access token and shows the answer', async () => {
     await logIn();
     await page.waitForURL(`${example.url}/profile`);

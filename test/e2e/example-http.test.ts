@@ -165,16 +165,28 @@ describe('example app: what a security reviewer expects (real HTTP)', () => {
 describe('example server entry point', () => {
   it('serves on http://localhost:3000 by default and prints the URL and the demo credentials', async () => {
     const child = spawn(process.execPath, ['example/server.js'], {
-      env: { ...process.env, PORT: undefined, SESSION_SECRET: undefined },
+      env: {
+        ...process.env,
+        PORT: undefined,
+        SESSION_SECRET: undefined,
+        // As a user's shell has it: without the runner's --disable-warning.
+        NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace('--disable-warning=ExperimentalWarning', ''),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     endWithTestFile(child);
     try {
       let out = '';
+      let err = '';
       child.stdout.on('data', (c: Buffer) => {
         out += c.toString();
       });
+      child.stderr.on('data', (c: Buffer) => {
+        err += c.toString();
+      });
       await expect.poll(() => out, { timeout: 15_000 }).toContain('Demo users:');
+      // Quiet about node:sqlite's ExperimentalWarning (the example's payments use it on Node 22.13+).
+      expect(err).not.toContain('ExperimentalWarning');
       expect(out).toContain('Kudos example app: http://localhost:3000');
       expect(out).toContain('alice / wonderland');
       const home = await fetch('http://localhost:3000/');

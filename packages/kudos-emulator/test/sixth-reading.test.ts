@@ -225,8 +225,14 @@ describe('kudos-emulator --generation 2026', () => {
   it('answers the removed routes with Express’s 404 page', async () => {
     const started = startCli(['--port', '0', '--quiet', '--generation', '2026']);
     children.push(started.child);
-    const authURL = authURLOf(await started.output);
+    const banner = await started.output;
+    const authURL = authURLOf(banner);
     expect(authURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // The banner names the generation and the chain node to point restURL at, and no removed route.
+    expect(banner).toContain(`chain:     ${authURL}/chain`);
+    expect(banner).toContain('generation: 2026');
+    expect(banner).not.toContain('/cosmos/lcd   (');
+    expect(banner).not.toContain('LCD:');
     const res = await fetch(`${authURL}/api/tx/history/user/alice`);
     expect(res.status).toBe(404);
     expect(await res.text()).toContain('<pre>Cannot GET /tx/history/user/alice</pre>');

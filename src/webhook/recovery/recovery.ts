@@ -8,6 +8,18 @@ import { observeNotification } from '../core/observe.js';
 import { type PipelineSettings, runNotification } from '../core/pipeline.js';
 import { asHandlerError } from '../core/process-once.js';
 
+/** The kept keys each receiver's `redrive()` has told `onError` another run holds (told once each). */
+const toldHeld = new WeakMap<PipelineSettings, Set<string>>();
+
+function heldOf(settings: PipelineSettings): Set<string> {
+  let held = toldHeld.get(settings);
+  if (!held) {
+    held = new Set();
+    toldHeld.set(settings, held);
+  }
+  return held;
+}
+
 /** Most kept notifications one `unprocessed()` or `redrive()` reads. */
 const MAX_KEPT_READ = 1_000_000;
 
@@ -63,9 +75,14 @@ export async function listUnprocessed(
  */
 export async function redrive(settings: PipelineSettings): Promise<KudosRedriveResult> {
   const kept = keptOf(settings.store, settings.report);
+  const held = heldOf(settings);
   let processed = 0;
   let failed = 0;
-  for (const record of await kept(MAX_KEPT_READ)) {
+  const records = await kept(MAX_KEPT_READ);
+  // A key no longer kept is not held by anyone any more: forgotten, so the set stays bounded.
+  const keys = new Set(records.map((r) => r.key));
+  for (const key of held) if (!keys.has(key)) held.delete(key);
+  for (const record of records) {
     try {
       await observeNotification('redrive', (message) =>
         runNotification(settings, {
@@ -78,8 +95,17 @@ export async function redrive(settings: PipelineSettings): Promise<KudosRedriveR
         }),
       );
       processed++;
+      held.delete(record.key);
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'in_progress') failed++;
+      // Another run (a delivery, another instance's redrive) holds it: told once, not at every run
+      // for as long as its lease lasts.
+      if ((error as { code?: unknown }).code === 'in_progress') {
+        if (held.has(record.key)) continue;
+        held.add(record.key);
+      } else {
+        failed++;
+        held.delete(record.key);
+      }
       settings.report(asHandlerError(error), undefined);
     }
   }

@@ -214,7 +214,16 @@ export function banner(
     `  authURL:   ${emulator.authURL}`,
     `  baseURL:   ${emulator.baseURL}`,
     `  token:     ${emulator.tokenURL}`,
-    `  LCD:       ${emulator.baseURL}/cosmos/lcd   (cosmosConfirmer({ baseURL }) finds it)`,
+    `  chain:     ${emulator.chainURL}   (the chain node's REST interface: restURL of kudosPayments() and cosmosConfirmer())`,
+    ...(options.generation === '2026'
+      ? [
+          '  generation: 2026, the service as it is now: /tx/**, the chain proxy /cosmos/lcd/**, /users/id/ID and',
+          '              /users/self answer 404 (point restURL at the chain above)',
+        ]
+      : [
+          '  generation: 2025, this interface as it last worked (--generation 2026: the service now)',
+          `  LCD:       ${emulator.baseURL}/cosmos/lcd   (the service's chain proxy, gone in 2026; cosmosConfirmer({ baseURL }) finds it)`,
+        ]),
     '',
     "The README's quick start reads these (the client is the first one below):",
     `  export KUDOS_AUTH_URL=${emulator.authURL}`,

@@ -102,6 +102,8 @@ describe('kudos-emulator command', () => {
     const authURL = /authURL:\s+(\S+)/.exec(text)?.[1] ?? '';
     expect(text).toContain(`token:     ${authURL}/api/oauth/access_token`);
     expect(text).toContain(`LCD:       ${authURL}/api/cosmos/lcd`);
+    expect(text).toContain(`chain:     ${authURL}/chain`);
+    expect(text).toContain('generation: 2025');
     expect(text).toMatch(
       /shop-agent: wallet cosmos1\w{38}, webhook http:\/\/127\.0\.0\.1:9\/hook\?token=REDACTED/,
     );
