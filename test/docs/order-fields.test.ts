@@ -37,13 +37,13 @@ describe('docs/payments.md: what an order holds and what onPaid is given', () =>
     });
     await fixture.kudos.idle();
     const [paid] = shop.paid;
-    expect(paid).toBeDefined();
+    if (!paid) throw new Error('onPaid was not told of the order');
     const orderFields = table('order-fields');
     const paymentFields = table('payment-fields');
-    expect(orderFields.map(([name]) => name).sort()).toEqual(Object.keys(paid?.order ?? {}).sort());
-    expect(paymentFields.map(([name]) => name).sort()).toEqual(Object.keys(paid ?? {}).sort());
+    expect(orderFields.map(([name]) => name).sort()).toEqual(Object.keys(paid.order).sort());
+    expect(paymentFields.map(([name]) => name).sort()).toEqual(Object.keys(paid).sort());
     for (const [name, type] of orderFields) {
-      const value = (paid?.order as unknown as Record<string, unknown>)[name];
+      const value = (paid.order as unknown as Record<string, unknown>)[name];
       const kinds = type
         .replaceAll('`', '')
         .split(/ \\\| /)
@@ -58,7 +58,7 @@ describe('docs/payments.md: what an order holds and what onPaid is given', () =>
       expect(named, `${name}: ${type} (is ${kind})`).toBe(true);
     }
     // The order as paid, after onPaid: fulfilled, with the payment's four fields.
-    const after = await shop.payments.order(paid?.order.reference ?? '');
+    const after = await shop.payments.order(paid.order.reference);
     expect(after?.status).toBe('fulfilled');
     expect(Object.keys(after?.payment ?? {}).sort()).toEqual(['paidAt', 'payer', 'received', 'txHash']);
   });

@@ -118,14 +118,16 @@ describe('example app session lifetimes over real HTTP', () => {
     expect(links.size).toBe(1);
   });
 
-  it('keeps nothing for 20,000 anonymous sign-in starts, and a user who was on the consent page signs in', async () => {
+  it('keeps nothing for 2,000 anonymous sign-in starts, and a user who was on the consent page signs in', async () => {
     const store = example.stores.session as BoundedMemoryStore;
     expect(store).toBeInstanceOf(BoundedMemoryStore);
     const before = store.counts;
     // Alice opens the consent page before the flood, and accepts after it.
     const alice = new CookieClient();
     const consent = locationOf(await alice.get(`${example.url}/auth/kudos?returnTo=%2Fpayments`));
-    for (let batch = 0; batch < 400; batch++) {
+    // A count that proves the property (each start writes nothing), not a throughput: the flood's speed
+    // is a benchmark's business, and a busy machine takes longer.
+    for (let batch = 0; batch < 40; batch++) {
       await Promise.all(
         Array.from({ length: 50 }, async () => {
           const res = await fetch(`${example.url}/auth/kudos`, { redirect: 'manual' });

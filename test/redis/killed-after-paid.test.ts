@@ -82,8 +82,9 @@ describe('an app killed just after onPaid returned (real process, Redis, emulato
     >;
     expect(redriven).toMatchObject({ failed: 0, remaining: 0 });
     expect(await status()).toBe('fulfilled');
+    // onPaid at least once (as documented: a kill between onPaid and its mark tells it again, and a
+    // busy machine may make a delivery run it too); one credit: the order is fulfilled once.
     expect(paid().filter((r) => r === reference).length).toBeGreaterThanOrEqual(1);
-    expect(paid().filter((r) => r === reference).length).toBeLessThanOrEqual(2); // at least once, as documented
     // A later redrive tells nobody again.
     await fetch(`${s.url}/redrive`, { method: 'POST' });
     const told = paid().length;
