@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endWithTestFile } from '../helpers/children.js';
@@ -120,6 +120,24 @@ describe('the README quick start in a fresh app that installs the packed tarball
       '<p id="user-id">alice</p>',
     );
   }, 60_000);
+
+  it('compiles the quick start with docs/reference.md’s tsconfig in an `npm init -y` folder ("type": "commonjs"), and signs in', async () => {
+    const dir = join(app, 'init-y');
+    mkdirSync(dir, { recursive: true });
+    // What `npm init -y` of npm 11 writes (the type is what matters).
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'init-y', version: '1.0.0', type: 'commonjs' }),
+    );
+    const shown = /<!-- quickstart-tsconfig -->\s*```json\n([\s\S]*?)```/.exec(
+      readFileSync('docs/reference.md', 'utf8'),
+    );
+    writeFileSync(join(dir, 'tsconfig.json'), shown?.[1] ?? '');
+    copyFileSync('docs/snippets/quickstart.ts', join(dir, 'server.ts'));
+    expect(run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', '.'], dir)).toBe('');
+    expect(readFileSync(join(dir, 'dist', 'server.js'), 'utf8')).toContain('require("passport-kudos")');
+    expect(await logInThrough(join('init-y', 'dist', 'server.js'))).toContain('<p id="user-id">alice</p>');
+  }, 120_000);
 
   it('runs the CommonJS quick start the same way', async () => {
     expect(await logInThrough('server.cjs')).toContain('<p id="user-id">alice</p>');
