@@ -132,6 +132,7 @@ describe('kudos-emulator --verbose', () => {
   it('says so in --help', async () => {
     const help = await runCli(['--help']);
     expect(help.stdout).toContain('--verbose');
+    expect(help.stdout.endsWith('\n')).toBe(true); // a shell prompt after it starts on its own line
     expect(help.stdout).toContain('passport-kudos:token outcome=success');
   });
 });
