@@ -208,28 +208,35 @@ export class ChainReconciler {
     const record = chainRecord(found, plan.denom);
     if (record === undefined) return 'ok'; // failed, not in a block, or none of the denomination: nothing to decide
     run.decided.add(hash);
-    const outcome = await feed(this.settings, record, result, this.extras(plan, record, found));
+    const outcome = await feed(this.settings, record, result, chainExtras(this.payers, plan, record, found));
     if (outcome === 'processed') run.recovered++;
     return outcome === 'failed' ? 'retry' : 'ok';
   }
+}
 
-  /**
-   * The payer named once the key is claimed (a duplicate costs no lookup; a lookup that fails leaves it
-   * unnamed where whoever paid makes no difference), and the chain's answer for the confirmer.
-   */
-  private extras(plan: ChainPlan, record: Record<string, unknown>, found: unknown): FeedExtras {
-    const { baseURL, lcd, timeoutMs, payerOptional } = plan;
-    const from = record.from as string;
-    const name = (url: string) =>
-      this.payers.idOf(url, from, timeoutMs).catch(async (error: unknown) => {
-        if (payerOptional && (await payerOptional(record))) return null;
-        throw error;
-      });
-    return {
-      chainAnswer: { lcd, body: found },
-      ...(baseURL === undefined ? {} : { namePayer: () => name(baseURL) }),
-    };
-  }
+/**
+ * What a transaction read from the chain is fed with: the chain's answer, for the confirmer of the
+ * same node (no second lookup), and its payer named once the key is claimed (a duplicate costs no
+ * lookup; with `payerOptional`, a lookup that fails leaves it unnamed where whoever paid makes no
+ * difference). The chain reconcile and the return page's lookup both feed through it.
+ */
+export function chainExtras(
+  payers: PayerIds,
+  read: ChainLookup & Pick<ChainPlan, 'payerOptional'>,
+  record: Record<string, unknown>,
+  found: unknown,
+): FeedExtras {
+  const { baseURL, lcd, timeoutMs, payerOptional } = read;
+  const from = record.from as string;
+  const name = (url: string) =>
+    payers.idOf(url, from, timeoutMs).catch(async (error: unknown) => {
+      if (payerOptional && (await payerOptional(record))) return null;
+      throw error;
+    });
+  return {
+    chainAnswer: { lcd, body: found },
+    ...(baseURL === undefined ? {} : { namePayer: () => name(baseURL) }),
+  };
 }
 
 /** A run's identity: the chain node, the accounts, the denomination, and an explicit `since`. */

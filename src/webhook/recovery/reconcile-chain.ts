@@ -12,7 +12,7 @@ import { chainRecord } from '../core/chain-tx.js';
 import { checkDenom, checkWallets } from '../core/confirm.js';
 import type { PipelineSettings } from '../core/pipeline.js';
 import { type ChainLookup, lookUpTx } from './chain-reads.js';
-import type { ChainPlan, ChainReconciler } from './chain-runs.js';
+import { type ChainPlan, type ChainReconciler, chainExtras } from './chain-runs.js';
 import type { PayerIds } from './payer-ids.js';
 import { emptyResult, feed, type KudosReconcileResult } from './reconcile.js';
 
@@ -81,13 +81,13 @@ export async function reconcileChainTx(
   const found = await lookUpTx(read, hash.toUpperCase());
   const record = chainRecord(found, read.denom);
   if (record === undefined || !concerns(record)) return result;
-  const { baseURL, timeoutMs } = read;
-  const from = record.from as string;
-  await feed(settings, record, result, {
-    // The confirmer of this node reads the answer just read; the payer is named once the key is claimed.
-    chainAnswer: { lcd: read.lcd, body: found },
-    ...(baseURL === undefined ? {} : { namePayer: () => payers.idOf(baseURL, from, timeoutMs) }),
-  });
+  // The return page's lookup, as it was: a payer the service cannot name fails this lookup.
+  await feed(
+    settings,
+    record,
+    result,
+    chainExtras(payers, { ...read, payerOptional: undefined }, record, found),
+  );
   return result;
 }
 
