@@ -13,30 +13,30 @@ import { HAS_SQLITE } from './test/helpers/has-sqlite.js';
 const EMULATOR_BROWSER = 'packages/kudos-emulator/test/browser/**/*.test.ts';
 const INTEGRATION = [
   'test/redis/**/*.test.ts',
-  'test/sqlite/**/*.test.ts',
+  'packages/kudos-payments/test/sqlite/**/*.test.ts',
   // The emulator's own package: its tests start it over real HTTP and as its own process.
   'packages/kudos-emulator/test/**/*.test.ts',
   'test/integration/**/*.test.ts',
   // The emulator's real sender, with its retries: seconds of waiting each.
-  'test/webhook/payment-faults.test.ts',
-  'test/webhook/overlapping-deliveries.test.ts',
+  'packages/kudos-payments/test/webhook/payment-faults.test.ts',
+  'packages/kudos-payments/test/webhook/overlapping-deliveries.test.ts',
   // 10,000 generated payloads posted over HTTP.
-  'test/webhook/property.test.ts',
+  'packages/kudos-payments/test/webhook/property.test.ts',
   // kudosPayments() with the emulator's real sender: attacks and faults.
-  'test/webhook/payments.test.ts',
-  'test/webhook/payments-real-service.test.ts',
-  'test/webhook/payments-attack-six.test.ts',
-  'test/webhook/payments-fulfil-retry.test.ts',
-  'test/webhook/payments-two-instances.test.ts',
-  'test/webhook/reconcile-chain.test.ts',
-  'test/webhook/reconcile-chain-paging.test.ts',
-  'test/webhook/payments-memo-copies.test.ts',
-  'test/webhook/reconcile-chain-stores.test.ts',
-  'test/webhook/payments-health.test.ts',
+  'packages/kudos-payments/test/webhook/payments.test.ts',
+  'packages/kudos-payments/test/webhook/payments-real-service.test.ts',
+  'packages/kudos-payments/test/webhook/payments-attack-six.test.ts',
+  'packages/kudos-payments/test/webhook/payments-fulfil-retry.test.ts',
+  'packages/kudos-payments/test/webhook/payments-two-instances.test.ts',
+  'packages/kudos-payments/test/webhook/reconcile-chain.test.ts',
+  'packages/kudos-payments/test/webhook/reconcile-chain-paging.test.ts',
+  'packages/kudos-payments/test/webhook/payments-memo-copies.test.ts',
+  'packages/kudos-payments/test/webhook/reconcile-chain-stores.test.ts',
+  'packages/kudos-payments/test/webhook/payments-health.test.ts',
 ];
 // Files whose every suite needs node:sqlite (22.13 and later): on an older Node they are left out of
 // the run (said once below), not skipped one by one; the other files' SQLite suites are not defined.
-const SQLITE_ONLY = ['test/sqlite/**/*.test.ts', 'test/e2e/readme-webhook.test.ts'];
+const SQLITE_ONLY = ['packages/kudos-payments/test/sqlite/**/*.test.ts', 'test/e2e/readme-webhook.test.ts'];
 const LEFT_OUT = HAS_SQLITE ? [] : SQLITE_ONLY;
 const E2E = [
   'test/e2e/**/*.test.ts',
@@ -75,14 +75,19 @@ if (!process.env.KUDOS_TEST_TMPDIR) {
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 }
 
+/** A file of the workspace, absolute. */
+function source(path: string): string {
+  return fileURLToPath(new URL(`./${path}`, import.meta.url));
+}
+
 export default defineConfig({
   // The workspace's packages by name, from their sources, as tsconfig.json's paths say: one copy of
-  // the contract in a run (the emulator's and the library's errors are the same classes).
+  // kudos-core in a run (every package's errors are the same classes).
   resolve: {
-    alias: {
-      'passport-kudos/contract': fileURLToPath(new URL('./src/contract/index.ts', import.meta.url)),
-      'kudos-emulator': fileURLToPath(new URL('./packages/kudos-emulator/src/index.ts', import.meta.url)),
-    },
+    alias: [
+      { find: /^kudos-(core|payments)\/([a-z]+)$/, replacement: source('packages/kudos-$1/src/$2/index.ts') },
+      { find: /^kudos-(core|payments|emulator)$/, replacement: source('packages/kudos-$1/src/index.ts') },
+    ],
   },
   test: {
     testTimeout: 20_000,
@@ -97,13 +102,16 @@ export default defineConfig({
     outputFile: { json: 'test-results/vitest.json' },
     coverage: {
       provider: 'v8',
-      include: ['src/**/*.ts', 'packages/kudos-emulator/src/**/*.ts'],
+      include: ['src/**/*.ts', 'packages/*/src/**/*.ts'],
       // The command's entry point runs main() as it is imported: the emulator's test/cli/ runs it as the
       // command it is (a process, whose coverage V8 does not hand back); the code it calls is
       // measured in process by its test/cli-commands.test.ts.
       // On a Node without node:sqlite (before 22.13) the SQLite suites are skipped: their stores are
       // not measured there (CI's Nodes all have it, and measure them).
-      exclude: ['packages/kudos-emulator/src/cli.ts', ...(HAS_SQLITE ? [] : ['src/sqlite/**'])],
+      exclude: [
+        'packages/kudos-emulator/src/cli.ts',
+        ...(HAS_SQLITE ? [] : ['packages/kudos-payments/src/sqlite/**']),
+      ],
       reporter: ['text-summary', 'json-summary'],
       reportsDirectory: 'coverage',
       // Held in CI: `npm test` fails below them.
@@ -114,7 +122,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['test/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           exclude: [...INTEGRATION, ...E2E, ...LEFT_OUT],
           // Quick in-process files: worker threads start faster than child processes.
           pool: 'threads',

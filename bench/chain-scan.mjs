@@ -4,7 +4,7 @@
 // reads the same window whole again (an explicit `since`: what every run cost before runs remembered
 // how far they had read), measured in the same run. Requests are counted by the node itself.
 import { performance } from 'node:perf_hooks';
-import { cosmosConfirmer, kudosReceiver } from 'passport-kudos/webhook';
+import { cosmosConfirmer, kudosReceiver } from 'kudos-payments';
 import { WALLETS } from '../test/helpers/chain-answer.mjs';
 import { startTestChainNode, testHash } from '../test/helpers/chain-node.mjs';
 

@@ -11,8 +11,8 @@ const CASES = [
   { name: "import('passport-oauth2')", load: "await import('passport-oauth2')", esm: true },
   { name: "require('passport-kudos')", load: "require('passport-kudos')" },
   { name: "import('passport-kudos')", load: "await import('passport-kudos')", esm: true },
-  { name: "require('passport-kudos/webhook')", load: "require('passport-kudos/webhook')" },
-  { name: "import('passport-kudos/webhook')", load: "await import('passport-kudos/webhook')", esm: true },
+  { name: "require('kudos-payments')", load: "require('kudos-payments')" },
+  { name: "import('kudos-payments')", load: "await import('kudos-payments')", esm: true },
 ];
 
 /** Spawns one case: the process time, and the load time it prints. */

@@ -14,7 +14,7 @@ const WARMUP = 100_000;
 
 /** In the child: fills a store with `keys` keys, warms it up, then times `amount` new notifications. */
 async function child(keys, amount) {
-  const { MemoryDedupeStore } = await import('passport-kudos/webhook');
+  const { MemoryDedupeStore } = await import('kudos-payments');
   global.gc?.();
   const rssBefore = process.memoryUsage().rss;
   const heapBefore = process.memoryUsage().heapUsed;

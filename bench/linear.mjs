@@ -4,8 +4,8 @@
 // strategy's start (callback URL from forwarded headers), the callback's query, and the webhook
 // receiver (URL secret, content type, Basic credentials).
 import { Readable } from 'node:stream';
+import { kudosWebhook } from 'kudos-payments';
 import { KudosStrategy } from 'passport-kudos';
-import { kudosWebhook } from 'passport-kudos/webhook';
 import { ratio, summarize } from './lib/stats.mjs';
 
 const strategy = new KudosStrategy(

@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { SqliteDedupeStore } from 'passport-kudos/sqlite';
-import { kudosWebhook, MemoryDedupeStore } from 'passport-kudos/webhook';
+import { kudosWebhook, MemoryDedupeStore } from 'kudos-payments';
+import { SqliteDedupeStore } from 'kudos-payments/sqlite';
 import { HAS_SQLITE } from './lib/sqlite.mjs';
 import { summarize } from './lib/stats.mjs';
 
@@ -62,7 +62,7 @@ export async function benchRecovery({ runs, kept }) {
   }
 }
 
-/** @param {{ runs: number, kept: number, make: () => import('passport-kudos/webhook').KudosDedupeStore }} options */
+/** @param {{ runs: number, kept: number, make: () => import('kudos-payments').KudosDedupeStore }} options */
 async function measureRecovery({ runs, kept, make }) {
   const list = [];
   const drive = [];

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { promisify } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
-import { RedisDedupeStore } from 'passport-kudos/redis';
+import { RedisDedupeStore } from 'kudos-payments/redis';
 import { createClient, createCluster } from 'redis';
 import { benchRedisCluster, benchRedisServer } from './lib/redis.mjs';
 import { summarize } from './lib/stats.mjs';

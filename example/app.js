@@ -4,6 +4,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import session from 'express-session';
+import { kudosPayments } from 'kudos-payments';
 import passport from 'passport';
 import {
   createKudosClient,
@@ -12,7 +13,6 @@ import {
   KudosError,
   KudosStrategy,
 } from 'passport-kudos';
-import { kudosPayments } from 'passport-kudos/webhook';
 import { createMetrics } from './metrics.js';
 import { errorPage, FAVICON_SVG, homePage, paymentsPage, profilePage, tipDonePage } from './views.js';
 

@@ -5,7 +5,8 @@
 // memory; a sessions' Redis has a limit and an evicting policy of its own. Without it, each instance keeps
 // its sessions in memory (a sign-in still works across instances: its state rides in a cookie).
 import { RedisStore } from 'connect-redis';
-import { RedisDedupeStore, RedisOrderStore, RedisRefreshLock, RedisTokenStore } from 'passport-kudos/redis';
+import { RedisDedupeStore, RedisOrderStore } from 'kudos-payments/redis';
+import { RedisRefreshLock, RedisTokenStore } from 'passport-kudos/redis';
 import { createClient, createCluster } from 'redis';
 import { BoundedMemoryStore, MAX_SESSIONS_PER_ACCOUNT } from './session-store.js';
 

@@ -4,9 +4,9 @@
 // Redis so that several instances share it (see the README's "Running several instances").
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { MemoryDedupeStore, MemoryOrderStore } from 'kudos-payments';
+import { SqliteDedupeStore, sqliteAvailable } from 'kudos-payments/sqlite';
 import { MemoryRefreshLock, MemoryTokenStore } from 'passport-kudos';
-import { SqliteDedupeStore, sqliteAvailable } from 'passport-kudos/sqlite';
-import { MemoryDedupeStore, MemoryOrderStore } from 'passport-kudos/webhook';
 import { BoundedMemoryStore } from './session-store.js';
 
 /**
@@ -17,8 +17,8 @@ import { BoundedMemoryStore } from './session-store.js';
  * @typedef {{
  *   session: import('express-session').Store | undefined,
  *   tokens: import('passport-kudos').KudosTokenStore,
- *   dedupe: import('passport-kudos/webhook').KudosDedupeStore,
- *   orders: import('passport-kudos/webhook').KudosOrderStore,
+ *   dedupe: import('kudos-payments').KudosDedupeStore,
+ *   orders: import('kudos-payments').KudosOrderStore,
  *   lock: import('passport-kudos').KudosRefreshLock,
  *   payments: PaymentLog,
  *   openTips: OpenTips,

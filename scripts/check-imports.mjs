@@ -1,84 +1,92 @@
-// Checks the layers that ARCHITECTURE.md draws: no import cycles (type-only imports included), and
-// each room of src/ imports only the rooms below it (or itself). Checks the package boundary too: the
-// emulator's package (packages/kudos-emulator/src) imports the library only through
-// passport-kudos/contract, and the library never imports the emulator. Exits non-zero naming the
-// offending files.
+// Checks the houses that ARCHITECTURE.md draws, one per package of the workspace: no import cycle
+// (every kind of import counts: static, type-only, re-exports, side-effect and dynamic `import()`),
+// each room imports only its own and the rooms below it, a relative import never leaves its package,
+// and a package imports by name only node: modules and what its package.json declares (the payments
+// and the emulator no Passport package, the emulator neither passport-kudos nor kudos-payments).
+// Exits non-zero naming the file and the import.
 //
-//   base  <-  protocol  <-  callback, tokens, webhook, redis, sqlite  <-  strategy  <-  index
-//                       <-  contract  <-  (the kudos-emulator package)
-//
-// The entry points (index.ts, testing/, contract/) sit on top and may re-export the rooms they serve.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+//   kudos-core  <-  passport-kudos        (sign-in)
+//               <-  kudos-payments        (payments)
+//               <-  kudos-emulator        (the local Kudos)
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 
-const LOW = ['base', 'protocol'];
-const WEBHOOK_PARTS = [
-  'webhook/core',
-  'webhook/stores',
-  'webhook/stores/memory',
-  'webhook/recovery',
-  'webhook/adapters',
-  'webhook/payments',
-];
-
-/** Rooms (folders of src/; "index" is src/index.ts) and the rooms each may import. */
-export const ALLOWED = {
-  base: ['base'],
-  protocol: LOW,
-  tokens: [...LOW, 'tokens'],
-  callback: [...LOW, 'tokens', 'callback'],
-  // The receiver by concern. core: a notification in, processed once (pipeline, process-once, parse,
-  // body, secret, confirm, the dedupe store interface, its tracing). stores: the kept-record rule, the
-  // store contract, the memory store. recovery: unprocessed, redrive, reconcile, status.
-  'webhook/core': [...LOW, 'webhook/core'],
-  'webhook/stores': [...LOW, 'webhook/core', 'webhook/stores'],
-  'webhook/stores/memory': [...LOW, 'webhook/core', 'webhook/stores', 'webhook/stores/memory'],
-  'webhook/recovery': [...LOW, 'webhook/core', 'webhook/recovery'],
-  // The receiver itself (receiver.ts: the core with recovery; options.ts) and the entry point.
-  webhook: [...LOW, 'webhook', ...WEBHOOK_PARTS],
-  // Node (Express, Fastify, NestJS) and Fetch around the receiver.
-  'webhook/adapters': [...LOW, 'webhook', 'webhook/core', 'webhook/adapters'],
-  // Orders on top of the receiver: kudosPayments() and the order store interface.
-  'webhook/payments': [...LOW, 'webhook', ...WEBHOOK_PARTS],
-  redis: [...LOW, 'tokens', 'webhook/core', 'webhook/stores', 'webhook/payments', 'redis'],
-  sqlite: [...LOW, 'webhook/core', 'webhook/stores', 'webhook/payments', 'sqlite'],
-  strategy: [...LOW, 'callback', 'tokens', 'strategy'],
-  index: [...LOW, 'callback', 'tokens', 'strategy'],
-  // passport-kudos/otel: reads the channels of base/trace.ts, nothing else of the package.
-  otel: [...LOW, 'otel'],
-  // passport-kudos/testing: the store contracts that third-party stores run.
-  testing: [...LOW, 'webhook/stores', 'webhook/payments'],
-  // passport-kudos/contract: the wire contract, for the emulator's package.
-  contract: LOW,
+/**
+ * Each package: its folder, and its rooms lowest first, each with the rooms it may import besides
+ * itself. A room is a folder of src/ ("index" is a file at src/'s top).
+ */
+export const PACKAGES = {
+  'kudos-core': {
+    dir: 'packages/kudos-core',
+    rooms: {
+      base: [],
+      protocol: ['base'],
+      chain: ['base', 'protocol'],
+      redis: ['base'],
+      otel: ['base'],
+      index: ['base', 'protocol'],
+    },
+  },
+  'passport-kudos': {
+    dir: '.',
+    rooms: {
+      tokens: [],
+      callback: ['tokens'],
+      strategy: ['callback', 'tokens'],
+      redis: ['tokens'],
+      otel: [],
+      index: ['callback', 'tokens', 'strategy'],
+    },
+  },
+  'kudos-payments': {
+    dir: 'packages/kudos-payments',
+    rooms: {
+      // a notification in, processed once (pipeline, process-once, parse, body, secret, confirm, the
+      // dedupe store interface, its tracing)
+      core: [],
+      // the kept-record rule, the store contract; memory/: the default store
+      stores: ['core'],
+      'stores/memory': ['core', 'stores'],
+      // unprocessed, redrive, reconcile, the chain, status
+      recovery: ['core'],
+      // the receiver (receiver.ts, options.ts) and the entry point
+      index: ['core', 'stores', 'stores/memory', 'recovery', 'adapters', 'payments'],
+      // Node (Express, Fastify, NestJS) and Fetch around the receiver
+      adapters: ['index', 'core'],
+      // orders on top of the receiver: kudosPayments(), the ledger, the order store interface
+      payments: ['index', 'core', 'stores', 'stores/memory', 'recovery', 'adapters'],
+      redis: ['core', 'stores', 'payments'],
+      sqlite: ['core', 'stores', 'payments'],
+      otel: [],
+      testing: ['stores', 'payments'],
+    },
+  },
+  'kudos-emulator': {
+    dir: 'packages/kudos-emulator',
+    // Its files at the top of src/ are rooms of their own (packages/kudos-emulator/ARCHITECTURE.md).
+    ranks: [
+      ['checks.ts', 'clock.ts', 'emulator-options.ts', 'transaction.ts', 'admin-sessions.ts'], // its words and options
+      ['state.ts'], // what it holds
+      ['model'], // the service's rules
+      ['webhook-sender.ts'], // notifications
+      ['store'], // the state file
+      ['server'], // HTTP plumbing
+      ['views'], // pages
+      ['routes'], // the operations, one module per area
+      ['emulator.ts', 'index.ts'], // the emulator assembled, and its module
+      ['cli', 'cli.ts'], // the command
+    ],
+  },
 };
 
-/** The emulator's package: its rooms import their own rank and those below; the library only by this name. */
-const EMULATOR_SRC = 'packages/kudos-emulator/src';
-
-/**
- * The emulator's rooms (folders of its src/, or files at its top), lowest first: each may import its
- * own rank and the ranks below it, never one above (packages/kudos-emulator/ARCHITECTURE.md).
- */
-export const EMULATOR_RANKS = [
-  ['checks.ts', 'clock.ts', 'emulator-options.ts', 'transaction.ts', 'admin-sessions.ts'], // its words and options
-  ['state.ts'], // what it holds
-  ['model'], // the service's rules
-  ['webhook-sender.ts'], // notifications
-  ['store'], // the state file
-  ['server'], // HTTP plumbing
-  ['views'], // pages
-  ['routes'], // the operations, one module per area
-  ['emulator.ts', 'index.ts'], // the emulator assembled, and its module
-  ['cli', 'cli.ts'], // the command
-];
-
-/** The rank of an emulator file: its folder's, or its own name's at the top. */
-function emulatorRank(file) {
-  const [first = ''] = relative(resolve(EMULATOR_SRC), file).split(/[\\/]/);
-  return EMULATOR_RANKS.findIndex((rooms) => rooms.includes(first));
-}
-const LIBRARY_DOOR = 'passport-kudos/contract';
+/** Package names no package of the payments or the emulator may import, whatever it declares. */
+const NEVER = {
+  'kudos-core': [/^passport/, /^kudos-(payments|emulator)/],
+  'passport-kudos': [/^kudos-(payments|emulator)/],
+  'kudos-payments': [/^passport/],
+  'kudos-emulator': [/^passport/, /^kudos-payments/],
+};
 const BUILTIN = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
 function files(dir) {
@@ -88,69 +96,81 @@ function files(dir) {
   });
 }
 
-const specifiers = (text) => [...text.matchAll(/^(?:import|export)[^'"]*from '([^']+)'/gm)].map((m) => m[1]);
+/** Every module a file imports, whatever the kind of import; comments are not code. */
+export function specifiers(text) {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const found = [
+    ...code.matchAll(/^\s*(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/gm),
+    ...code.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm),
+    ...code.matchAll(/\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ];
+  return [...new Set(found.map((m) => m[1]))];
+}
+
+/** The package name of a bare specifier (`@scope/name/sub` → `@scope/name`). */
+const packageName = (spec) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/');
 const inside = (dir, file) => !relative(resolve(dir), file).startsWith('..');
-const roomOf = (file) => relative('src', dirname(file)).replaceAll('\\', '/') || 'index';
+const shown = (file) => relative(process.cwd(), file);
+
 const graph = new Map();
 const problems = [];
 
-for (const file of files('src')) {
-  const specs = specifiers(readFileSync(file, 'utf8'));
-  for (const spec of specs.filter((s) => s === 'kudos-emulator' || s.startsWith('kudos-emulator/'))) {
-    problems.push(`${file} imports '${spec}' (the library never imports the emulator's package)`);
-  }
-  graph.set(
-    resolve(file),
-    specs.filter((s) => s.startsWith('.')).map((s) => resolve(dirname(file), s.replace(/\.js$/, '.ts'))),
-  );
-}
-
-const emulatorFiles = existsSync(EMULATOR_SRC) ? files(EMULATOR_SRC) : [];
-for (const file of emulatorFiles) {
-  const targets = [];
-  for (const spec of specifiers(readFileSync(file, 'utf8'))) {
-    if (spec.startsWith('.')) {
-      const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
-      if (inside(EMULATOR_SRC, target)) targets.push(target);
-      else
-        problems.push(
-          `${file} imports ${relative(process.cwd(), target)} (outside its package: use '${LIBRARY_DOOR}')`,
-        );
-    } else if (!BUILTIN.has(spec) && spec !== LIBRARY_DOOR) {
-      problems.push(
-        `${file} imports '${spec}' (the emulator's package imports node: modules and '${LIBRARY_DOOR}' only)`,
-      );
-    }
-  }
-  graph.set(resolve(file), targets);
-}
-
-for (const [file, targets] of graph) {
-  if (inside(EMULATOR_SRC, file)) {
-    const from = emulatorRank(file);
-    if (from === -1) problems.push(`${relative(process.cwd(), file)}: the emulator's room has no rank here`);
-    for (const target of targets) {
-      if (emulatorRank(target) > from) {
-        problems.push(
-          `${relative(process.cwd(), file)} imports ${relative(process.cwd(), target)}, a room above it (the emulator's ranks)`,
-        );
+for (const [name, pkg] of Object.entries(PACKAGES)) {
+  const src = resolve(pkg.dir, 'src');
+  const manifest = JSON.parse(readFileSync(join(pkg.dir, 'package.json'), 'utf8'));
+  const declared = new Set([
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}),
+  ]);
+  // A type-only peer (`@types/express`) declares the module its types are of (`express`).
+  for (const dep of [...declared]) if (dep.startsWith('@types/')) declared.add(dep.slice('@types/'.length));
+  const roomOf = (file) => {
+    const rel = relative(src, file).replaceAll('\\', '/');
+    if (pkg.ranks) return rel.split('/')[0];
+    const folder = dirname(rel);
+    return folder === '.' ? 'index' : folder;
+  };
+  const rankOf = (file) => pkg.ranks.findIndex((rooms) => rooms.includes(roomOf(file)));
+  for (const file of files(src).map((f) => resolve(f))) {
+    const targets = [];
+    for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+      if (spec.startsWith('.')) {
+        const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
+        if (!inside(src, target)) {
+          problems.push(
+            `${shown(file)} imports ${shown(target)}, outside ${name} (import the package by name)`,
+          );
+          continue;
+        }
+        targets.push(target);
+        if (pkg.ranks) {
+          if (rankOf(target) > rankOf(file))
+            problems.push(`${shown(file)} imports ${shown(target)}, a room above it (${name}'s ranks)`);
+          continue;
+        }
+        const from = roomOf(file);
+        const to = roomOf(target);
+        if (!(from in pkg.rooms)) problems.push(`${shown(file)}: room "${from}" of ${name} has no rule here`);
+        else if (from !== to && !pkg.rooms[from].includes(to))
+          problems.push(`${shown(file)} (${from}) imports ${shown(target)} (${to})`);
+      } else if (!BUILTIN.has(spec) && !spec.startsWith('node:')) {
+        const other = packageName(spec);
+        if (NEVER[name].some((rule) => rule.test(other)))
+          problems.push(`${shown(file)} imports '${spec}' (${name} never imports ${other})`);
+        else if (other !== name && !declared.has(other))
+          problems.push(`${shown(file)} imports '${spec}', which ${pkg.dir}/package.json does not declare`);
       }
     }
-    continue;
-  }
-  const from = roomOf(relative(process.cwd(), file));
-  if (!(from in ALLOWED)) problems.push(`${relative(process.cwd(), file)}: room "${from}" has no rule here`);
-  for (const target of targets) {
-    const to = roomOf(relative(process.cwd(), target));
-    if (!(ALLOWED[from] ?? []).includes(to)) {
-      problems.push(
-        `${relative(process.cwd(), file)} (${from}) imports ${relative(process.cwd(), target)} (${to})`,
-      );
-    }
+    graph.set(file, targets);
+    if (pkg.ranks && rankOf(file) === -1) problems.push(`${shown(file)}: the room has no rank here`);
   }
 }
 
-// Cycles: depth-first search with colours.
+// Cycles: depth-first search with colours, over every kind of import.
 const state = new Map();
 const stack = [];
 function visit(file) {
@@ -158,7 +178,7 @@ function visit(file) {
   stack.push(file);
   for (const target of graph.get(file) ?? []) {
     if (state.get(target) === 'open') {
-      const cycle = stack.slice(stack.indexOf(target)).map((f) => relative(process.cwd(), f));
+      const cycle = stack.slice(stack.indexOf(target)).map(shown);
       problems.push(`import cycle: ${[...cycle, cycle[0]].join(' -> ')}`);
     } else if (!state.has(target) && graph.has(target)) visit(target);
   }
@@ -172,5 +192,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  `check-imports: ${graph.size} files, no cycles, every room imports only the layers below it (the emulator's too), the emulator's package the library only through ${LIBRARY_DOOR}`,
+  `check-imports: ${graph.size} files in ${Object.keys(PACKAGES).length} packages, no cycle (dynamic and type-only imports counted), every room imports only the rooms below it, every package only what it declares`,
 );

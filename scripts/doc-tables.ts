@@ -1,5 +1,5 @@
 // The tables the READMEs show, made from their one source (used by scripts/docs.mjs and the tests).
-import { KUDOS_ERROR_CODES } from '../src/base/error-codes.js';
+import { KUDOS_ERROR_CODES } from '../packages/kudos-core/src/base/error-codes.js';
 
 export { routeTableMarkdown } from '../packages/kudos-emulator/src/server/route-table.js';
 

@@ -18,38 +18,36 @@
  *
  * @packageDocumentation
  */
+// The channels' names and messages (each message type is also exported by passport-kudos/otel).
 export {
+  hasScope,
   isCodeOf,
+  KNOWN_KUDOS_SCOPES,
+  type KnownKudosScope,
   KUDOS_ERROR_CODES,
-  type KudosErrorClassName,
-  type KudosErrorCode,
-  type KudosErrorCodeInfo,
-  type KudosErrorCodeOf,
-} from './base/error-codes.js';
-export {
+  KUDOS_TRACE_CHANNELS,
   KudosApiError,
   type KudosApiErrorOptions,
   KudosAuthorizationError,
   type KudosAuthorizationErrorOptions,
   KudosError,
+  type KudosErrorClassName,
+  type KudosErrorCode,
+  type KudosErrorCodeInfo,
+  type KudosErrorCodeOf,
   type KudosErrorOptions,
+  type KudosProfile,
+  type KudosProfileJson,
+  type KudosScope,
   KudosTokenError,
   type KudosTokenErrorOptions,
-} from './base/errors.js';
-// The channels' names and messages (each message type is also exported by passport-kudos/otel).
-export { KUDOS_TRACE_CHANNELS, type KudosTraceMessages, type KudosTraceOperation } from './base/trace.js';
-export { type KudosProfile, type KudosProfileJson, parseProfile } from './protocol/profile.js';
-export {
-  hasScope,
-  KNOWN_KUDOS_SCOPES,
-  type KnownKudosScope,
-  type KudosScope,
-  scopeCovers,
-} from './protocol/scopes.js';
-export {
   type KudosTokenResponse,
+  type KudosTraceMessages,
+  type KudosTraceOperation,
+  parseProfile,
+  scopeCovers,
   validateTokenResponse,
-} from './protocol/token-response.js';
+} from 'kudos-core';
 export {
   type KudosCookieStateRequest,
   KudosCookieStateStore,

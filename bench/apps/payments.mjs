@@ -3,7 +3,7 @@
 // onPaid), on the same dedupe store (memory, SQLite in STORE_DIR, or Redis at REDIS_URL) and the same chain: a chain
 // REST answer served by this process, which pays the shop and names notification i's order in its memo.
 import express from 'express';
-import { cosmosConfirmer, kudosPayments, kudosWebhook } from 'passport-kudos/webhook';
+import { cosmosConfirmer, kudosPayments, kudosWebhook } from 'kudos-payments';
 import { chainServer, msgSend, WALLETS } from '../../test/helpers/chain-answer.mjs';
 
 const SECRET = 'bench-payments-secret-0123456789';
@@ -26,7 +26,7 @@ let store;
 let orders;
 let close = async () => undefined;
 if (process.env.STORE === 'sqlite') {
-  const { SqliteDedupeStore } = await import('passport-kudos/sqlite');
+  const { SqliteDedupeStore } = await import('kudos-payments/sqlite');
   const path = `${process.env.STORE_DIR}/bench-payments-${process.pid}.db`;
   store = new SqliteDedupeStore({ path }); // synchronous full, the default
   orders = store.orderStore(); // the same file

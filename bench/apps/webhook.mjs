@@ -2,7 +2,7 @@
 // SQLite (a fresh file in STORE_DIR) or the Redis dedupe store, and a bare express.json() route that
 // only answers 200 (the baseline); SUBSCRIBE adds a subscriber of the tracing channels (./subscribe.mjs).
 import express from 'express';
-import { kudosWebhook } from 'passport-kudos/webhook';
+import { kudosWebhook } from 'kudos-payments';
 import './subscribe.mjs';
 
 const app = express();
@@ -24,7 +24,7 @@ if (process.env.MODE === 'bare') {
     close = () => client.close();
   }
   if (process.env.MODE?.startsWith('kudos-sqlite')) {
-    const { SqliteDedupeStore } = await import('passport-kudos/sqlite');
+    const { SqliteDedupeStore } = await import('kudos-payments/sqlite');
     const synchronous = process.env.MODE === 'kudos-sqlite-normal' ? 'normal' : 'full';
     const path = `${process.env.STORE_DIR}/bench-${process.pid}.db`;
     store = new SqliteDedupeStore({ path, synchronous });

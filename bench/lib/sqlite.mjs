@@ -1,6 +1,6 @@
 // On a Node without node:sqlite (before 22.13) the benchmarks measure no SQLite store (and say so),
 // so that `npm run bench` and its smoke test still run there.
-import { sqliteAvailable } from 'passport-kudos/sqlite';
+import { sqliteAvailable } from 'kudos-payments/sqlite';
 
 export const HAS_SQLITE = sqliteAvailable();
 

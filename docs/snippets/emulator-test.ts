@@ -3,7 +3,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
-import { type KudosNotification, kudosWebhook } from 'passport-kudos/webhook';
+import { type KudosNotification, kudosWebhook } from 'kudos-payments';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 let kudos: KudosEmulator;

@@ -1,4 +1,4 @@
-// passport-kudos/otel with the OpenTelemetry SDK: spans on the console (your exporter in production:
+// passport-kudos/otel and kudos-payments/otel with the OpenTelemetry SDK: spans on the console (your exporter in production:
 // OTLP, Jaeger...), metrics for Prometheus at /metrics, and the health answer at /healthz.
 import { randomBytes } from 'node:crypto';
 import { context, metrics, trace } from '@opentelemetry/api';
@@ -8,10 +8,11 @@ import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import express from 'express';
 import session from 'express-session';
+import { kudosWebhook } from 'kudos-payments';
+import { kudosOpenTelemetry as paymentsOpenTelemetry } from 'kudos-payments/otel';
 import passport from 'passport';
 import { KudosStrategy } from 'passport-kudos';
 import { kudosOpenTelemetry } from 'passport-kudos/otel';
-import { kudosWebhook } from 'passport-kudos/webhook';
 
 // 1. The SDK first: where spans and metrics go.
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -44,9 +45,10 @@ const hook = kudosWebhook({
   onNotification: (n) => console.log(`notification ${n.key}`),
 });
 
-// 3. passport-kudos/otel: a span for each operation, the counters and histograms, and the gauges of
-// what waits unprocessed in each receiver named here.
-kudosOpenTelemetry({ receivers: { payments: hook } });
+// 3. passport-kudos/otel and kudos-payments/otel: a span for each operation, the counters and
+// histograms, and the gauges of what waits unprocessed in each receiver named here.
+kudosOpenTelemetry();
+paymentsOpenTelemetry({ receivers: { payments: hook } });
 
 const app = express();
 app.post('/webhooks/kudos', hook);

@@ -2,8 +2,8 @@
 // receives the notifications, and calls onPaid once an order is paid: in full, to your own wallet, by
 // a transaction that names that order. Whatever path brings the payment, it is decided the same way.
 import express from 'express';
-import { SqliteDedupeStore } from 'passport-kudos/sqlite';
-import { kudosPayments } from 'passport-kudos/webhook';
+import { kudosPayments } from 'kudos-payments';
+import { SqliteDedupeStore } from 'kudos-payments/sqlite';
 
 function required(name: string): string {
   const value = process.env[name];

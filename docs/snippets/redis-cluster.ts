@@ -1,7 +1,8 @@
 // Fragment: the same three stores on ioredis, on Sentinel or on a Redis Cluster; pass the client
 // your app already has (the adapter is chosen by what it is).
 import { Cluster, Redis } from 'ioredis';
-import { RedisDedupeStore, RedisRefreshLock, RedisTokenStore } from 'passport-kudos/redis';
+import { RedisDedupeStore } from 'kudos-payments/redis';
+import { RedisRefreshLock, RedisTokenStore } from 'passport-kudos/redis';
 import { createCluster } from 'redis';
 
 // ioredis on one server; `new Redis({ sentinels: [{ host, port }], name: 'mymaster' })` for Sentinel.

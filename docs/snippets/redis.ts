@@ -4,9 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { RedisStore } from 'connect-redis';
 import express from 'express';
 import session from 'express-session';
+import { kudosPayments } from 'kudos-payments';
+import { RedisDedupeStore, RedisOrderStore } from 'kudos-payments/redis';
 import { createKudosClient, KudosStrategy } from 'passport-kudos';
-import { RedisDedupeStore, RedisOrderStore, RedisRefreshLock, RedisTokenStore } from 'passport-kudos/redis';
-import { kudosPayments } from 'passport-kudos/webhook';
+import { RedisRefreshLock, RedisTokenStore } from 'passport-kudos/redis';
 import { createClient } from 'redis';
 
 const redis = createClient({

@@ -1,8 +1,8 @@
 // The low-level receiver: kudosWebhook() hands you each notification once, confirmed on the chain.
 // Matching a payment to an order is then yours: kudosPayments() (the README) does it for you.
 import express from 'express';
-import { SqliteDedupeStore } from 'passport-kudos/sqlite';
-import { cosmosConfirmer, kudosWebhook } from 'passport-kudos/webhook';
+import { cosmosConfirmer, kudosWebhook } from 'kudos-payments';
+import { SqliteDedupeStore } from 'kudos-payments/sqlite';
 
 const secret = process.env.KUDOS_WEBHOOK_SECRET; // required: kudosWebhook throws without it
 if (!secret) throw new Error('set KUDOS_WEBHOOK_SECRET (16 characters or more)');

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { KudosError } from '../base/errors.js';
+import { KudosError } from 'kudos-core';
 
 /** The parts of a request used to resolve a relative callback URL. */
 interface UrlRequest extends Pick<IncomingMessage, 'url' | 'headers' | 'socket'> {

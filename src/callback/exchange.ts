@@ -1,8 +1,7 @@
 import type { Request } from 'express';
+import type { KudosScope, KudosTokenResponse } from 'kudos-core';
+import { isObjectLike } from 'kudos-core';
 import { InternalOAuthError } from 'passport-oauth2';
-import { isObjectLike } from '../base/guards.js';
-import type { KudosScope } from '../protocol/scopes.js';
-import type { KudosTokenResponse } from '../protocol/token-response.js';
 import { toTokenParams } from '../tokens/token-params.js';
 import type { TokenEndpointRequest } from '../tokens/token-request.js';
 import { requestTokens, tracedTokenRequest } from '../tokens/token-request.js';

@@ -1,4 +1,4 @@
-import { isThenable } from '../base/guards.js';
+import { isThenable } from 'kudos-core';
 import type { KudosTokenParams } from '../tokens/token-params.js';
 
 /** The verify callback Passport expects: `done(err, user, info)`. */

@@ -1,7 +1,5 @@
-import { KudosError } from '../base/errors.js';
-import { isThenable } from '../base/guards.js';
-import { profileFromResponse } from '../protocol/profile.js';
-import type { KudosTokenResponse } from '../protocol/token-response.js';
+import type { KudosTokenResponse } from 'kudos-core';
+import { isThenable, KudosError, profileFromResponse } from 'kudos-core';
 import { requestProfile } from '../tokens/profile-request.js';
 import type { TokenEndpointRequest } from '../tokens/token-request.js';
 

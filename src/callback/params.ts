@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { isObjectLike } from '../base/guards.js';
+import { isObjectLike } from 'kudos-core';
 
 /**
  * Names under which the authorization code may arrive. The interface calls it `code`, `auth_code`

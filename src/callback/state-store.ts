@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
-import { isObjectLike } from '../base/guards.js';
+import { isObjectLike } from 'kudos-core';
 
 // The state stores passport-oauth2 sets up by itself (`state: true`, `store: true`, with or without
 // `pkce`), made here so that the strategy hands passport-oauth2 the store it then verifies with:

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { KudosError } from '../base/errors.js';
-import { checkPositive } from '../base/numbers.js';
+import { checkPositive, KudosError } from 'kudos-core';
+import type { KudosRedisClient } from 'kudos-core/redis';
+import { DELETE_IF_OWNER, type KudosRedisOptions, RedisStore } from 'kudos-core/redis';
 import type { KudosRefreshLock } from '../tokens/lock.js';
-import type { KudosRedisClient } from './adapter.js';
-import { DELETE_IF_OWNER, type KudosRedisOptions, RedisStore } from './command.js';
 
 /** Options of {@link RedisRefreshLock}. */
 export interface RedisRefreshLockOptions extends KudosRedisOptions {

@@ -1,9 +1,8 @@
-import { isObjectLike } from '../base/guards.js';
-import { checkPositive } from '../base/numbers.js';
+import { checkPositive, isObjectLike } from 'kudos-core';
+import type { KudosRedisClient } from 'kudos-core/redis';
+import { type KudosRedisOptions, RedisStore } from 'kudos-core/redis';
 import type { KudosTokenStore } from '../tokens/store.js';
 import type { KudosTokenSet } from '../tokens/token-set.js';
-import type { KudosRedisClient } from './adapter.js';
-import { type KudosRedisOptions, RedisStore } from './command.js';
 
 /** Options of {@link RedisTokenStore}. */
 export interface RedisTokenStoreOptions extends KudosRedisOptions {

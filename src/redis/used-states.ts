@@ -1,5 +1,5 @@
-import type { KudosRedisClient } from './adapter.js';
-import { type KudosRedisOptions, RedisStore } from './command.js';
+import type { KudosRedisClient } from 'kudos-core/redis';
+import { type KudosRedisOptions, RedisStore } from 'kudos-core/redis';
 
 /**
  * The states a sign-in callback has used, shared by every instance (`usedStates` of

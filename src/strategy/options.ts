@@ -1,15 +1,18 @@
 import type { Request } from 'express';
+import type { KudosProfile, KudosScope } from 'kudos-core';
+import {
+  checkPositive,
+  DEFAULT_TIMEOUT_MS,
+  hasCredentials,
+  isObjectLike,
+  KUDOS_API,
+  KUDOS_PAGES,
+  nodeHttp,
+  withoutTrailingSlashes,
+} from 'kudos-core';
 import type OAuth2Strategy from 'passport-oauth2';
-import { isObjectLike } from '../base/guards.js';
-import { checkPositive } from '../base/numbers.js';
-import { hasCredentials, withoutTrailingSlashes } from '../base/url-path.js';
 import type { ResolvedEndpoints } from '../callback/exchange.js';
 import type { KudosSkipUserProfile } from '../callback/load-profile.js';
-import { KUDOS_API, KUDOS_PAGES } from '../protocol/endpoints.js';
-import { nodeHttp } from '../protocol/http-client.js';
-import { DEFAULT_TIMEOUT_MS } from '../protocol/limits.js';
-import type { KudosProfile } from '../protocol/profile.js';
-import type { KudosScope } from '../protocol/scopes.js';
 import type { KudosTokenParams } from '../tokens/token-params.js';
 import type { KudosStateStore } from './cookie-state-store.js';
 

@@ -1,15 +1,15 @@
 import type { Request } from 'express';
+import type { KudosScope } from 'kudos-core';
+import { KudosAuthorizationError, KudosError } from 'kudos-core';
 import type OAuth2Strategy from 'passport-oauth2';
 // The class by its name, not the module's default: the CommonJS build then reads passport-oauth2's
 // exports as they are, without wrapping the whole module at every require() (see bench/notes.md).
 import { Strategy as OAuth2Base } from 'passport-oauth2';
-import { KudosAuthorizationError, KudosError } from '../base/errors.js';
 import { resolveCallbackURL } from '../callback/callback-url.js';
 import { finishCallback, type KudosStrategyConfig } from '../callback/exchange.js';
 import { defaultUserProfile, type ProfileCallback } from '../callback/load-profile.js';
 import { type CallbackParams, readCallbackParams } from '../callback/params.js';
 import { stateStoreFor } from '../callback/state-store.js';
-import type { KudosScope } from '../protocol/scopes.js';
 import type { KudosTokenSet } from '../tokens/token-set.js';
 import {
   type KudosStrategyOptions,

@@ -1,12 +1,12 @@
-import { KudosTokenError } from '../base/errors.js';
 import {
   codeOf,
   isTraced,
   type KudosAuthorizeMessage,
   type KudosCallbackMessage,
+  KudosTokenError,
   traced,
   traceURL,
-} from '../base/trace.js';
+} from 'kudos-core';
 
 /** Passport's actions on the per-request strategy object, as the login ends with one of them. */
 interface PassportActions {

@@ -1,12 +1,21 @@
 // The calls of an API client (`createKudosClient()`): the user's tokens kept fresh with one refresh at
 // a time, the authorized requests, their JSON. Loaded by the client's first call (./client.ts): a
 // sign-in never needs it, nor the fetch transport it brings.
-import { KudosApiError, KudosTokenError } from '../base/errors.js';
-import { type KudosApiCallMessage, traced, traceURL } from '../base/trace.js';
-import { readResponse, requestResponse } from '../protocol/fetch-call.js';
-import { answerError, type HttpCall, jsonOf } from '../protocol/http-client.js';
-import type { ServiceErrorWord } from '../protocol/service-errors.js';
-import type { ClientCalls, ClientSettings, KudosClientOptions } from './client.js';
+
+import type { ServiceErrorWord } from 'kudos-core';
+import {
+  answerError,
+  type HttpCall,
+  jsonOf,
+  type KudosApiCallMessage,
+  KudosApiError,
+  KudosTokenError,
+  readResponse,
+  requestResponse,
+  traced,
+  traceURL,
+} from 'kudos-core';
+import type { ClientCalls, ClientSettings, KudosClientOptions } from './client-types.js';
 import { MemoryRefreshLock } from './lock.js';
 import type { KudosTokenSet } from './token-set.js';
 

@@ -1,6 +1,4 @@
-import { KudosApiError } from '../base/errors.js';
-import { requestJson } from '../protocol/http-client.js';
-import { type KudosProfile, profileFromApi } from '../protocol/profile.js';
+import { KudosApiError, type KudosProfile, profileFromApi, requestJson } from 'kudos-core';
 
 /** Largest profile answer read (a profile is well under a kilobyte). */
 const MAX_PROFILE_BYTES = 64 * 1024;

@@ -1,7 +1,12 @@
-import { KudosError, KudosTokenError } from '../base/errors.js';
-import { answerError, isOk, request } from '../protocol/http-client.js';
-import { CLIENT_ERROR_WORDS } from '../protocol/service-errors.js';
-import { validateRefreshResponse } from '../protocol/token-response.js';
+import {
+  answerError,
+  CLIENT_ERROR_WORDS,
+  isOk,
+  KudosError,
+  KudosTokenError,
+  request,
+  validateRefreshResponse,
+} from 'kudos-core';
 import { formCall, requestTokens, type TokenEndpointRequest, tracedTokenRequest } from './token-request.js';
 import { type KudosTokenSet, readJwtClaims, toTokenSet } from './token-set.js';
 

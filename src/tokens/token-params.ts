@@ -1,5 +1,5 @@
-import { ACCESS_TOKEN_LIFETIME_S } from '../protocol/limits.js';
-import type { KudosTokenResponse } from '../protocol/token-response.js';
+import type { KudosTokenResponse } from 'kudos-core';
+import { ACCESS_TOKEN_LIFETIME_S } from 'kudos-core';
 import type { KudosTokenSet } from './token-set.js';
 
 /**

@@ -1,16 +1,19 @@
 import { stringify } from 'node:querystring';
-import { isObjectLike } from '../base/guards.js';
-import { type KudosTokenRequestMessage, traced, traceURL } from '../base/trace.js';
 import {
   answerError,
   type HttpAnswer,
   type HttpCall,
+  isObjectLike,
   isOk,
   jsonOf,
+  type KudosTokenRequestMessage,
+  type KudosTokenResponse,
   originOf,
   request,
-} from '../protocol/http-client.js';
-import { type KudosTokenResponse, validateTokenResponse } from '../protocol/token-response.js';
+  traced,
+  traceURL,
+  validateTokenResponse,
+} from 'kudos-core';
 
 /**
  * Form fields of a token request. Values that are not strings are encoded as passport-oauth2 (through

@@ -1,6 +1,5 @@
-import { isObjectLike } from '../base/guards.js';
-import { ACCESS_TOKEN_LIFETIME_S } from '../protocol/limits.js';
-import type { KudosTokenResponse } from '../protocol/token-response.js';
+import type { KudosTokenResponse } from 'kudos-core';
+import { ACCESS_TOKEN_LIFETIME_S, isObjectLike } from 'kudos-core';
 
 /**
  * What an app stores per user to call Kudos later. Build it with {@link toTokenSet}; the verify

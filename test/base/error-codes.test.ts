@@ -1,5 +1,10 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { KudosErrorCodeOf } from '../../src/base/error-codes.js';
+import type { KudosErrorCodeOf } from '../../packages/kudos-core/src/base/error-codes.js';
+import { NOTIFICATION_ERROR_STATUS } from '../../packages/kudos-payments/src/core/errors.js';
+import {
+  KudosNotificationError,
+  type KudosNotificationErrorCode,
+} from '../../packages/kudos-payments/src/index.js';
 import {
   KUDOS_ERROR_CODES,
   KudosApiError,
@@ -9,8 +14,6 @@ import {
   type KudosErrorCode,
   KudosTokenError,
 } from '../../src/index.js';
-import { NOTIFICATION_ERROR_STATUS } from '../../src/webhook/core/errors.js';
-import { KudosNotificationError, type KudosNotificationErrorCode } from '../../src/webhook/index.js';
 
 /** One error of `kind` with `code`, made by the class's one constructor shape (the service answered 418). */
 function make(kind: KudosErrorClassName, code: string): KudosError {

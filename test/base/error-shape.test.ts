@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { KudosNotificationError } from '../../packages/kudos-payments/src/index.js';
 import { KudosApiError, KudosAuthorizationError, KudosError, KudosTokenError } from '../../src/index.js';
-import { KudosNotificationError } from '../../src/webhook/index.js';
 
 /** The deprecation warnings emitted while `build` runs (Node emits them on the next tick). */
 async function warningsOf(build: () => void): Promise<Error[]> {

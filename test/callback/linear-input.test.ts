@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { isLocalPath } from '../../example/app.js';
-import { redactSecrets, redactWebhookURL } from '../../src/base/redact.js';
-import { withoutTrailingSlashes } from '../../src/base/url-path.js';
+import { redactSecrets, redactWebhookURL } from '../../packages/kudos-core/src/base/redact.js';
+import { withoutTrailingSlashes } from '../../packages/kudos-core/src/base/url-path.js';
+import type { WebhookRequest } from '../../packages/kudos-payments/src/core/body.js';
+import { redactRequest, secretMatches } from '../../packages/kudos-payments/src/core/secret.js';
 import { resolveCallbackURL } from '../../src/callback/callback-url.js';
 import { readCallbackParams } from '../../src/callback/params.js';
-import type { WebhookRequest } from '../../src/webhook/core/body.js';
-import { redactRequest, secretMatches } from '../../src/webhook/core/secret.js';
 import { readBodyText } from '../helpers/notifications.js';
 
 // Every function that reads request data, fed 100,000-character hostile inputs. These assert the

@@ -1,6 +1,6 @@
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import * as contract from '../../src/contract/index.js';
+import * as contract from '../../packages/kudos-core/src/chain/index.js';
 
 // Each name has one entry point, and passport-kudos/contract holds the wire contract only: the
 // service's endpoints, words, limits and shapes and the helpers that read them, no generic helper.

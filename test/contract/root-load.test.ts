@@ -67,9 +67,9 @@ describe("require('passport-kudos')", () => {
     });
   });
 
-  it("shares no sign-in code with passport-kudos/webhook: the receiver's entry never loads passport-oauth2", () => {
+  it("shares no sign-in code with kudos-payments: the receiver's entry never loads passport-oauth2", () => {
     const loaded = runCommonJs(`
-      require('passport-kudos/webhook');
+      require('kudos-payments');
       process.stdout.write(JSON.stringify(Object.keys(require.cache).some((file) => file.includes('/passport-oauth2/'))));`);
     expect(loaded).toBe(false);
   });
@@ -81,12 +81,12 @@ describe('import() of the entry points', () => {
   // asks the process for node:http instead (process.getBuiltinModule), so no entry point loads it.
   it.each([
     'passport-kudos',
-    'passport-kudos/webhook',
+    'kudos-payments',
     'passport-kudos/redis',
-    'passport-kudos/sqlite',
+    'kudos-payments/sqlite',
     'passport-kudos/otel',
     'passport-kudos/contract',
-    'passport-kudos/testing',
+    'kudos-payments/testing',
   ])("%s never loads Node's bundled undici", (entry) => {
     const out = execFileSync(
       process.execPath,

@@ -60,7 +60,7 @@ describe('the layers', () => {
     ],
     [
       `${EMULATOR_SRC}/model/ids.ts`,
-      "import type { KudosNotification } from 'passport-kudos/webhook';",
+      "import type { KudosNotification } from 'kudos-payments';",
       'node: modules and',
     ],
     ['index.ts', "export { startKudosEmulator } from 'kudos-emulator';", 'never imports the emulator'],

@@ -17,7 +17,7 @@ function installed(line: string): string[] {
     .map((word) => word.replace(/^(@?[^@]+)@.*$/, '$1'));
 }
 
-/** The package of an import specifier (`passport-kudos/webhook` is `passport-kudos`), or undefined for a builtin or a file. */
+/** The package of an import specifier (`kudos-payments` is `passport-kudos`), or undefined for a builtin or a file. */
 function packageOf(specifier: string): string | undefined {
   if (specifier.startsWith('.') || specifier.startsWith('node:') || builtinModules.includes(specifier))
     return undefined;

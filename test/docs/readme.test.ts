@@ -2,14 +2,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import * as emulator from 'kudos-emulator';
 import { describe, expect, it } from 'vitest';
+import * as contract from '../../packages/kudos-core/src/chain/index.js';
+import * as otel from '../../packages/kudos-core/src/otel/index.js';
+import * as webhook from '../../packages/kudos-payments/src/index.js';
+import * as sqlite from '../../packages/kudos-payments/src/sqlite/index.js';
+import * as testing from '../../packages/kudos-payments/src/testing/index.js';
 import { errorTableMarkdown } from '../../scripts/doc-tables.js';
-import * as contract from '../../src/contract/index.js';
 import * as main from '../../src/index.js';
-import * as otel from '../../src/otel/index.js';
 import * as redis from '../../src/redis/index.js';
-import * as sqlite from '../../src/sqlite/index.js';
-import * as testing from '../../src/testing/index.js';
-import * as webhook from '../../src/webhook/index.js';
 
 // The README is the guide a newcomer reads in one sitting; the reference lives in docs/ pages it links
 // to. Their code and tables are made from their sources (`npm run docs`): the code examples are the

@@ -9,10 +9,10 @@ import { type PackedApp, packedApp, run, STRICT_APP_COMPILER_OPTIONS } from '../
 // `types` setting (TypeScript 7 then includes no @types package by default).
 const ENTRY_POINTS = [
   'passport-kudos',
-  'passport-kudos/webhook',
+  'kudos-payments',
   'passport-kudos/redis',
-  'passport-kudos/sqlite',
-  'passport-kudos/testing',
+  'kudos-payments/sqlite',
+  'kudos-payments/testing',
   'passport-kudos/otel',
   'passport-kudos/contract',
   'kudos-emulator',
@@ -119,7 +119,7 @@ describe('the published types compile on their own (TypeScript 7 and 5.6, no "ty
         join(app, 'checked.cjs'),
         [
           "const { KudosStrategy } = require('passport-kudos');",
-          "const { kudosWebhook } = require('passport-kudos/webhook');",
+          "const { kudosWebhook } = require('kudos-payments');",
           "new KudosStrategy({ clientID: 'id', clientSecret: 'secret', callbackURL: '/cb', authURL: 'http://127.0.0.1:4000', baseURL: 'http://127.0.0.1:4000/api' }, (_a, _r, profile, done) => done(null, profile));",
           "kudosWebhook({ secret: 'a-secret-of-sixteen+', onNotification: () => undefined });",
           '',

@@ -1,6 +1,6 @@
 import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KudosPaidOrder } from '../../src/webhook/index.js';
+import type { KudosPaidOrder } from '../../packages/kudos-payments/src/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { payLink } from '../helpers/pay-link.js';
 import { buildPaymentsApp, servePaymentsApp } from './hono/kudos-payments.js';

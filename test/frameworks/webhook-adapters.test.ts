@@ -6,7 +6,7 @@ import {
   kudosWebhook,
   kudosWebhookFetch,
   MemoryDedupeStore,
-} from 'passport-kudos/webhook';
+} from 'kudos-payments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Listening, listenLocal } from '../helpers/listen.js';
 import { sampleNotification, withAmount } from '../helpers/notifications.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { readNotificationBody, type WebhookRequest } from '../../src/webhook/core/body.js';
+import { readNotificationBody, type WebhookRequest } from '../../packages/kudos-payments/src/core/body.js';
 
 /** The sample notification of docs/kudos-service.md#notifications, as a fresh object each call. */
 export function sampleNotification(): { tx: Record<string, unknown>; metadata: Record<string, unknown> } {

@@ -5,8 +5,8 @@ import {
   type KudosEmulatorOptions,
   startKudosEmulator,
 } from 'kudos-emulator';
+import type { KudosWebhookHandler } from '../../packages/kudos-payments/src/index.js';
 import { KudosStrategy, type KudosStrategyOptionsBase } from '../../src/index.js';
-import type { KudosWebhookHandler } from '../../src/webhook/index.js';
 import { PAYMENT_USERS } from './emulator-user.js';
 import { type Listening, listenLocal } from './listen.js';
 

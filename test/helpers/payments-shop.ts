@@ -8,7 +8,7 @@ import {
   type KudosPayments,
   type KudosPaymentsOptions,
   kudosPayments,
-} from '../../src/webhook/index.js';
+} from '../../packages/kudos-payments/src/index.js';
 import { PAYMENT_USERS } from './emulator-user.js';
 import { type Listening, listenLocal } from './listen.js';
 

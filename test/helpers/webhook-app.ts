@@ -6,7 +6,7 @@ import {
   type KudosReceiverOptions,
   kudosWebhook,
   type WebhookRequest,
-} from '../../src/webhook/index.js';
+} from '../../packages/kudos-payments/src/index.js';
 
 /** How the receiver is mounted. */
 export const WEBHOOK_MOUNTS = [

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { KudosEmulator } from 'kudos-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kudosWebhook, MemoryDedupeStore } from '../../packages/kudos-payments/src/index.js';
 import { createKudosClient, type KudosTokenSet } from '../../src/index.js';
-import { kudosWebhook, MemoryDedupeStore } from '../../src/webhook/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { passAuthorization } from '../helpers/emulator-user.js';
 import { startApp, type TestApp } from '../helpers/express-app.js';

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createKudosClient, KUDOS_TRACE_CHANNELS, type KudosTokenSet } from '../../src/index.js';
 import {
   cosmosConfirmer,
   type KudosDedupeStore,
   kudosWebhook,
   MemoryDedupeStore,
-} from '../../src/webhook/index.js';
+} from '../../packages/kudos-payments/src/index.js';
+import { createKudosClient, KUDOS_TRACE_CHANNELS, type KudosTokenSet } from '../../src/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { exchangeCode, passAuthorization } from '../helpers/emulator-user.js';
 import { startApp, type TestApp } from '../helpers/express-app.js';

@@ -15,8 +15,13 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import type { KudosEmulator } from 'kudos-emulator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type KudosInstrumentation, kudosOpenTelemetry } from '../../src/otel/index.js';
-import { cosmosConfirmer, kudosWebhook, MemoryDedupeStore } from '../../src/webhook/index.js';
+import type { KudosInstrumentation } from '../../packages/kudos-core/src/otel/index.js';
+import { cosmosConfirmer, kudosWebhook, MemoryDedupeStore } from '../../packages/kudos-payments/src/index.js';
+import {
+  type KudosOpenTelemetryOptions,
+  kudosOpenTelemetry as paymentsOpenTelemetry,
+} from '../../packages/kudos-payments/src/otel/index.js';
+import { kudosOpenTelemetry as signInOpenTelemetry } from '../../src/otel/index.js';
 import { CookieClient, locationOf } from '../helpers/cookie-client.js';
 import { PAYMENT_USERS, passAuthorization } from '../helpers/emulator-user.js';
 import { startApp, type TestApp } from '../helpers/express-app.js';
@@ -48,7 +53,17 @@ function points(metrics: ResourceMetrics, name: string): Array<DataPoint<unknown
     .flatMap((metric) => metric.dataPoints as Array<DataPoint<unknown>>);
 }
 
-describe('passport-kudos/otel with the OpenTelemetry SDK', () => {
+/** Both packages' instrumentations, as an app with sign-in and payments sets them up. */
+function kudosOpenTelemetry(options: KudosOpenTelemetryOptions): KudosInstrumentation {
+  const parts = [signInOpenTelemetry(options), paymentsOpenTelemetry(options)];
+  return {
+    disable() {
+      for (const part of parts) part.disable();
+    },
+  };
+}
+
+describe('passport-kudos/otel and kudos-payments/otel with the OpenTelemetry SDK', () => {
   let spans: InMemorySpanExporter;
   let tracerProvider: BasicTracerProvider;
   let reader: TestReader;

@@ -5,6 +5,12 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  cosmosConfirmer,
+  KudosNotificationError,
+  kudosReceiver,
+  parseKudosNotification,
+} from '../../packages/kudos-payments/src/index.js';
+import {
   createKudosClient,
   KudosApiError,
   type KudosError,
@@ -14,12 +20,6 @@ import {
 } from '../../src/index.js';
 import { requestProfile } from '../../src/tokens/profile-request.js';
 import { requestTokens } from '../../src/tokens/token-request.js';
-import {
-  cosmosConfirmer,
-  KudosNotificationError,
-  kudosReceiver,
-  parseKudosNotification,
-} from '../../src/webhook/index.js';
 import { WALLETS } from '../helpers/chain-answer.mjs';
 import { type Listening, listenLocal } from '../helpers/listen.js';
 

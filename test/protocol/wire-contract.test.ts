@@ -1,14 +1,17 @@
 import { DEMO_CLIENT, type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KUDOS_ERROR_CODES } from '../../packages/kudos-core/src/base/error-codes.js';
+import { TX_STATUSES } from '../../packages/kudos-core/src/chain/transaction.js';
+import { KUDOS_API, KUDOS_CHAIN, KUDOS_PAGES } from '../../packages/kudos-core/src/protocol/endpoints.js';
+import { profileFromResponse } from '../../packages/kudos-core/src/protocol/profile.js';
+import { readServiceError, SERVICE_ERRORS } from '../../packages/kudos-core/src/protocol/service-errors.js';
+import {
+  PROFILE_FIELDS,
+  validateTokenResponse,
+} from '../../packages/kudos-core/src/protocol/token-response.js';
 import { notificationBody } from '../../packages/kudos-emulator/src/model/tx-record.js';
 import { API_PREFIX, ROUTES } from '../../packages/kudos-emulator/src/server/route-table.js';
-import { KUDOS_ERROR_CODES } from '../../src/base/error-codes.js';
-import { KUDOS_API, KUDOS_CHAIN, KUDOS_PAGES } from '../../src/protocol/endpoints.js';
-import { profileFromResponse } from '../../src/protocol/profile.js';
-import { readServiceError, SERVICE_ERRORS } from '../../src/protocol/service-errors.js';
-import { PROFILE_FIELDS, validateTokenResponse } from '../../src/protocol/token-response.js';
-import { TX_STATUSES } from '../../src/protocol/transaction.js';
-import { parseKudosNotification } from '../../src/webhook/index.js';
+import { parseKudosNotification } from '../../packages/kudos-payments/src/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 
 // The emulator and the library share one wire contract (src/protocol/). These tests are made from

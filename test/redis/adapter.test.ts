@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisDedupeStore, RedisRefreshLock, RedisTokenStore } from '../../src/redis/index.js';
+import { RedisDedupeStore } from '../../packages/kudos-payments/src/redis/index.js';
+import { RedisRefreshLock, RedisTokenStore } from '../../src/redis/index.js';
 import { sharedRedis } from '../helpers/redis-server.js';
 
 // How the stores tell clients apart and drive each: by the client's own properties, never by its

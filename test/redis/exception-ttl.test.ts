@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { RedisDedupeStore, RedisOrderStore } from '../../src/redis/index.js';
+import { RedisDedupeStore, RedisOrderStore } from '../../packages/kudos-payments/src/redis/index.js';
 import { PaymentsShop, paymentsFixture } from '../helpers/payments-shop.js';
 import { keyTtls } from '../helpers/redis-keys.js';
 import { redisWithClient } from '../helpers/redis-server.js';

@@ -1,7 +1,7 @@
 import type { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
-import { RedisDedupeStore, RedisOrderStore } from '../../src/redis/index.js';
-import { kudosPayments } from '../../src/webhook/index.js';
+import { kudosPayments } from '../../packages/kudos-payments/src/index.js';
+import { RedisDedupeStore, RedisOrderStore } from '../../packages/kudos-payments/src/redis/index.js';
 import { WALLETS } from '../helpers/chain-answer.mjs';
 import { redisWithClient } from '../helpers/redis-server.js';
 

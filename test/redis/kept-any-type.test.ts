@@ -1,9 +1,9 @@
 import http from 'node:http';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dedupeKeys } from '../../src/redis/dedupe-keys.js';
-import { RedisDedupeStore } from '../../src/redis/index.js';
-import { type KudosNotificationError, kudosWebhook } from '../../src/webhook/index.js';
+import { type KudosNotificationError, kudosWebhook } from '../../packages/kudos-payments/src/index.js';
+import { dedupeKeys } from '../../packages/kudos-payments/src/redis/dedupe-keys.js';
+import { RedisDedupeStore } from '../../packages/kudos-payments/src/redis/index.js';
 import { listenLocal } from '../helpers/listen.js';
 import { sharedRedis } from '../helpers/redis-server.js';
 import { deliver } from '../helpers/webhook-app.js';

@@ -3,15 +3,10 @@ import http from 'node:http';
 import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { dedupeKeys, KEPT_SHARDS, shardKeys } from '../../src/redis/dedupe-keys.js';
-import {
-  DEFAULT_TOKEN_TTL_MS,
-  RedisDedupeStore,
-  RedisOrderStore,
-  RedisRefreshLock,
-  RedisTokenStore,
-} from '../../src/redis/index.js';
-import { type KudosWebhookHandler, kudosWebhook } from '../../src/webhook/index.js';
+import { type KudosWebhookHandler, kudosWebhook } from '../../packages/kudos-payments/src/index.js';
+import { dedupeKeys, KEPT_SHARDS, shardKeys } from '../../packages/kudos-payments/src/redis/dedupe-keys.js';
+import { RedisDedupeStore, RedisOrderStore } from '../../packages/kudos-payments/src/redis/index.js';
+import { DEFAULT_TOKEN_TTL_MS, RedisRefreshLock, RedisTokenStore } from '../../src/redis/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../helpers/listen.js';
 import { type ConnectedRedis, connectRedis, type RedisLibrary } from '../helpers/redis-clients.js';

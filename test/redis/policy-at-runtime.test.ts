@@ -2,13 +2,14 @@ import http from 'node:http';
 import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisDedupeStore, RedisOrderStore, RedisTokenStore } from '../../src/redis/index.js';
 import {
   type KudosNotification,
   type KudosNotificationError,
   kudosPayments,
   kudosWebhook,
-} from '../../src/webhook/index.js';
+} from '../../packages/kudos-payments/src/index.js';
+import { RedisDedupeStore, RedisOrderStore } from '../../packages/kudos-payments/src/redis/index.js';
+import { RedisTokenStore } from '../../src/redis/index.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { listenLocal } from '../helpers/listen.js';
 import { type ConnectedRedis, connectRedis, type RedisLibrary } from '../helpers/redis-clients.js';

@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kudosWebhook } from '../../packages/kudos-payments/src/index.js';
+import { dedupeKeys, shardKeys } from '../../packages/kudos-payments/src/redis/dedupe-keys.js';
+import { RedisDedupeStore } from '../../packages/kudos-payments/src/redis/index.js';
 import { KudosCookieStateStore, KudosError, type KudosTokenSet } from '../../src/index.js';
-import { dedupeKeys, shardKeys } from '../../src/redis/dedupe-keys.js';
-import {
-  RedisDedupeStore,
-  RedisRefreshLock,
-  RedisTokenStore,
-  RedisUsedStates,
-} from '../../src/redis/index.js';
-import { kudosWebhook } from '../../src/webhook/index.js';
+import { RedisRefreshLock, RedisTokenStore, RedisUsedStates } from '../../src/redis/index.js';
 import { sharedRedis } from '../helpers/redis-server.js';
 
 /** The claim context of a claimer named `token` (each claimer holds its own). */

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { validateTokenResponse } from '../../packages/kudos-core/src/protocol/token-response.js';
 import {
   createKudosClient,
   KudosApiError,
@@ -8,7 +9,6 @@ import {
   KudosTokenError,
   MemoryTokenStore,
 } from '../../src/index.js';
-import { validateTokenResponse } from '../../src/protocol/token-response.js';
 import { rejectionOf } from '../helpers/rejection.js';
 
 // The API client never hands the API's answer, the bearer token or a request body to another origin,

@@ -1,4 +1,4 @@
-import { type AddressPrefix, LEGACY_PREFIX, MAIN_PREFIX } from 'passport-kudos/contract';
+import { type AddressPrefix, LEGACY_PREFIX, MAIN_PREFIX } from 'kudos-core/chain';
 import { positiveNumber } from './checks.js';
 
 /** An OAuth client registered with the emulator (setup that the real service does by hand). */

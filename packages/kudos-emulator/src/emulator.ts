@@ -1,12 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  type AddressPrefix,
-  KUDOS_API,
-  LEGACY_PREFIX,
-  MAIN_PREFIX,
-  SAFE_ERROR_CODE,
-} from 'passport-kudos/contract';
+import { KUDOS_API, SAFE_ERROR_CODE } from 'kudos-core';
+import { type AddressPrefix, LEGACY_PREFIX, MAIN_PREFIX } from 'kudos-core/chain';
 import { EmulatorClock } from './clock.js';
 import type { EmulatorClient, EmulatorUser, KudosEmulatorOptions } from './emulator-options.js';
 import { isHttpURL, resolveEmulatorOptions } from './emulator-options.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { tokensToUnits } from 'passport-kudos/contract';
+import { tokensToUnits } from 'kudos-core/chain';
 import { AdminSessions } from './admin-sessions.js';
 import type { EmulatorClock } from './clock.js';
 import type {

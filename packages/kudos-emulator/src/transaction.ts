@@ -1,4 +1,4 @@
-import type { AddressPrefix, KudosTxStatus } from 'passport-kudos/contract';
+import type { AddressPrefix, KudosTxStatus } from 'kudos-core/chain';
 
 // The emulator's payment and transaction types: shared by the state (which holds transactions)
 // and the payment code (which makes them), so that neither imports the other.

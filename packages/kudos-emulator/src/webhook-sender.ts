@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { KudosTxStatus } from 'passport-kudos/contract';
-import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from 'passport-kudos/contract';
+import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from 'kudos-core';
+import type { KudosTxStatus } from 'kudos-core/chain';
 import { deliveryURL } from './emulator-options.js';
 import { notificationBody } from './model/tx-record.js';
 import type { EmulatorState } from './state.js';

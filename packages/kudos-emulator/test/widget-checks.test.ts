@@ -1,8 +1,8 @@
 import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WIDGET_PARAMS } from '../../../src/protocol/widget.js';
 import { CookieClient, locationOf } from '../../../test/helpers/cookie-client.js';
 import { formFields, PAYMENT_USERS } from '../../../test/helpers/emulator-user.js';
+import { WIDGET_PARAMS } from '../../kudos-core/src/chain/widget.js';
 
 // The widget's checks as the service makes them (docs/kudos-service.md#payment-widget, the fourth
 // reading), one test per behaviour, over real HTTP.

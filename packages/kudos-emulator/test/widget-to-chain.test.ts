@@ -1,9 +1,9 @@
 import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkAddress } from '../../../src/protocol/address.js';
 import { CookieClient, locationOf } from '../../../test/helpers/cookie-client.js';
 import { formFields, PAYMENT_USERS } from '../../../test/helpers/emulator-user.js';
 import { startWebhookSink, type WebhookSink } from '../../../test/helpers/webhook-sink.js';
+import { checkAddress } from '../../kudos-core/src/chain/address.js';
 import { runSubcommand } from '../src/cli/admin.js';
 
 // How a widget payment reaches the chain and the shop, as the real service makes it

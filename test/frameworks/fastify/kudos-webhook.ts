@@ -1,7 +1,7 @@
 // Fastify: Kudos payment notifications through the framework-free receiver (docs/frameworks.md shows
 // this file, tested as is). The receiver reads the body itself: the route takes it as raw bytes.
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { KudosReceiver } from 'passport-kudos/webhook';
+import type { KudosReceiver } from 'kudos-payments';
 
 export async function buildWebhookApp(receiver: KudosReceiver): Promise<FastifyInstance> {
   const app = Fastify();

@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { type KudosPaymentsOptions, kudosPayments } from 'passport-kudos/webhook';
+import { type KudosPaymentsOptions, kudosPayments } from 'kudos-payments';
 
 export function buildPaymentsApp(options: KudosPaymentsOptions) {
   const payments = kudosPayments(options);

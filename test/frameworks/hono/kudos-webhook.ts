@@ -1,7 +1,7 @@
 // Hono (or any Fetch-style router: Next.js route handlers, Bun.serve, Deno.serve): Kudos payment
 // notifications through the Fetch adapter (docs/frameworks.md shows this file, tested as is).
 import { Hono } from 'hono';
-import { type KudosReceiverOptions, kudosWebhookFetch } from 'passport-kudos/webhook';
+import { type KudosReceiverOptions, kudosWebhookFetch } from 'kudos-payments';
 
 export function buildWebhookApp(options: KudosReceiverOptions) {
   const webhook = kudosWebhookFetch(options); // (request: Request) => Promise<Response>

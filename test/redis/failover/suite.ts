@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RedisDedupeStore } from '../../../src/redis/index.js';
-import { kudosWebhook } from '../../../src/webhook/index.js';
+import { kudosWebhook } from '../../../packages/kudos-payments/src/index.js';
+import { RedisDedupeStore } from '../../../packages/kudos-payments/src/redis/index.js';
 import { PAYMENT_USERS } from '../../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../../helpers/listen.js';
 import {

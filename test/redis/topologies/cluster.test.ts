@@ -1,7 +1,7 @@
 // See suite.ts: the three stores on node-redis and ioredis, here on cluster.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEPT_SHARDS, shardKeys } from '../../../src/redis/dedupe-keys.js';
-import { RedisDedupeStore } from '../../../src/redis/index.js';
+import { KEPT_SHARDS, shardKeys } from '../../../packages/kudos-payments/src/redis/dedupe-keys.js';
+import { RedisDedupeStore } from '../../../packages/kudos-payments/src/redis/index.js';
 import { connectRedis, type RedisPlace } from '../../helpers/redis-clients.js';
 import { cli, type RedisCluster, startRedisCluster } from '../../helpers/redis-cluster.js';
 import { LIBRARIES, storeSuite } from './suite.js';

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KudosTokenSet } from '../../../src/index.js';
+import type { KudosKeptNotification } from '../../../packages/kudos-payments/src/index.js';
+import { RedisDedupeStore, RedisOrderStore } from '../../../packages/kudos-payments/src/redis/index.js';
 import {
-  RedisDedupeStore,
-  RedisOrderStore,
-  RedisRefreshLock,
-  RedisTokenStore,
-} from '../../../src/redis/index.js';
-import { dedupeStoreContract, orderStoreContract } from '../../../src/testing/index.js';
-import type { KudosKeptNotification } from '../../../src/webhook/index.js';
+  dedupeStoreContract,
+  orderStoreContract,
+} from '../../../packages/kudos-payments/src/testing/index.js';
+import type { KudosTokenSet } from '../../../src/index.js';
+import { RedisRefreshLock, RedisTokenStore } from '../../../src/redis/index.js';
 import {
   type ConnectedRedis,
   connectRedis,

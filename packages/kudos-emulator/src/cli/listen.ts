@@ -4,7 +4,7 @@
  * it happens, until Ctrl-C puts the agent's own webhook back (the Stripe CLI habit).
  */
 import { parseArgs } from 'node:util';
-import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from 'passport-kudos/contract';
+import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from 'kudos-core';
 import { CommandError, call, type Values, withScheme } from './admin.js';
 
 /** How often the deliveries are looked at. */

@@ -1,4 +1,5 @@
-import { tokensToUnits, UNITS_PER_TOKEN } from 'passport-kudos/contract';
+import { UNITS_PER_TOKEN } from 'kudos-core';
+import { tokensToUnits } from 'kudos-core/chain';
 import type { EmulatorState } from '../state.js';
 import type { EmulatorTransaction, PaymentRequest } from '../transaction.js';
 

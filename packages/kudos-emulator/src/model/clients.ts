@@ -1,4 +1,4 @@
-import type { ServiceErrorWord } from 'passport-kudos/contract';
+import type { ServiceErrorWord } from 'kudos-core';
 import { sameSecret } from '../checks.js';
 import type { EmulatorClient } from '../emulator-options.js';
 import type { EmulatorState } from '../state.js';

@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import type { KudosTokenResponseAsSent, ProfileField, ServiceErrorWord } from 'passport-kudos/contract';
-import { ACCESS_TOKEN_LIFETIME_S } from 'passport-kudos/contract';
+import type { KudosTokenResponseAsSent, ProfileField, ServiceErrorWord } from 'kudos-core';
+import { ACCESS_TOKEN_LIFETIME_S } from 'kudos-core';
 import { OBSERVED_AVATAR_EXPIRES } from '../emulator-options.js';
 import { type EmulatorState, grantKey } from '../state.js';
 import { opaqueToken } from './ids.js';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type AddressPrefix, LEGACY_PREFIX, spellAddress } from 'passport-kudos/contract';
+import { type AddressPrefix, LEGACY_PREFIX, spellAddress } from 'kudos-core/chain';
 
 /** An opaque URL-safe random string of 43 characters, like the original refresh tokens. */
 export function opaqueToken(): string {

@@ -1,13 +1,13 @@
-import type { KudosRawAmount } from 'passport-kudos/contract';
+import { DENOM } from 'kudos-core';
+import type { KudosRawAmount } from 'kudos-core/chain';
 import {
-  DENOM,
   LEGACY_PREFIX,
   MAX_MEMO_BYTES,
   MAX_REMARKS,
   TOKEN_AMOUNT,
   tokensToUnits,
   WIDGET_PARAMS,
-} from 'passport-kudos/contract';
+} from 'kudos-core/chain';
 import type { EmulatorState } from '../state.js';
 import type { EmulatorTransaction, FinalTxStatus, PaymentRequest } from '../transaction.js';
 import { balanceOf, covers, paymentUnits } from './balances.js';

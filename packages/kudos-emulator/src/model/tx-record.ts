@@ -1,9 +1,4 @@
-import type {
-  KudosPayParameters,
-  KudosRawNotification,
-  KudosRawTx,
-  KudosTxStatus,
-} from 'passport-kudos/contract';
+import type { KudosPayParameters, KudosRawNotification, KudosRawTx, KudosTxStatus } from 'kudos-core/chain';
 import type { MultiSendAmounts } from '../emulator-options.js';
 import type { EmulatorTransaction, PaymentRequest } from '../transaction.js';
 import { walletAddress } from './ids.js';

@@ -1,4 +1,5 @@
-import { MAIN_PREFIX, MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from 'passport-kudos/contract';
+import { MIN_WEBHOOK_SECRET_LENGTH, redactWebhookURL } from 'kudos-core';
+import { MAIN_PREFIX } from 'kudos-core/chain';
 import { isRecord, sameSecret } from '../checks.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import { type EmulatorAgent, isHttpURL } from '../emulator-options.js';

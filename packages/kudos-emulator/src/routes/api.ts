@@ -1,4 +1,4 @@
-import { checkAddress, LEGACY_PREFIX, MAIN_PREFIX } from 'passport-kudos/contract';
+import { checkAddress, LEGACY_PREFIX, MAIN_PREFIX } from 'kudos-core/chain';
 import { checkBearer, profileFields } from '../model/grants.js';
 import { legacyWallet, walletAccount, walletAddress } from '../model/ids.js';
 import type { AccessTokenClaims } from '../model/jwt.js';

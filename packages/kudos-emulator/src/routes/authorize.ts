@@ -1,4 +1,4 @@
-import { KUDOS_SCOPE_DESCRIPTIONS } from 'passport-kudos/contract';
+import { KUDOS_SCOPE_DESCRIPTIONS } from 'kudos-core';
 import { sameSecret } from '../checks.js';
 import type { EmulatorClient } from '../emulator-options.js';
 import { redirectURIAllowed } from '../model/clients.js';

@@ -1,11 +1,11 @@
+import { DENOM } from 'kudos-core';
 import {
   accountKey,
   CHAIN_EVENT_FILTER,
   CHAIN_SEARCH_MAX_LIMIT,
-  DENOM,
   MAIN_PREFIX,
   spellAddress,
-} from 'passport-kudos/contract';
+} from 'kudos-core/chain';
 import type { ChainSearchMode } from '../emulator-options.js';
 import { balanceOf } from '../model/balances.js';
 import { walletAccount, walletAddress } from '../model/ids.js';

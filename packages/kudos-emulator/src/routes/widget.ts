@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { WIDGET_PARAMS } from 'passport-kudos/contract';
+import { WIDGET_PARAMS } from 'kudos-core/chain';
 import { sameSecret } from '../checks.js';
 import {
   balanceRefusal,

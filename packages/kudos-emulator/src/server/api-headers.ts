@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { KUDOS_CHAIN } from 'passport-kudos/contract';
+import { KUDOS_CHAIN } from 'kudos-core';
 import { API_PREFIX } from './route-table.js';
 
 /** Where the chain's REST interface is proxied under the API (docs/kudos-service.md#chain-lookup). */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SERVICE_ERRORS, type ServiceErrorWord } from 'passport-kudos/contract';
+import { SERVICE_ERRORS, type ServiceErrorWord } from 'kudos-core';
 import { isRecord } from '../checks.js';
 import type { EmulatorOperation } from './route-table.js';
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { KUDOS_CHAIN } from 'passport-kudos/contract';
+import { KUDOS_CHAIN } from 'kudos-core';
 import type { EmulatorGeneration } from '../emulator-options.js';
 import { API_PREFIX } from './route-table.js';
 

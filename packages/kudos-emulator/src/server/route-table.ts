@@ -26,7 +26,7 @@ export interface EmulatorRoute {
 /** The operations of the `verbose` log: passport-kudos's channel names without `passport-kudos:`. */
 export type EmulatorOperation = 'authorize' | 'token' | 'refresh' | 'revoke' | 'api' | 'confirm';
 
-import { KUDOS_API, KUDOS_CHAIN, KUDOS_PAGES } from 'passport-kudos/contract';
+import { KUDOS_API, KUDOS_CHAIN, KUDOS_PAGES } from 'kudos-core';
 
 /** The API's prefix on the emulator's server: `{baseURL}` is `{origin}/api`. */
 export const API_PREFIX = '/api';

@@ -1,4 +1,4 @@
-import { TOKEN_AMOUNT, TX_STATUSES } from 'passport-kudos/contract';
+import { TOKEN_AMOUNT, TX_STATUSES } from 'kudos-core/chain';
 import { isRecord } from '../checks.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import { isHttpURL } from '../emulator-options.js';

@@ -1,4 +1,4 @@
-import type { WIDGET_PARAMS } from 'passport-kudos/contract';
+import type { WIDGET_PARAMS } from 'kudos-core/chain';
 import type { PaymentParams } from '../model/payments.js';
 import { escapeHtml, hiddenFields, layout } from './layout.js';
 

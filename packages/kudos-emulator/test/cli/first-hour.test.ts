@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type KudosWebhookHandler, kudosWebhook } from '../../../../src/webhook/index.js';
 import { endWithTestFile } from '../../../../test/helpers/children.js';
 import { authURLOf, CLI, runCli, type StartedEmulator, startCli } from '../../../../test/helpers/cli.js';
 import { type Listening, listenLocal } from '../../../../test/helpers/listen.js';
+import { type KudosWebhookHandler, kudosWebhook } from '../../../kudos-payments/src/index.js';
 import { SUBCOMMAND_HELP } from '../../src/cli/help.js';
 import { USAGE } from '../../src/cli/start.js';
 

@@ -1,0 +1,57 @@
+// Builds one package of the workspace into its dist/esm (ES modules) and dist/cjs (CommonJS). Code:
+// one bundle per entry point with rolldown (shared code in chunks), because loading one file instead
+// of fifteen halves the time a require() takes (see BENCHMARKS.md). Types: tsc declarations, one per
+// source file, from the package's tsconfig.build.json and tsconfig.cjs.json. The other Kudos
+// packages, dependencies and peers stay imports: one copy of kudos-core in an app.
+// Each dist folder gets a package.json naming its module type, so Node and TypeScript read both right.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { rolldown } from 'rolldown';
+
+const require = createRequire(import.meta.url);
+const tsc = require.resolve('typescript/bin/tsc');
+
+/** A bare specifier and its subpaths (`redis` and `redis/...`). */
+const withSubpaths = (name) => new RegExp(`^${name.replace(/[/.]/g, '\\$&')}(/|$)`);
+
+/**
+ * Builds the package in `dir`. `input` names each entry point's source (relative to `dir`), as
+ * rolldown takes it; `codeSplitting`, when given, is rolldown's option of that name (the sign-in
+ * package groups what its root entry point loads in one chunk).
+ */
+export async function buildPackage(dir, input, { codeSplitting } = {}) {
+  // A tarball packed by the tests (test/helpers/packed-app.ts) while other tests read dist/: npm runs
+  // `prepack` even with --ignore-scripts, and a rebuild empties dist/ under them. npm test built it.
+  if (process.env.KUDOS_PACK_BUILT === '1' && existsSync(join(dir, 'dist/cjs/package.json'))) return;
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const external = [
+    ...builtinModules,
+    ...builtinModules.map((m) => `node:${m}`),
+    ...[...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})].map(withSubpaths),
+  ];
+  rmSync(join(dir, 'dist'), { recursive: true, force: true });
+  const entries = Object.fromEntries(Object.entries(input).map(([name, file]) => [name, resolve(dir, file)]));
+  const bundle = await rolldown({ input: entries, platform: 'node', external, logLevel: 'warn' });
+  for (const format of ['esm', 'cjs']) {
+    await bundle.write({
+      dir: join(dir, 'dist', format),
+      format,
+      entryFileNames: '[name].js',
+      // The JavaScript without its doc comments (the declarations keep them, and so does src/): they
+      // were a third of what require('passport-kudos') compiles. Annotations that bundlers read stay.
+      comments: { legal: true, annotation: true, jsdoc: false },
+      chunkFileNames: 'shared/[name]-[hash].js',
+      ...(codeSplitting ? { codeSplitting } : {}),
+    });
+  }
+  await bundle.close();
+  for (const project of ['tsconfig.build.json', 'tsconfig.cjs.json']) {
+    execFileSync(process.execPath, [tsc, '-p', join(dir, project), '--emitDeclarationOnly'], {
+      stdio: 'inherit',
+    });
+  }
+  writeFileSync(join(dir, 'dist/esm/package.json'), '{ "type": "module" }\n');
+  writeFileSync(join(dir, 'dist/cjs/package.json'), '{ "type": "commonjs" }\n');
+}
