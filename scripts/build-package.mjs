@@ -17,11 +17,31 @@ const tsc = require.resolve('typescript/bin/tsc');
 const withSubpaths = (name) => new RegExp(`^${name.replace(/[/.]/g, '\\$&')}(/|$)`);
 
 /**
- * Builds the package in `dir`. `input` names each entry point's source (relative to `dir`), as
- * rolldown takes it; `codeSplitting`, when given, is rolldown's option of that name (the sign-in
- * package groups what its root entry point loads in one chunk).
+ * What the package's root entry point (`index`) loads at once, directly or not, read from rolldown's
+ * module graph: what `require()` of the package compiles. Its dynamic imports (the API client's
+ * calls, refresh) are left out: they are loaded when first used.
  */
-export async function buildPackage(dir, input, { codeSplitting } = {}) {
+function rootGraph(root) {
+  let modules;
+  return (id, ctx) => {
+    if (!modules) {
+      modules = new Set();
+      const visit = (module) => {
+        if (modules.has(module)) return;
+        modules.add(module);
+        for (const next of ctx.getModuleInfo(module)?.importedIds ?? []) visit(next);
+      };
+      visit(root);
+    }
+    return modules.has(id);
+  };
+}
+
+/**
+ * Builds the package in `dir`. `input` names each entry point's source (relative to `dir`), as
+ * rolldown takes it.
+ */
+export async function buildPackage(dir, input) {
   // A tarball packed by the tests (test/helpers/packed-app.ts) while other tests read dist/: npm runs
   // `prepack` even with --ignore-scripts, and a rebuild empties dist/ under them. npm test built it.
   if (process.env.KUDOS_PACK_BUILT === '1' && existsSync(join(dir, 'dist/cjs/package.json'))) return;
@@ -33,6 +53,13 @@ export async function buildPackage(dir, input, { codeSplitting } = {}) {
   ];
   rmSync(join(dir, 'dist'), { recursive: true, force: true });
   const entries = Object.fromEntries(Object.entries(input).map(([name, file]) => [name, resolve(dir, file)]));
+  const rootLoads = rootGraph(entries.index);
+  /** Whether the root loads `id` and something else imports it too (another entry point, a lazy part). */
+  const sharedWithRoot = (id, ctx) => {
+    if (!rootLoads(id, ctx)) return false;
+    const info = ctx.getModuleInfo(id);
+    return [...(info?.importers ?? []), ...(info?.dynamicImporters ?? [])].some((by) => !rootLoads(by, ctx));
+  };
   const bundle = await rolldown({ input: entries, platform: 'node', external, logLevel: 'warn' });
   for (const format of ['esm', 'cjs']) {
     await bundle.write({
@@ -43,7 +70,12 @@ export async function buildPackage(dir, input, { codeSplitting } = {}) {
       // were a third of what require('passport-kudos') compiles. Annotations that bundlers read stay.
       comments: { legal: true, annotation: true, jsdoc: false },
       chunkFileNames: 'shared/[name]-[hash].js',
-      ...(codeSplitting ? { codeSplitting } : {}),
+      // What the root entry point loads that other entry points or its lazy parts use too, in one
+      // chunk: loading the main entry point reads two files of the package. The rest stays with what
+      // uses it (what the root loads when first used, what only another entry point needs).
+      codeSplitting: {
+        groups: [{ debugName: 'shared', name: (id, ctx) => (sharedWithRoot(id, ctx) ? 'shared' : null) }],
+      },
     });
   }
   await bundle.close();

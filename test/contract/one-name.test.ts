@@ -13,8 +13,13 @@ function declarations(dir: string): string[] {
     .map((file) => join(dir, file));
 }
 
-const ALL = declarations('dist/esm');
-const WEBHOOK = ALL.filter((file) => file.includes('/webhook/') || file.includes('/otel/'));
+/** Every published declaration of the workspace's packages. */
+const ALL = [
+  'dist/esm',
+  ...['kudos-core', 'kudos-payments', 'kudos-emulator'].map((p) => `packages/${p}/dist/esm`),
+].flatMap(declarations);
+/** The payments' declarations. */
+const WEBHOOK = declarations('packages/kudos-payments/dist/esm');
 
 /** `name: type` of every property, parameter and field of the files, as written. */
 function typedNames(files: readonly string[]): { file: string; name: string; type: string }[] {

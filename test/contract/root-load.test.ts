@@ -11,22 +11,41 @@ function runCommonJs(code: string): unknown {
   return JSON.parse(out);
 }
 
-/** The package's own files in require.cache, relative to dist/cjs, shared chunks without their hash. */
+/**
+ * The workspace's files in require.cache (the packages' dist/cjs, relative to the repository: kudos-core
+ * is packages/kudos-core/...), shared chunks without their hash.
+ */
 const OWN_FILES = `
   const own = () => Object.keys(require.cache)
-    .filter((file) => file.includes('/dist/cjs/'))
-    .map((file) => file.split('/dist/cjs/')[1].replace(/-[\\w-]{8}\\.js$/, '.js'))
+    .filter((file) => file.includes('/dist/cjs/') && !file.includes('/node_modules/'))
+    .map((file) => require('node:path').relative(process.cwd(), file).replace(/-[\\w-]{8}\\.js$/, '.js'))
     .sort();`;
+
+/** What require('passport-kudos') reads of the workspace: two files of its own, two of kudos-core. */
+const SIGN_IN = [
+  'dist/cjs/index.js',
+  'dist/cjs/shared/shared.js',
+  'packages/kudos-core/dist/cjs/index.js',
+  'packages/kudos-core/dist/cjs/shared/shared.js',
+];
 
 const OPTIONS = `{ clientID: 'app', clientSecret: 'secret', callbackURL: 'http://127.0.0.1/cb',
   authURL: 'http://127.0.0.1:9', baseURL: 'http://127.0.0.1:9/api' }`;
 
 describe("require('passport-kudos')", () => {
-  it('reads two files of its own: the entry point and the shared chunk', () => {
+  it("reads two files of its own and two of kudos-core's (the entry points and their shared chunks)", () => {
     const files = runCommonJs(`${OWN_FILES}
       require('passport-kudos');
       process.stdout.write(JSON.stringify(own()));`);
-    expect(files).toEqual(['index.js', 'shared/shared.js']);
+    expect(files).toEqual(SIGN_IN);
+  });
+
+  it("never loads the chain's side of the contract, its bech32 library or any payments code", () => {
+    const loaded = runCommonJs(`
+      require('passport-kudos');
+      process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((file) =>
+        /kudos-payments|@scure|kudos-core\\/dist\\/cjs\\/chain/.test(file))));`);
+    expect(loaded).toEqual([]);
   });
 
   it('loads the API client calls at their first call, which behaves as before', () => {
@@ -43,8 +62,8 @@ describe("require('passport-kudos')", () => {
       });`);
     expect(result).toEqual({
       threw: expect.stringContaining('timeoutMs'),
-      before: ['index.js', 'shared/shared.js'],
-      after: ['index.js', 'shared/client-calls.js', 'shared/shared.js'],
+      before: SIGN_IN,
+      after: [...SIGN_IN, 'dist/cjs/shared/client-calls.js'].sort(),
       code: 'reauth_required',
     });
   });
@@ -61,7 +80,7 @@ describe("require('passport-kudos')", () => {
       });`);
     expect(result).toEqual({
       sync: 'TypeError',
-      files: ['index.js', 'shared/refresh.js', 'shared/shared.js'],
+      files: [...SIGN_IN, 'dist/cjs/shared/refresh.js'].sort(),
       refresh: 'refresh() requires the refresh token, a non-empty string',
       revoke: 'revoke_url_missing',
     });
@@ -85,8 +104,13 @@ describe('import() of the entry points', () => {
     'passport-kudos/redis',
     'kudos-payments/sqlite',
     'passport-kudos/otel',
-    'passport-kudos/contract',
+    'kudos-payments/redis',
+    'kudos-payments/otel',
     'kudos-payments/testing',
+    'kudos-core',
+    'kudos-core/chain',
+    'kudos-core/redis',
+    'kudos-core/otel',
   ])("%s never loads Node's bundled undici", (entry) => {
     const out = execFileSync(
       process.execPath,
