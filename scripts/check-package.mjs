@@ -1,17 +1,27 @@
-// Checks both packages as users receive them: packs each tarball (from no dist/, so that `prepack`
-// must build it, as from a fresh clone), checks what each holds (the library no emulator file and no
-// `bin`; the emulator its command), runs publint and arethetypeswrong on each, installs both from
-// their tarballs in an empty project, loads every entry point with both require() and import, and
-// starts the installed `kudos-emulator` command.
+// Checks the workspace's four packages as users receive them: packs each tarball (from no dist/, so
+// that `prepack` must build it, as from a fresh clone), runs publint and arethetypeswrong on each,
+// checks what each holds, then installs them from their tarballs in empty projects, each package
+// alone (with kudos-core, which it depends on) and all together:
+// - passport-kudos gives KudosStrategy with no payments code and no payments package installed;
+// - kudos-payments makes an order with no Passport package installed;
+// - kudos-emulator installs neither Passport nor the payments, and its command starts;
+// - together: every entry point loads through require() and import, one kudos-core is installed,
+//   and the payments' errors are instances of passport-kudos's KudosError.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const bin = (name) => join(process.cwd(), 'node_modules', '.bin', name);
-const EMULATOR_DIR = 'packages/kudos-emulator';
-const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
-const emulatorPkg = JSON.parse(readFileSync(join(EMULATOR_DIR, 'package.json'), 'utf8'));
+const FOLDERS = {
+  'kudos-core': 'packages/kudos-core',
+  'passport-kudos': '.',
+  'kudos-payments': 'packages/kudos-payments',
+  'kudos-emulator': 'packages/kudos-emulator',
+};
+/** passport-kudos unpacked, in bytes, when it held the payments too (0.1.0 before the split, #69). */
+const BEFORE_SPLIT_BYTES = 1_145_190;
+const manifest = (name) => JSON.parse(readFileSync(join(FOLDERS[name], 'package.json'), 'utf8'));
 const work = mkdtempSync(join(tmpdir(), 'passport-kudos-pack-'));
 const run = (cmd, args, cwd = process.cwd()) =>
   execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
@@ -23,7 +33,9 @@ function pack(folder) {
   const [packed] = JSON.parse(output.slice(output.indexOf('[')));
   if (!packed.files.some((f) => f.path === 'dist/esm/index.js'))
     throw new Error(`npm pack of ${folder} gave no dist/: the prepack build did not run`);
-  console.log(`packed ${packed.filename}: ${packed.size} bytes, ${packed.entryCount} files`);
+  console.log(
+    `packed ${packed.filename}: ${packed.size} bytes, ${packed.unpackedSize} unpacked, ${packed.entryCount} files`,
+  );
   const tarball = join(work, packed.filename);
   run(bin('publint'), ['run', tarball, '--strict', '--level', 'warning']);
   // Every resolution TypeScript has, node10 (its old default) included: typesVersions maps the subpaths.
@@ -31,6 +43,26 @@ function pack(folder) {
   console.log(`${packed.name}: publint ok, arethetypeswrong ok`);
   return { ...packed, tarball };
 }
+
+/** The files of a tarball whose path matches `pattern`. */
+const filesMatching = (packed, pattern) =>
+  packed.files.map((f) => f.path).filter((path) => pattern.test(path));
+
+/** A fresh project in `name` with `specs` installed (tarballs or registry names). */
+function install(name, specs) {
+  const app = join(work, name);
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), `{ "name": "${name}", "private": true }\n`);
+  // No --offline: `npm ci` stores tarballs but not the metadata an offline install needs, so an
+  // offline install works only where an earlier online install warmed the cache. --prefer-offline
+  // uses the cache when it can and the registry otherwise, so it works with an empty cache too.
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...specs], app);
+  return app;
+}
+
+/** What `node -e code` prints in `app` (CommonJS). */
+const node = (app, code) => run(process.execPath, ['-e', code], app).trim();
+const installed = (app, name) => existsSync(join(app, 'node_modules', name, 'package.json'));
 
 /** The installed command starts: its banner names the address it listens on. */
 function startsCommand(app) {
@@ -47,8 +79,7 @@ function startsCommand(app) {
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     const read = (chunk) => {
       text += chunk.toString();
-      const url = /authURL:\s+(\S+)/.exec(text)?.[1];
-      if (url) child.kill('SIGTERM');
+      if (/authURL:\s+(\S+)/.test(text)) child.kill('SIGTERM');
     };
     child.stdout.on('data', read);
     child.stderr.on('data', read);
@@ -63,67 +94,126 @@ function startsCommand(app) {
 }
 
 try {
-  // The library first: its build is what the emulator's declarations import (passport-kudos/contract).
-  const library = pack('.');
-  const emulatorFiles = library.files.filter((f) => /emulator|(^|\/)cli\.js$/.test(f.path));
-  if (emulatorFiles.length > 0)
+  // kudos-core first: the others' declarations import its build.
+  const packed = {};
+  for (const name of Object.keys(FOLDERS)) packed[name] = pack(FOLDERS[name]);
+  const tarball = (name) => packed[name].tarball;
+
+  // What each tarball holds.
+  const signIn = packed['passport-kudos'];
+  const payments = filesMatching(
+    signIn,
+    /webhook|payment|receiver|sqlite|order|dedupe|emulator|(^|\/)cli\.js$/,
+  );
+  if (payments.length > 0)
+    throw new Error(`passport-kudos's tarball holds payments or emulator files: ${payments.join(', ')}`);
+  if ('bin' in manifest('passport-kudos')) throw new Error("passport-kudos's package.json has a bin");
+  const share = signIn.unpackedSize / BEFORE_SPLIT_BYTES;
+  if (share >= 0.5)
     throw new Error(
-      `${pkg.name}'s tarball holds emulator files: ${emulatorFiles.map((f) => f.path).join(', ')}`,
+      `passport-kudos unpacks to ${signIn.unpackedSize} bytes, ${(share * 100).toFixed(0)}% of ${BEFORE_SPLIT_BYTES}`,
     );
-  if ('bin' in pkg) throw new Error(`${pkg.name}'s package.json has a bin`);
-  console.log(`${pkg.name}: no emulator file, no bin`);
-  const emulator = pack(EMULATOR_DIR);
-  for (const path of Object.values(emulatorPkg.bin ?? {})) {
-    if (!emulator.files.some((f) => f.path === path.replace(/^\.\//, '')))
-      throw new Error(`${emulatorPkg.name}'s tarball has no ${path}, its bin`);
+  console.log(
+    `passport-kudos: no payments or emulator file, no bin; ${signIn.unpackedSize} bytes unpacked, ${(share * 100).toFixed(0)}% of the ${BEFORE_SPLIT_BYTES} before the split`,
+  );
+  for (const path of Object.values(manifest('kudos-emulator').bin ?? {})) {
+    if (!packed['kudos-emulator'].files.some((f) => f.path === path.replace(/^\.\//, '')))
+      throw new Error(`kudos-emulator's tarball has no ${path}, its bin`);
   }
 
-  // Install both tarballs in an empty project and load each entry point both ways.
-  const app = join(work, 'app');
-  run('mkdir', ['-p', app]);
-  writeFileSync(join(app, 'package.json'), '{ "name": "consumer", "private": true }\n');
-  const tarball = library.tarball;
-  // No --offline: `npm ci` stores tarballs but not the metadata an offline install needs, so an
-  // offline install works only where an earlier online install warmed the cache. --prefer-offline
-  // uses the cache when it can and the registry otherwise, so it works with an empty cache too.
+  // Sign-in alone: KudosStrategy, and no payments package in node_modules.
+  const signInApp = install('sign-in-app', [tarball('passport-kudos'), tarball('kudos-core'), 'passport']);
+  const strategy = node(
+    signInApp,
+    `const { KudosStrategy } = require('passport-kudos');
+     const s = new KudosStrategy({ clientID: 'app', clientSecret: 'secret', callbackURL: '/cb', authURL: 'http://127.0.0.1:9', baseURL: 'http://127.0.0.1:9/api' }, () => {});
+     console.log(s.name, Object.getPrototypeOf(KudosStrategy).name);`,
+  );
+  if (strategy !== 'kudos OAuth2Strategy')
+    throw new Error(`require('passport-kudos') in a sign-in app: ${strategy}`);
+  if (installed(signInApp, 'kudos-payments'))
+    throw new Error('installing passport-kudos installed kudos-payments');
+  console.log(
+    'passport-kudos alone: KudosStrategy extends the OAuth2Strategy of passport-oauth2; no kudos-payments installed',
+  );
+
+  // Payments alone: an order, and no Passport package in node_modules.
+  const shopApp = install('shop-app', [tarball('kudos-payments'), tarball('kudos-core')]);
+  const passportThere = ['passport', 'passport-oauth2', 'passport-strategy', 'passport-kudos'].filter(
+    (name) => installed(shopApp, name),
+  );
+  if (passportThere.length > 0)
+    throw new Error(`installing kudos-payments installed ${passportThere.join(', ')}`);
+  const order = node(
+    shopApp,
+    `const { kudosPayments } = require('kudos-payments');
+     const payments = kudosPayments({ secret: 'at-least-16-characters', authURL: 'http://127.0.0.1:9',
+       baseURL: 'http://127.0.0.1:9/api', wallet: 'kudos10w0466xcvg0sgfhynvj5nlcdzhqzrnc4gkegml',
+       to: 'shop', agent: 'shop-agent', onPaid: () => undefined });
+     payments.createOrder({ amount: '2', redirectURI: 'http://127.0.0.1:9/paid', data: { item: 'mug' } })
+       .then(({ order, url }) => { console.log(order.data.item, new URL(url).searchParams.get('amount')); payments.close?.(); });`,
+  );
+  if (order !== 'mug 2') throw new Error(`kudosPayments() in a shop without Passport: ${order}`);
+  console.log('kudos-payments alone: kudosPayments() made an order; no Passport package installed');
+
+  // The emulator alone: neither Passport nor the payments, and its command starts.
+  const emulatorApp = install('emulator-app', [tarball('kudos-emulator'), tarball('kudos-core')]);
+  const extra = ['passport', 'passport-oauth2', 'passport-kudos', 'kudos-payments'].filter((name) =>
+    installed(emulatorApp, name),
+  );
+  if (extra.length > 0) throw new Error(`installing kudos-emulator installed ${extra.join(', ')}`);
+  console.log(
+    `kudos-emulator alone: no Passport, no payments; its command starts: ${await startsCommand(emulatorApp)}`,
+  );
+
+  // All together: every entry point both ways, one kudos-core, one error hierarchy.
+  const app = install('full-app', [...Object.keys(FOLDERS).map(tarball), 'passport', '@opentelemetry/api']);
+  const copies = run('npm', ['ls', 'kudos-core', '--all', '--parseable'], app)
+    .trim()
+    .split('\n')
+    .filter(Boolean);
+  if (new Set(copies).size !== 1)
+    throw new Error(`kudos-core is installed ${new Set(copies).size} times: ${copies}`);
+  const same = node(
+    app,
+    `const { KudosError } = require('passport-kudos');
+     const { KudosNotificationError, parseKudosNotification } = require('kudos-payments');
+     let thrown; try { parseKudosNotification({}); } catch (error) { thrown = error; }
+     console.log(KudosNotificationError.prototype instanceof KudosError, thrown instanceof KudosError,
+       require('kudos-payments').KudosError === KudosError);`,
+  );
+  if (same !== 'true true true')
+    throw new Error(`the payments' errors and passport-kudos's KudosError: ${same}`);
+  console.log("all four installed: one kudos-core; the payments' errors are passport-kudos's KudosError");
+  // docs/observability.md's install line resolves as written (no ERESOLVE), the tarballs for the packages.
+  const otelLine = /^npm install passport-kudos kudos-payments ((?:[a-z][a-z-]* )*@opentelemetry\/.+)$/m.exec(
+    readFileSync('docs/observability.md', 'utf8'),
+  )?.[1];
+  if (!otelLine)
+    throw new Error(
+      'docs/observability.md has no "npm install passport-kudos kudos-payments @opentelemetry/..." line',
+    );
   run(
     'npm',
     [
       'install',
+      '--dry-run',
       '--no-audit',
       '--no-fund',
       '--prefer-offline',
-      tarball,
-      emulator.tarball,
-      'passport',
-      '@opentelemetry/api',
+      ...['passport-kudos', 'kudos-payments', 'kudos-core'].map(tarball),
+      ...otelLine.split(' '),
     ],
     app,
   );
-  console.log(`${emulatorPkg.name}'s command starts from the install: ${await startsCommand(app)}`);
-  // docs/observability.md's install line resolves as written (no ERESOLVE), the tarball for the package.
-  const otelLine = /^npm install passport-kudos ((?:[a-z][a-z-]* )*@opentelemetry\/.+)$/m.exec(
-    readFileSync('docs/observability.md', 'utf8'),
-  )?.[1];
-  if (!otelLine)
-    throw new Error('docs/observability.md has no "npm install passport-kudos @opentelemetry/..." line');
-  run(
-    'npm',
-    ['install', '--dry-run', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...otelLine.split(' ')],
-    app,
-  );
   console.log(`docs/observability.md's install line resolves: ${otelLine}`);
-  const entries = [pkg, emulatorPkg].flatMap((p) =>
-    Object.keys(p.exports)
+  const entries = Object.keys(FOLDERS).flatMap((name) =>
+    Object.keys(manifest(name).exports)
       .filter((e) => e !== './package.json')
-      .map((e) => (e === '.' ? p.name : `${p.name}/${e.slice(2)}`)),
+      .map((e) => (e === '.' ? name : `${name}/${e.slice(2)}`)),
   );
   for (const spec of entries) {
-    const cjs = run(
-      process.execPath,
-      ['-e', `console.log(Object.keys(require('${spec}')).length)`],
-      app,
-    ).trim();
+    const cjs = node(app, `console.log(Object.keys(require('${spec}')).length)`);
     const esm = run(
       process.execPath,
       ['--input-type=module', '-e', `const m = await import('${spec}'); console.log(Object.keys(m).length)`],
@@ -133,17 +223,15 @@ try {
       throw new Error(`${spec}: require gave ${cjs} exports, import ${esm}`);
     console.log(`${spec}: ${cjs} exports through require and import`);
   }
-  // The root entry point must never load optional parts (the emulator, Redis support, OpenTelemetry).
-  const loaded = run(
-    process.execPath,
-    [
-      '-e',
-      `require('${pkg.name}'); console.log(Object.keys(require.cache).filter((f) => /[\\/](emulator|redis|otel|@opentelemetry)[\\/]/.test(f)).length)`,
-    ],
-    app,
-  ).trim();
-  if (loaded !== '0') throw new Error(`${pkg.name} loaded ${loaded} files of emulator/, redis/ or otel/`);
-  console.log(`${pkg.name}: loads no emulator/, redis/ or otel/ code`);
+  // The root entry points never load optional parts (the emulator, Redis support, OpenTelemetry).
+  for (const name of ['passport-kudos', 'kudos-payments']) {
+    const loaded = node(
+      app,
+      `require('${name}'); console.log(Object.keys(require.cache).filter((f) => /[\\/](emulator|redis|otel|@opentelemetry)[\\/]/.test(f)).length)`,
+    );
+    if (loaded !== '0') throw new Error(`${name} loaded ${loaded} files of emulator/, redis/ or otel/`);
+    console.log(`${name}: loads no emulator/, redis/ or otel/ code`);
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
