@@ -12,7 +12,10 @@ import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
 export const API_ENTRIES = {
   'kudos-core': { dir: 'packages/kudos-core', entries: ['index', 'chain', 'redis', 'otel'] },
   'passport-kudos': { dir: '.', entries: ['index', 'redis', 'otel'] },
-  'kudos-payments': { dir: 'packages/kudos-payments', entries: ['index', 'redis', 'sqlite', 'testing', 'otel'] },
+  'kudos-payments': {
+    dir: 'packages/kudos-payments',
+    entries: ['index', 'redis', 'sqlite', 'testing', 'otel'],
+  },
   'kudos-emulator': { dir: 'packages/kudos-emulator', entries: ['index'] },
 };
 
@@ -70,7 +73,11 @@ try {
         configObjectFullPath: undefined,
         packageJsonFullPath: join(projectFolder, 'package.json'),
       });
-      const result = Extractor.invoke(config, { localBuild: update, showVerboseMessages: false, messageCallback: quiet });
+      const result = Extractor.invoke(config, {
+        localBuild: update,
+        showVerboseMessages: false,
+        messageCallback: quiet,
+      });
       const report = join(dir, 'api', `${entry}.api.md`);
       if (!result.succeeded) changed.push(report);
       else if (result.apiReportChanged && update) console.log(`api-report: wrote ${report}`);
@@ -98,4 +105,6 @@ if (changed.length > 0) {
   process.exit(1);
 }
 const count = Object.values(API_ENTRIES).reduce((sum, p) => sum + p.entries.length, 0);
-console.log(`check:api: ${count} entry points of ${Object.keys(API_ENTRIES).length} packages match their reports`);
+console.log(
+  `check:api: ${count} entry points of ${Object.keys(API_ENTRIES).length} packages match their reports`,
+);

@@ -29,13 +29,17 @@ describe('the API report check', () => {
   beforeAll(() => {
     rmSync(COPY, { recursive: true, force: true });
     mkdirSync(COPY, { recursive: true });
-    for (const part of ['package.json', 'api', 'dist/esm']) cpSync(part, join(COPY, part), { recursive: true });
+    for (const part of ['package.json', 'api', 'dist/esm'])
+      cpSync(part, join(COPY, part), { recursive: true });
   });
   afterAll(() => rmSync(COPY, { recursive: true, force: true }));
 
   it('passes on the declarations as built, and fails on an export added without its report', () => {
     expect(check()).toMatchObject({ status: 0, output: expect.stringContaining('match their reports') });
-    appendFileSync(join(COPY, 'dist/esm/otel/index.d.ts'), '\nexport declare const addedWithoutReport: number;\n');
+    appendFileSync(
+      join(COPY, 'dist/esm/otel/index.d.ts'),
+      '\nexport declare const addedWithoutReport: number;\n',
+    );
     const after = check();
     expect(after.status).toBe(1);
     expect(after.output).toContain(join(COPY, 'api', 'otel.api.md'));

@@ -52,7 +52,7 @@ describe('the wire contract, checked from both ends', () => {
   });
 
   const payments = [
-    ['one receiver (MsgSend)', { from: 'alice', to: 'bobby', amount: '1' }],
+    ['one recipient (MsgSend)', { from: 'alice', to: 'bobby', amount: '1' }],
     ['two receivers (MsgMultiSend)', { from: 'alice', to: ['bobby', 'shop-agent'], amount: ['1', '0.5'] }],
     ['an agent fee', { from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent', fee: '0.25' }],
   ] as const;

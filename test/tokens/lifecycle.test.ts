@@ -137,7 +137,10 @@ describe.each(['reuse', 'rotate'] as const)(
         const dead = await rejectionOf(strategy.refresh(first.refreshToken as string));
         expect(dead).toMatchObject({ code: 'reauth_required', status: 401, httpStatus: 400 });
         expect(dead.message).toBe('Kudos refused the refresh token: the user must sign in again');
-        expect((dead.cause as KudosTokenError).code).toBe('INVALID_GRANT');
+        expect(dead.cause as KudosTokenError).toMatchObject({
+          code: 'invalid_grant',
+          serviceCode: 'INVALID_GRANT',
+        });
       });
 
       it('rule (a) with two devices: signing in on the second kills the first device’s refresh token', async () => {

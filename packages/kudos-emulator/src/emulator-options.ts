@@ -148,13 +148,13 @@ export interface KudosEmulatorOptions {
   /** Milliseconds from payment confirmation to `success`; default 200. */
   paymentDelayMs?: number;
   /**
-   * How the record of a `MsgMultiSend` payment (several receivers, or an agent fee) gives its amount
+   * How the record of a `MsgMultiSend` payment (several recipients, or an agent fee) gives its amount
    * in notifications and lookups: `total` (default, observed: one coin, the sum of every output) or
    * `per-output` (one coin per output, as some records have).
    */
   multiSendAmounts?: MultiSendAmounts;
   /**
-   * How a payment spells the receivers' addresses on the chain and in its record: `kudos` (default,
+   * How a payment spells the recipients' addresses on the chain and in its record: `kudos` (default,
    * observed: the widget pays the main-prefix address since 2022) or `cosmos` (the legacy spelling
    * of the same account, as older records have it). docs/kudos-service.md#wallet-addresses.
    */

@@ -14,7 +14,7 @@ import type { EmulatorTransaction } from './transaction.js';
 /**
  * Whose history lists a transaction, as the service listed it (docs/kudos-service.md#histories): the
  * payer's always; a receiver's only when the record names it as a single `toId`, i.e. a `MsgSend` to
- * one receiver without an agent fee. A `MsgMultiSend` (a fee above 0, or several receivers) recorded
+ * one recipient without an agent fee. A `MsgMultiSend` (a fee above 0, or several recipients) recorded
  * `toId` as a list, so only its payer saw it; an agent saw none of the payments made through it.
  */
 function historyUsers(tx: EmulatorTransaction): string[] {

@@ -12,7 +12,7 @@ export interface PaymentRequest {
   from: string;
   /** Receiver user IDs, one or more. */
   to: string[];
-  /** Whole tokens for each receiver, as decimal strings (`0.5` allowed), in the order of `to`. */
+  /** Whole tokens for each recipient, as decimal strings (`0.5` allowed), in the order of `to`. */
   amounts: string[];
   /** Agent user ID. */
   via?: string;
@@ -46,7 +46,7 @@ export interface EmulatorTransaction {
   /** Block height once included (success or fail). */
   height: number | undefined;
   /**
-   * How the receivers' addresses are spelled on the chain and in the record: `kudos` (the main
+   * How the recipients' addresses are spelled on the chain and in the record: `kudos` (the main
    * prefix, as the widget pays since 2022) or `cosmos` (older records). Missing in older state files: `cosmos`.
    */
   paidPrefix?: AddressPrefix;

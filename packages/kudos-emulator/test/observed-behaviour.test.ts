@@ -324,7 +324,7 @@ describe('the emulator does what the service was observed to do', () => {
       expect(back.searchParams.get('success')).toBe('true');
     });
 
-    it('takes several receivers and decimal amounts: one MsgMultiSend, every output listed, one summed amount', async () => {
+    it('takes several recipients and decimal amounts: one MsgMultiSend, every output listed, one summed amount', async () => {
       await startShop();
       const back = locationOf(
         await pay({

@@ -194,7 +194,7 @@ describe('the emulator: scopes, users, widget values, lookups and API headers as
       expect(kudos.deliveries).toHaveLength(0);
     });
 
-    it('lets several receivers with via redirect, on the agent whitelist', async () => {
+    it('lets several recipients with via redirect, on the agent whitelist', async () => {
       await start();
       const back = await pay({
         to: 'bobby,shop-agent',

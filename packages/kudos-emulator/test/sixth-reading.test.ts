@@ -77,7 +77,7 @@ describe('the emulator as this interface last worked', () => {
   });
 
   describe('histories as the service listed them', () => {
-    it('a MsgMultiSend (an agent fee, or several receivers) is listed under the payer only; records carry id', async () => {
+    it('a MsgMultiSend (an agent fee, or several recipients) is listed under the payer only; records carry id', async () => {
       const single = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
       const withFee = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent', fee: '0.5' });
       const several = kudos.pay({ from: 'alice', to: 'bobby,carol-payer', amount: '1,1' });

@@ -138,20 +138,6 @@ export const KUDOS_ERROR_CODES = [
     meaning: 'the service could not parse the token request (`httpStatus` 400)',
   },
   {
-    code: 'INVALID_GRANT',
-    status: 502,
-    error: 'KudosTokenError',
-    meaning:
-      "the emulator's word for an authorization code or refresh token it does not know (the service's own word is not known)",
-  },
-  {
-    code: 'UNSUPPORTED_GRANT_TYPE',
-    status: 502,
-    error: 'KudosTokenError',
-    meaning:
-      "the emulator's word for a `grant_type` it does not support (the service's own word is not known)",
-  },
-  {
     code: 'MISSING_TOKEN',
     status: 502,
     error: 'KudosTokenError',
@@ -264,18 +250,6 @@ export const KUDOS_ERROR_CODES = [
   },
   {
     code: 'BODY_PARSE_FAILED',
-    status: 'as answered',
-    error: 'KudosApiError',
-    meaning: "the service's word (see KudosTokenError) answered by the API",
-  },
-  {
-    code: 'INVALID_GRANT',
-    status: 'as answered',
-    error: 'KudosApiError',
-    meaning: "the service's word (see KudosTokenError) answered by the API",
-  },
-  {
-    code: 'UNSUPPORTED_GRANT_TYPE',
     status: 'as answered',
     error: 'KudosApiError',
     meaning: "the service's word (see KudosTokenError) answered by the API",

@@ -70,7 +70,7 @@ export interface KudosNotificationMessage
   txStatus?: string;
   /** Confirmed on the chain as paid to the shop (see the notification's `paid`). */
   paid?: boolean;
-  /** What the shop's receivers got, in the smallest unit, as a decimal string. */
+  /** What the shop's wallets got, in the smallest unit, as a decimal string. */
   received?: string;
   /** Kept for `redrive()` after it failed. */
   kept?: boolean;
@@ -82,7 +82,7 @@ export interface KudosConfirmMessage extends Outcome<'confirmed' | 'unconfirmed'
   txHash: string;
   /** Why it is not confirmed, when it is not. */
   reason?: string;
-  /** What the shop's receivers got, as a decimal string, when confirmed. */
+  /** What the shop's wallets got, as a decimal string, when confirmed. */
   received?: string;
 }
 

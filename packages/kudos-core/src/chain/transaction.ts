@@ -56,7 +56,7 @@ export interface KudosAmount {
   denom: string;
 }
 
-/** One output of a transaction: a receiver, or the agent's fee. */
+/** One output of a transaction: a recipient, or the agent's fee. */
 export interface KudosOutput {
   address: string;
   /** User ID; null for a wallet without an account (or when the record names none). */

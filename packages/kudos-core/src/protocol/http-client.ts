@@ -10,7 +10,7 @@ import { isCodeOf, type KudosErrorCodeOf } from '../base/error-codes.js';
 import { cleanText, KudosApiError, KudosTokenError } from '../base/errors.js';
 import { BodyTooLargeError, readStream } from '../base/read-capped.js';
 import { redactSecrets } from '../base/redact.js';
-import { readServiceError } from './service-errors.js';
+import { codeOfWord, readServiceError } from './service-errors.js';
 
 /** Who answers: the token endpoint (`KudosTokenError`) or the API, chain lookup included (`KudosApiError`). */
 type KudosService = 'token' | 'api';
@@ -315,20 +315,23 @@ export function answerError(answer: HttpAnswer, call: HttpCall): KudosTokenError
     ? `: ${cleanText(redactSecrets(read.description, secrets), 200)}`
     : '';
   const httpStatus = answer.status;
+  // The table's code of the word (the RFC's `invalid_grant` for the emulator's INVALID_GRANT); the
+  // word itself stays in `serviceCode` wherever it is not the code.
+  const code = word === undefined ? undefined : codeOfWord(word);
   if (call.service === 'token') {
-    const known = word !== undefined && isCodeOf('KudosTokenError', word);
-    return new KudosTokenError(known ? word : 'token_endpoint_error', {
+    const known = code !== undefined && isCodeOf('KudosTokenError', code);
+    return new KudosTokenError(known ? code : 'token_endpoint_error', {
       message: `${LABEL.token} answered HTTP ${httpStatus} ${word ?? 'token_endpoint_error'}${description}`,
       httpStatus,
-      serviceCode: known ? undefined : word,
+      serviceCode: known && code === word ? undefined : word,
       body: redactSecrets(answer.body, secrets),
     });
   }
-  const known = word !== undefined && isCodeOf('KudosApiError', word);
-  return new KudosApiError(known ? word : 'api_error', {
+  const known = code !== undefined && isCodeOf('KudosApiError', code);
+  return new KudosApiError(known ? code : 'api_error', {
     message: `${LABEL.api} answered HTTP ${httpStatus} ${word ?? 'api_error'} for ${call.what}`,
     httpStatus,
-    serviceCode: known ? undefined : word,
+    serviceCode: known && code === word ? undefined : word,
   });
 }
 

@@ -15,11 +15,24 @@ export const SERVICE_ERRORS = {
   LOGIN_NEEDED: { status: 401, observed: true },
   TOKEN_EXPIRED: { status: 401, observed: true },
   INSUFFICIENT_PERMISSION: { status: 403, observed: true },
-  INVALID_GRANT: { status: 400, observed: false },
-  UNSUPPORTED_GRANT_TYPE: { status: 400, observed: false },
+  // The emulator's words for what RFC 6749 names: read as the RFC's code (`invalid_grant`), the word
+  // kept in `serviceCode`, so that the error table has one code for each thing, not case twins.
+  INVALID_GRANT: { status: 400, observed: false, code: 'invalid_grant' },
+  UNSUPPORTED_GRANT_TYPE: { status: 400, observed: false, code: 'unsupported_grant_type' },
   MISSING_TOKEN: { status: 400, observed: false },
-  // Each word is a code of both classes that read the service's answers (the compiler checks it).
-} as const satisfies Partial<Record<ServiceWordCode, { status: number; observed: boolean }>>;
+  // Each word without a `code` is a code of both classes that read the service's answers, and each
+  // `code` one of the token endpoint's (the compiler checks both).
+} as const satisfies Record<
+  string,
+  { status: number; observed: boolean; code?: KudosErrorCodeOf<'KudosTokenError'> }
+> &
+  Partial<Record<ServiceWordCode, unknown>>;
+
+/** The error table's code for a word the service answered: the RFC's where the word names one of its codes. */
+export function codeOfWord(word: string): string {
+  const entry: { code?: string } | undefined = (SERVICE_ERRORS as Record<string, { code?: string }>)[word];
+  return entry?.code ?? word;
+}
 
 /** The codes both the token endpoint's and the API's errors may carry: where the service's words must be. */
 type ServiceWordCode = KudosErrorCodeOf<'KudosTokenError'> & KudosErrorCodeOf<'KudosApiError'>;

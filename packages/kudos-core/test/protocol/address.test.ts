@@ -32,7 +32,7 @@ describe('accounts in either spelling', () => {
     expect(() => spellAddress('ab'.repeat(25), 'kudos')).toThrow(/40 or 64 lower-case hex characters/);
   });
 
-  it('takes a 32-byte account as a receiver, in either spelling', () => {
+  it('takes a 32-byte account as a recipient, in either spelling', () => {
     expect(() =>
       cosmosConfirmer({ restURL: 'http://127.0.0.1:9', wallet: spellAddress(ACCOUNT_32, 'cosmos') }),
     ).not.toThrow();

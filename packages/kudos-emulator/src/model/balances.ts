@@ -11,7 +11,7 @@ function feeUnits(request: Pick<PaymentRequest, 'fee' | 'via'>): bigint {
   return request.fee !== undefined && request.via !== undefined ? tokensToUnits(request.fee) : 0n;
 }
 
-/** Everything a payment moves out of the payer's wallet: each receiver's amount and the agent's fee. */
+/** Everything a payment moves out of the payer's wallet: each recipient's amount and the agent's fee. */
 export function paymentUnits(request: Pick<PaymentRequest, 'amounts' | 'fee' | 'via'>): bigint {
   return request.amounts.reduce((sum, amount) => sum + tokensToUnits(amount), feeUnits(request));
 }

@@ -65,7 +65,7 @@ function list(value: string): string[] | undefined {
 
 /**
  * The payment redirect whitelist check (observed): with `via` the agent's whitelist applies, else
- * the receiver's (several receivers without `via` cannot be redirected to). Exact match. Answers the
+ * the recipient's (several recipients without `via` cannot be redirected to). Exact match. Answers the
  * page's error code, or undefined when allowed.
  */
 function redirectProblem(state: EmulatorState, redirectURI: string, via: string | undefined, to: string[]) {
@@ -203,7 +203,7 @@ export function coin(tokens: string): KudosRawAmount {
   return { amount: tokensToUnits(tokens).toString(), denom: DENOM };
 }
 
-/** One output of a payment on chain: each receiver, then the agent's fee when there is one. */
+/** One output of a payment on chain: each recipient, then the agent's fee when there is one. */
 interface PaymentOutput {
   userId: string;
   address: string;
@@ -244,8 +244,8 @@ export function totalCoin(outputs: readonly PaymentOutput[]): KudosRawAmount {
 }
 
 /**
- * The bank messages of a payment on chain (observed): one `MsgSend` for one receiver without an
- * agent fee; otherwise one `MsgMultiSend` whose outputs pay each receiver and the agent.
+ * The bank messages of a payment on chain (observed): one `MsgSend` for one recipient without an
+ * agent fee; otherwise one `MsgMultiSend` whose outputs pay each recipient and the agent.
  */
 export function chainMessages(tx: Pick<EmulatorTransaction, 'request' | 'paidPrefix'>): unknown[] {
   const from = walletAddress(tx.request.from);
@@ -275,7 +275,7 @@ export type TransactionListener = (tx: EmulatorTransaction, event: 'created' | '
 
 /**
  * Creates a `pending` transaction that becomes `outcome` (default `success`) after the
- * configured delay, paying the receivers' addresses in the spelling the emulator is set to (the
+ * configured delay, paying the recipients' addresses in the spelling the emulator is set to (the
  * main prefix by default, as the widget since 2022). Timers are tracked so `close()` can stop them.
  */
 export function createTransaction(

@@ -182,7 +182,7 @@ export type KudosPaymentsReconcile =
   | Omit<KudosReconcileHistory, 'baseURL'>
   | KudosReconcileWithClient;
 
-/** `reconcileChain()` of the payments API: the chain, the receiver and the denomination are the options'. */
+/** `reconcileChain()` of the payments API: the chain, the shop's wallet and the denomination are the options'. */
 export interface KudosPaymentsReconcileChain {
   /**
    * Epoch milliseconds: transfers in blocks from this time on. Default: `dedupeTtlMs` back (what is
@@ -193,7 +193,7 @@ export interface KudosPaymentsReconcileChain {
 
 /** The payments API: orders, their links, the webhook that credits them, the return page's answer. */
 export interface KudosPayments {
-  /** Makes an order and its widget link (receiver, amount, agent, fee, the reference as state and in the memo). */
+  /** Makes an order and its widget link (recipient, amount, agent, fee, the reference as state and in the memo). */
   createOrder(input: KudosOrderInput): Promise<KudosOrderLink>;
   /** The order, or undefined (never made, or forgotten). */
   order(reference: string): Promise<KudosOrder | undefined>;

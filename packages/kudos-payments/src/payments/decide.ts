@@ -4,7 +4,7 @@ import { isReference, referenceInMemo } from './reference.js';
 /** What a payment to the shop says, as far as it can be trusted; the decision is made of this alone. */
 export interface PaymentFacts {
   txHash: string;
-  /** What the shop's receivers got on the chain, in nanokudos (above 0: it was paid). */
+  /** What the shop's wallets got on the chain, in nanokudos (above 0: it was paid). */
   received: bigint;
   /** The memo as the chain records it (or as the service's own record gives it). */
   memo: string | null;

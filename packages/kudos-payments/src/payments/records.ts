@@ -17,7 +17,7 @@ const ORDER_STATUSES: readonly KudosOrderStatus[] = ['open', 'paid', 'fulfilled'
 /** The payment credited to an order. */
 export interface KudosOrderPayment {
   txHash: string;
-  /** What the shop's receivers got, in nanokudos (at least the order's `units`). */
+  /** What the shop's wallets got, in nanokudos (at least the order's `units`). */
   received: bigint;
   /** The payer's Kudos user ID as the service recorded it; null for a wallet without an account. */
   payer: string | null;
@@ -86,7 +86,7 @@ export interface KudosPaymentRecord {
   outcome: KudosPaymentOutcome;
   /** The order the transaction names (credited to it, or not), when it names one. */
   reference: string | null;
-  /** What the shop's receivers got, in nanokudos. */
+  /** What the shop's wallets got, in nanokudos. */
   received: bigint;
   payer: string | null;
   /** The path that brought it first. */

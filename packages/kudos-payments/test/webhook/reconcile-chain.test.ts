@@ -191,7 +191,7 @@ describe('reconcileChain(): a payment no notification brought, found on the chai
   });
 });
 
-describe('reconcileChain() on the low-level receiver, with its receiver addresses', () => {
+describe('reconcileChain() on the low-level receiver, with its wallet addresses', () => {
   let kudos: KudosEmulator | undefined;
   let server: Listening | undefined;
   afterEach(async () => {
@@ -201,7 +201,7 @@ describe('reconcileChain() on the low-level receiver, with its receiver addresse
     kudos = server = undefined;
   });
 
-  it('processes each transfer to the receiver once, in either spelling of its address', async () => {
+  it('processes each transfer to its wallet once, in either spelling of its address', async () => {
     kudos = await startKudosEmulator({ users: PAYMENT_USERS, paymentDelayMs: 5 });
     const seen: KudosNotification[] = [];
     const hook = kudosReceiver({

@@ -72,7 +72,7 @@ describe('every notification shape reaches the handler (over real HTTP)', () => 
       },
     ],
     [
-      'several receivers with the sum and null ids',
+      'several recipients with the sum and null ids',
       withTx({ to: ['cosmos1a', 'cosmos1b'], toId: ['bob-example', null], amount: coin('3') }),
       (n) => {
         expect(n.tx.toId).toEqual(['bob-example', null]);
@@ -123,9 +123,9 @@ describe("every shape the emulator's real sender produces is received, confirmed
 
   for (const multiSendAmounts of ['total', 'per-output'] as const) {
     it.each([
-      ['one receiver (MsgSend)', { to: 'bobby', amount: '1' }],
-      ['one receiver and an agent fee (MsgMultiSend)', { to: 'bobby', amount: '2', fee: '0.5' }],
-      ['several receivers (MsgMultiSend)', { to: ['bobby', 'alice-two'], amount: ['1', '0.25'] }],
+      ['one recipient (MsgSend)', { to: 'bobby', amount: '1' }],
+      ['one recipient and an agent fee (MsgMultiSend)', { to: 'bobby', amount: '2', fee: '0.5' }],
+      ['several recipients (MsgMultiSend)', { to: ['bobby', 'alice-two'], amount: ['1', '0.25'] }],
     ] as const)(`%s, multiSendAmounts ${multiSendAmounts}`, async (_name, payment) => {
       await setUp({ multiSendAmounts, users: [...PAYMENT_USERS, { id: 'alice-two', password: 'pw' }] });
       const tx = kudos.pay({ from: 'alice', via: 'shop-agent', ...payment } as never);
