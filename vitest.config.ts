@@ -87,6 +87,8 @@ export default defineConfig({
     alias: [
       { find: /^kudos-(core|payments)\/([a-z]+)$/, replacement: source('packages/kudos-$1/src/$2/index.ts') },
       { find: /^kudos-(core|payments|emulator)$/, replacement: source('packages/kudos-$1/src/index.ts') },
+      { find: /^passport-kudos\/(redis|otel)$/, replacement: source('src/$1/index.ts') },
+      { find: /^passport-kudos$/, replacement: source('src/index.ts') },
     ],
   },
   test: {

@@ -36,7 +36,7 @@ if (process.env.STORE === 'sqlite') {
   };
 } else if (process.env.STORE === 'redis') {
   const { createClient } = await import('redis');
-  const { RedisDedupeStore, RedisOrderStore } = await import('passport-kudos/redis');
+  const { RedisDedupeStore, RedisOrderStore } = await import('kudos-payments/redis');
   const client = createClient({ url: process.env.REDIS_URL });
   await client.connect();
   const prefix = process.env.REDIS_PREFIX;

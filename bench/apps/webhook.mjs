@@ -17,7 +17,7 @@ if (process.env.MODE === 'bare') {
   let store;
   if (process.env.MODE === 'kudos-redis') {
     const { createClient } = await import('redis');
-    const { RedisDedupeStore } = await import('passport-kudos/redis');
+    const { RedisDedupeStore } = await import('kudos-payments/redis');
     const client = createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true });
     await client.connect();
     store = new RedisDedupeStore(client, { prefix: `bench:${process.pid}:` });

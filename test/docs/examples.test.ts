@@ -33,7 +33,12 @@ function examplesOf(text: string): string[] {
   return found;
 }
 
-const files = [...sources('src'), ...sources('packages/kudos-emulator/src')];
+const files = [
+  ...sources('src'),
+  ...sources('packages/kudos-core/src'),
+  ...sources('packages/kudos-payments/src'),
+  ...sources('packages/kudos-emulator/src'),
+];
 const examples = files.flatMap((file) =>
   examplesOf(readFileSync(file, 'utf8')).map((code) => ({ file, code })),
 );

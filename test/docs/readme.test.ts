@@ -3,12 +3,15 @@ import { dirname, join, normalize } from 'node:path';
 import * as emulator from 'kudos-emulator';
 import { describe, expect, it } from 'vitest';
 import * as contract from '../../packages/kudos-core/src/chain/index.js';
-import * as otel from '../../packages/kudos-core/src/otel/index.js';
+import * as coreOtel from '../../packages/kudos-core/src/otel/index.js';
 import * as webhook from '../../packages/kudos-payments/src/index.js';
+import * as paymentsOtel from '../../packages/kudos-payments/src/otel/index.js';
+import * as paymentsRedis from '../../packages/kudos-payments/src/redis/index.js';
 import * as sqlite from '../../packages/kudos-payments/src/sqlite/index.js';
 import * as testing from '../../packages/kudos-payments/src/testing/index.js';
 import { errorTableMarkdown } from '../../scripts/doc-tables.js';
 import * as main from '../../src/index.js';
+import * as otel from '../../src/otel/index.js';
 import * as redis from '../../src/redis/index.js';
 
 // The README is the guide a newcomer reads in one sitting; the reference lives in docs/ pages it links
@@ -140,9 +143,19 @@ describe('README.md', () => {
 describe('the guide: README.md, CONTRIBUTING.md and docs/', () => {
   // A value an entry point exports is public: the guide says what it is for.
   it.each(
-    Object.entries({ main, webhook, redis, sqlite, testing, otel, contract, emulator }).flatMap(
-      ([entry, values]) => Object.keys(values).map((name) => [entry, name]),
-    ),
+    Object.entries({
+      main,
+      webhook,
+      redis,
+      paymentsRedis,
+      sqlite,
+      testing,
+      otel,
+      paymentsOtel,
+      coreOtel,
+      contract,
+      emulator,
+    }).flatMap(([entry, values]) => Object.keys(values).map((name) => [entry, name])),
   )("documents the %s entry point's %s", (_, name) => {
     expect(GUIDE.map(text).join('\n')).toMatch(new RegExp(`\\b${name}\\b`));
   });

@@ -14,7 +14,12 @@ const ENTRY_POINTS = [
   'kudos-payments/sqlite',
   'kudos-payments/testing',
   'passport-kudos/otel',
-  'passport-kudos/contract',
+  'kudos-payments/redis',
+  'kudos-payments/otel',
+  'kudos-core',
+  'kudos-core/chain',
+  'kudos-core/redis',
+  'kudos-core/otel',
   'kudos-emulator',
 ];
 const COMPILERS = [

@@ -25,8 +25,8 @@ export interface PackedApp {
   remove(): void;
 }
 
-/** The workspace's two packages, each packed from its folder as `npm publish` would. */
-const PACKAGES = ['.', 'packages/kudos-emulator'];
+/** The workspace's four packages, each packed from its folder as `npm publish` would. */
+const PACKAGES = ['packages/kudos-core', '.', 'packages/kudos-payments', 'packages/kudos-emulator'];
 
 /** Packs the package in `folder` into `work`; answers the tarball's path. */
 function pack(folder: string, work: string): string {
