@@ -78,10 +78,10 @@ describe('example app: /metrics and /healthz (real HTTP, embedded emulator)', ()
     expect((await shop.postForm(`${example.url}/payments/retry`, { csrf })).status).toBe(303);
     const after = await (await fetch(`${example.url}/metrics`)).text();
     expect(after).toMatch(
-      /^kudos_payments_unprocessed\{kudos_receiver="payments",otel_scope_name="passport-kudos",otel_scope_version="0\.1\.0"\} 0$/m,
+      /^kudos_payments_unprocessed\{kudos_receiver="payments",otel_scope_name="kudos-payments",otel_scope_version="0\.1\.0"\} 0$/m,
     );
     expect(after).toMatch(
-      /^kudos_notifications_total\{kudos_outcome="processed",kudos_source="redrive",otel_scope_name="passport-kudos",otel_scope_version="0\.1\.0"\} 1$/m,
+      /^kudos_notifications_total\{kudos_outcome="processed",kudos_source="redrive",otel_scope_name="kudos-payments",otel_scope_version="0\.1\.0"\} 1$/m,
     );
   });
 });

@@ -48,10 +48,10 @@ describe('the OpenTelemetry setup of docs/observability.md (docs/snippets/observ
       /^kudos_signins_total\{kudos_outcome="success",otel_scope_name="passport-kudos",otel_scope_version="0\.1\.0"\} 1$/m,
     );
     expect(metrics).toMatch(
-      /^kudos_notifications_total\{kudos_outcome="processed",kudos_source="notification",otel_scope_name="passport-kudos",otel_scope_version="0\.1\.0"\} 1$/m,
+      /^kudos_notifications_total\{kudos_outcome="processed",kudos_source="notification",otel_scope_name="kudos-payments",otel_scope_version="0\.1\.0"\} 1$/m,
     );
     expect(metrics).toMatch(
-      /^kudos_payments_unprocessed\{kudos_receiver="payments",otel_scope_name="passport-kudos",otel_scope_version="0\.1\.0"\} 0$/m,
+      /^kudos_payments_unprocessed\{kudos_receiver="payments",otel_scope_name="kudos-payments",otel_scope_version="0\.1\.0"\} 0$/m,
     );
     const health = await fetch(`${app.url}/healthz`);
     expect(health.status).toBe(200);

@@ -12,7 +12,7 @@ import { SqliteDedupeStore } from '../../src/sqlite/index.js';
 // The shop's receiver in its own process, killed with SIGKILL and started again on the same store,
 // with the emulator's real sender: what the default memory store loses, SqliteDedupeStore keeps.
 
-const APP = join(import.meta.dirname, '../fixtures/apps/durable-shop.mjs');
+const APP = join(import.meta.dirname, '../../../../test/fixtures/apps/durable-shop.mjs');
 const SECRET = 'durable-shop-secret-0123456789';
 
 type ShopProcess = ChildApp;
