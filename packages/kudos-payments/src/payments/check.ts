@@ -1,5 +1,6 @@
 // The return page's answer: whether the transaction the widget gave back paid this order.
 import type { KudosPaymentCheck } from './api.js';
+import type { DecisionWaits } from './decision-waits.js';
 import type { Ledger } from './ledger.js';
 import { isReference } from './reference.js';
 import type { ReturnPageLookups } from './return-page.js';
@@ -46,14 +47,14 @@ function shown(answer: KudosPaymentCheck, user: string | undefined): KudosPaymen
 }
 
 /** `check()` of the payments API (see `KudosPayments.check`). */
-export function returnPageCheck(ledger: Ledger, lookups: ReturnPageLookups) {
-  const check = decide(ledger, lookups);
+export function returnPageCheck(ledger: Ledger, lookups: ReturnPageLookups, waits: DecisionWaits) {
+  const check = decide(ledger, lookups, waits);
   return async (args: { reference: string; txHash: string; user?: string }): Promise<KudosPaymentCheck> =>
     shown(await check(args), args?.user);
 }
 
 /** What a return page's transaction did to the order it names (the whole answer, order included). */
-function decide(ledger: Ledger, lookups: ReturnPageLookups) {
+function decide(ledger: Ledger, lookups: ReturnPageLookups, waits: DecisionWaits) {
   return async (args: { reference: string; txHash: string; user?: string }): Promise<KudosPaymentCheck> => {
     const { reference, txHash, user } = args ?? {};
     if (!isReference(reference)) return { status: 'unknown_order' };
@@ -69,7 +70,7 @@ function decide(ledger: Ledger, lookups: ReturnPageLookups) {
     // Nothing brought this transaction yet (a late notification): fetch it from the service and
     // decide it as any path would, once however many visitors ask, and within the lookup limit.
     // Waiting for a decision of this process starts before the lookup: one made meanwhile is not missed.
-    const decision = lookups.waitForDecision(hash, CHECK_WAIT_MS);
+    const decision = waits.waitForDecision(hash, CHECK_WAIT_MS);
     const looked = await lookups.run(hash);
     let found = looked === 'busy' || looked === 'unknown' ? undefined : await answer();
     if (!found && looked === 'held') {

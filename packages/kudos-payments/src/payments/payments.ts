@@ -4,6 +4,7 @@ import { createReceiver } from '../receiver.js';
 import type { KudosPayments, KudosPaymentsOptions } from './api.js';
 import { returnPageCheck } from './check.js';
 import { concernsShop } from './concerns.js';
+import { DecisionWaits } from './decision-waits.js';
 import { Ledger } from './ledger.js';
 import { MemoryOrderStore } from './memory-order-store.js';
 import { orderMaker } from './order-link.js';
@@ -55,13 +56,22 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     ...settings.chain,
     payerOptional: (record: Record<string, unknown>) => decidedAlike(ledger, record),
   };
+  // What the app is told, as checked (onPaid, onException, onError).
+  const told = {
+    onPaid: options.onPaid,
+    onException: settings.onException,
+    onError: settings.receiverSettings.onError,
+  };
+  // Return pages wait for a transaction this process is deciding; the settler tells them.
+  const waits = new DecisionWaits();
+  // Where a notification is credited: the settler's handler, handed to the receiver by name
+  // (settle.ts: PaymentSettler.settle, then Ledger.decide() in ledger.ts).
+  const settler = new PaymentSettler(settings, ledger, told, waits);
   // The receiver's core, with both adapters around it, as kudosWebhook() and kudosWebhookFetch() have.
-  // It settles what the return page's lookups find, and they go through it: each needs the other,
-  // so each is reached through the other's name once both exist.
   const receiver = createReceiver({
     ...settings.receiverSettings,
     confirm: settings.confirm,
-    onNotification: (n, req) => settler.settle(n, req),
+    onNotification: settler.settle,
   });
   // A hash of someone else's payment is looked at no further than its record: no store is touched.
   const concerns = concernsShop(settings.wallets, [settings.to, settings.agent]);
@@ -73,13 +83,6 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     settings.unknownHashCacheMs,
     now,
   );
-  // What the app is told, as checked (onPaid, onException, onError).
-  const told = {
-    onPaid: options.onPaid,
-    onException: settings.onException,
-    onError: settings.receiverSettings.onError,
-  };
-  const settler = new PaymentSettler(settings, ledger, told, (hash) => lookups.decided(hash));
   const upkeep = new PaymentsUpkeep(settings, ledger, receiver, options.onPaid);
   return {
     createOrder: orderMaker(settings, ledger),
@@ -90,7 +93,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     },
     webhook: nodeHandler(receiver),
     fetch: fetchHandler(receiver),
-    check: returnPageCheck(ledger, lookups),
+    check: returnPageCheck(ledger, lookups, waits),
     unprocessed: () => upkeep.unprocessed(),
     acknowledge: (txHash) => upkeep.acknowledge(txHash),
     redrive: () => upkeep.redrive(),

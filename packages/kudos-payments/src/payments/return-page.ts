@@ -4,8 +4,8 @@ import type { KudosReconcileResult } from '../recovery/reconcile.js';
  * The return page's lookups of a hash no path brought yet (`check()`), at a cost bounded whatever a
  * visitor sends: one lookup per hash at a time (the others wait for it), a short memory of hashes the
  * service does not know, and at most `maxInFlight` lookups at once (past it a visitor is answered
- * `pending` at once: no new socket). And the wait for a hash that a delivery of this process holds:
- * told when that delivery decided it, not found by polling the store.
+ * `pending` at once: no new socket). The wait for a hash that a delivery of this process holds is
+ * `DecisionWaits` (decision-waits.ts).
  */
 
 /** What one lookup of a hash came to. */
@@ -26,7 +26,6 @@ export class ReturnPageLookups {
   private readonly inFlight = new Map<string, Promise<LookupOutcome>>();
   /** Hashes the service did not know, until when. */
   private readonly unknown = new Map<string, number>();
-  private readonly waiting = new Map<string, Set<() => void>>();
 
   constructor(
     private readonly lookup: (hash: string) => Promise<KudosReconcileResult>,
@@ -70,33 +69,5 @@ export class ReturnPageLookups {
       if (oldest !== undefined) this.unknown.delete(oldest);
     }
     this.unknown.set(hash, this.now() + this.unknownTtlMs);
-  }
-
-  /**
-   * A wait for this process to decide `hash` ({@link decided}), at most `ms`: `done` resolves then.
-   * Made before the lookup, so that a decision made while it runs is not missed; `cancel` ends a
-   * wait that is not needed.
-   */
-  waitForDecision(hash: string, ms: number): { done: Promise<void>; cancel: () => void } {
-    let finish: () => void = () => undefined;
-    const done = new Promise<void>((resolve) => {
-      const waiters = this.waiting.get(hash) ?? new Set<() => void>();
-      this.waiting.set(hash, waiters);
-      finish = () => {
-        clearTimeout(timer);
-        waiters.delete(finish);
-        if (waiters.size === 0 && this.waiting.get(hash) === waiters) this.waiting.delete(hash);
-        resolve();
-      };
-      const timer = setTimeout(finish, ms);
-      timer.unref();
-      waiters.add(finish);
-    });
-    return { done, cancel: finish };
-  }
-
-  /** A path of this process decided `hash` (or gave up on it): its waiters read the decision now. */
-  decided(hash: string): void {
-    for (const done of [...(this.waiting.get(hash) ?? [])]) done();
   }
 }

@@ -7,6 +7,7 @@ import type { KudosNotification } from '../core/types.js';
 import { fetchTransactionRecord } from '../recovery/reconcile.js';
 import type { KudosPaymentException, KudosPaymentsOptions } from './api.js';
 import { judge, namedOrder, type PaymentFacts } from './decide.js';
+import type { DecisionWaits } from './decision-waits.js';
 import { type Ledger, MAX_TRIES, storeError, type Versioned } from './ledger.js';
 import type { KudosOrder, KudosPaymentProblem, KudosPaymentRecord } from './records.js';
 import type { PaymentsSettings } from './settings.js';
@@ -41,25 +42,29 @@ export function exceptionOf(
 }
 
 /**
- * Settles each notification the receiver hands it: credits what pays an order and tells the app,
- * surfaces what does not. Idempotent: a replay changes nothing. `decided` is told of each transaction
- * settled (a return page may wait for it).
+ * Settles each notification the receiver hands it: credits what pays an order (`Ledger.decide()`,
+ * ledger.ts) and tells the app, surfaces what does not. Idempotent: a replay changes nothing. The
+ * return pages waiting for a transaction (`waits`) are told once it is settled.
  */
 export class PaymentSettler {
   constructor(
     private readonly settings: PaymentsSettings,
     private readonly ledger: Ledger,
     private readonly told: Told,
-    private readonly decided: (txHash: string) => void,
+    private readonly waits: Pick<DecisionWaits, 'decided'>,
   ) {}
 
-  async settle(n: KudosNotification, req: WebhookRequest | undefined): Promise<void> {
+  /**
+   * The receiver's notification handler (its `onNotification`): a notification confirmed on the
+   * chain, decided and credited. A property, so that it is handed to the receiver by its name.
+   */
+  readonly settle = async (n: KudosNotification, req: WebhookRequest | undefined): Promise<void> => {
     try {
       await this.decideAndTell(n, req);
     } finally {
-      this.decided(n.tx.txHash); // a return page waiting for this transaction reads the decision now
+      this.waits.decided(n.tx.txHash); // a return page waiting for this transaction reads the decision now
     }
-  }
+  };
 
   private async decideAndTell(n: KudosNotification, req: WebhookRequest | undefined): Promise<void> {
     const paidTo = this.misdirected(n);
