@@ -418,7 +418,13 @@ export function createExampleApp({ config, authURL, baseURL, stores, shopWallet,
       const shop = isShop(req);
       const all = await stores.payments.list();
       const mine = shop ? all : all.filter((p) => p.from === req.user.id);
-      const unprocessed = shop ? await payments.unprocessed() : undefined;
+      // What waits for the shop: notifications not processed and exceptions not acknowledged, oldest first.
+      const unprocessed = shop
+        ? [
+            ...(await payments.unprocessed()).map((n) => ({ kind: 'notification', ...n, at: n.receivedAt })),
+            ...(await payments.exceptions()).map((e) => ({ kind: 'exception', ...e, at: e.decidedAt })),
+          ].sort((a, b) => a.at - b.at)
+        : undefined;
       const { retried, reconciled } = req.session;
       delete req.session.retried;
       delete req.session.reconciled;

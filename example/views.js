@@ -149,7 +149,7 @@ const OUTCOMES = {
   wrong_payer: 'another user’s tip: to refund',
   order_conflict: 'edited link: to look at',
   no_order: 'no tip named: to look at',
-  not_to_wallet: 'paid to another wallet: check the receiver',
+  not_to_wallet: 'paid to another wallet: check the wallet',
 };
 
 /**

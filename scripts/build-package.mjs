@@ -39,12 +39,12 @@ function rootGraph(root) {
 
 /**
  * Builds the package in `dir`. `input` names each entry point's source (relative to `dir`), as
- * rolldown takes it.
+ * rolldown takes it. Answers whether it built (false: a finished build was kept, see below).
  */
 export async function buildPackage(dir, input) {
   // A tarball packed by the tests (test/helpers/packed-app.ts) while other tests read dist/: npm runs
   // `prepack` even with --ignore-scripts, and a rebuild empties dist/ under them. npm test built it.
-  if (process.env.KUDOS_PACK_BUILT === '1' && existsSync(join(dir, 'dist/cjs/package.json'))) return;
+  if (process.env.KUDOS_PACK_BUILT === '1' && existsSync(join(dir, 'dist/cjs/package.json'))) return false;
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   const external = [
     ...builtinModules,
@@ -86,4 +86,5 @@ export async function buildPackage(dir, input) {
   }
   writeFileSync(join(dir, 'dist/esm/package.json'), '{ "type": "module" }\n');
   writeFileSync(join(dir, 'dist/cjs/package.json'), '{ "type": "commonjs" }\n');
+  return true;
 }

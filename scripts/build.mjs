@@ -7,11 +7,12 @@ import { buildPackage } from './build-package.mjs';
 
 /** passport-kudos: the sign-in. */
 async function buildSignIn() {
-  await buildPackage('.', {
+  const built = await buildPackage('.', {
     index: 'src/index.ts',
     'redis/index': 'src/redis/index.ts',
     'otel/index': 'src/otel/index.ts',
   });
+  if (!built) return; // a finished build kept: its declarations are mended already
   // passport-oauth2 is CommonJS (`export =`): a default import of it in the CommonJS declarations
   // needs the user's `esModuleInterop`; `import X = require()` needs nothing (and a named import, as
   // strategy.d.ts has, needs nothing either).

@@ -31,7 +31,7 @@ const payments = kudosPayments({
   },
   onException: async ({ reason, txHash, received }) => {
     // Money that reached you and pays no order (underpaid, paid twice, expired...): refund it or
-    // look at it; listed by payments.unprocessed() until payments.acknowledge(txHash).
+    // look at it; listed by payments.exceptions() until payments.acknowledge(txHash).
     console.log(`payment to look at: ${reason} ${txHash} ${received}`);
   },
   // A refused or failed notification, or money that went elsewhere (not_to_wallet): never given the secret.

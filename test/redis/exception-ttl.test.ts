@@ -48,7 +48,7 @@ describe("exceptions on Redis have a TTL (the emulator's real sender)", () => {
     }
     const status = await shop.payments.status();
     expect(status).toMatchObject({ exceptions: 20, unprocessed: 0 });
-    expect(await shop.payments.unprocessed()).toHaveLength(20);
+    expect(await shop.payments.exceptions()).toHaveLength(20);
   });
 
   it('past exceptionTtlMs they are gone: not listed, not counted, no key left behind', async () => {
@@ -56,7 +56,7 @@ describe("exceptions on Redis have a TTL (the emulator's real sender)", () => {
     expect(shop.exceptions).toHaveLength(10);
     expect((await shop.payments.status()).exceptions).toBe(10);
     await new Promise((resolve) => setTimeout(resolve, 1800));
-    expect(await shop.payments.unprocessed()).toEqual([]);
+    expect(await shop.payments.exceptions()).toEqual([]);
     const status = await shop.payments.status();
     expect(status).toMatchObject({ exceptions: 0, oldestExceptionMs: null, unprocessed: 0, storeOk: true });
     // The records expired with their TTL, and reading the list forgot their index entries.

@@ -77,7 +77,7 @@ describe('status() and unprocessed() with 10,000 exceptions on Redis', () => {
     const before = stores.sent.count;
     const status = await payments.status();
     const afterStatus = stores.sent.count;
-    const listed = await payments.unprocessed();
+    const listed = await payments.exceptions();
     const afterList = stores.sent.count;
     expect(status).toMatchObject({ storeOk: true, unprocessed: 0, exceptions: EXCEPTIONS });
     expect(listed).toHaveLength(EXCEPTIONS);

@@ -81,7 +81,6 @@ export {
   type KudosPaymentsOptions,
   type KudosPaymentsReconcile,
   type KudosPaymentsReconcileChain,
-  type KudosPaymentsUnprocessed,
   kudosPayments,
 } from './payments/payments.js';
 export type {

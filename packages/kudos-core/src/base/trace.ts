@@ -157,12 +157,12 @@ export const KUDOS_TRACE_CHANNELS = {
  * Each operation's channel, made when first asked for: loading the package makes none (ten tracing
  * channels are 50 channels), and a sign-in never asks for the payments' ones.
  */
-const channels: { [O in KudosTraceOperation]?: TracingChannel<unknown, KudosTraceMessages[O]> } = {};
+const channels: { [O in KudosTraceOperation]?: TracingChannel<object, KudosTraceMessages[O]> } = {};
 
 /** @internal The tracing channel of `operation` (the same object `tracingChannel(name)` answers anywhere in the process). */
 export function kudosChannel<O extends KudosTraceOperation>(
   operation: O,
-): TracingChannel<unknown, KudosTraceMessages[O]> {
+): TracingChannel<object, KudosTraceMessages[O]> {
   const made =
     channels[operation] ?? tracingChannel<unknown, KudosTraceMessages[O]>(KUDOS_TRACE_CHANNELS[operation]);
   channels[operation] = made as (typeof channels)[O];

@@ -11,5 +11,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 /** The smallest unit of the token, as `denom` names it (docs/kudos-service.md#observed-values). */
 export const DENOM = 'nanokudos';
 
+// Typed `bigint`, not the literal: a declaration file with a BigInt literal does not compile for a
+// target before ES2020 (a JavaScript app checked with no tsconfig).
 /** Units of {@link DENOM} in one whole token. */
-export const UNITS_PER_TOKEN = 1_000_000_000n;
+export const UNITS_PER_TOKEN: bigint = 1_000_000_000n;

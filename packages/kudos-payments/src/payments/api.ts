@@ -156,11 +156,6 @@ export interface KudosPaymentException {
   keptUntil: number | null;
 }
 
-/** One line of {@link KudosPayments.unprocessed}: a notification not processed yet, or an exception. */
-export type KudosPaymentsUnprocessed =
-  | ({ kind: 'notification' } & KudosUnprocessedNotification)
-  | ({ kind: 'exception' } & KudosPaymentException);
-
 /**
  * What a return page answers (`check()`): `paid` (this transaction paid this order), `pending` (not
  * confirmed yet: the service or the chain does not show it, try again shortly), `not_this_order`
@@ -208,8 +203,16 @@ export interface KudosPayments {
    * With `user`, an order made for another user is `unknown_order`.
    */
   check(args: { reference: string; txHash: string; user?: string }): Promise<KudosPaymentCheck>;
-  /** Notifications not processed yet, and exceptions not acknowledged, oldest first. */
-  unprocessed(): Promise<KudosPaymentsUnprocessed[]>;
+  /**
+   * Notifications not processed yet, oldest first: the receiver's list, as `kudosWebhook().unprocessed()`
+   * (what `status().unprocessed` and the gauge `kudos.payments.unprocessed` count).
+   */
+  unprocessed(): Promise<KudosUnprocessedNotification[]>;
+  /**
+   * Payments that credit no order and are not acknowledged, oldest first: refund or look at each, then
+   * `acknowledge()` it (what `status().exceptions` and the gauge `kudos.payments.exceptions` count).
+   */
+  exceptions(): Promise<KudosPaymentException[]>;
   /**
    * Marks an exception seen (refunded, or looked at): no longer listed. True only when this call
    * acknowledged it: false when there is none, or it was acknowledged already.

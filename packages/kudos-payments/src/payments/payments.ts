@@ -24,7 +24,6 @@ export type {
   KudosPaymentsOptions,
   KudosPaymentsReconcile,
   KudosPaymentsReconcileChain,
-  KudosPaymentsUnprocessed,
 } from './api.js';
 
 /** Whether a transaction is decided alike whoever paid it: its memo names no one order, or one made for no user. */
@@ -94,7 +93,8 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     webhook: nodeHandler(receiver),
     fetch: fetchHandler(receiver),
     check: returnPageCheck(ledger, lookups, waits),
-    unprocessed: () => upkeep.unprocessed(),
+    unprocessed: () => receiver.unprocessed(),
+    exceptions: () => upkeep.exceptions(),
     acknowledge: (txHash) => upkeep.acknowledge(txHash),
     redrive: () => upkeep.redrive(),
     reconcile: (args) => receiver.reconcileConcerning({ baseURL, timeoutMs, ...args }, concerns),

@@ -8,12 +8,12 @@ import {
   storeErrorOf,
   withExceptions,
 } from '../recovery/status.js';
-import type { KudosPaymentException, KudosPaymentsOptions, KudosPaymentsUnprocessed } from './api.js';
+import type { KudosPaymentException, KudosPaymentsOptions } from './api.js';
 import type { Ledger } from './ledger.js';
 import { HASH, MAX_LISTED, type PaymentsSettings } from './settings.js';
 import { exceptionOf } from './settle.js';
 
-/** `unprocessed()`, `acknowledge()`, `redrive()` and `status()` of the payments API. */
+/** `exceptions()`, `acknowledge()`, `redrive()` and `status()` of the payments API. */
 export class PaymentsUpkeep {
   constructor(
     private readonly settings: PaymentsSettings,
@@ -30,17 +30,9 @@ export class PaymentsUpkeep {
     );
   }
 
-  async unprocessed(): Promise<KudosPaymentsUnprocessed[]> {
-    const [notifications, exceptions] = await Promise.all([
-      this.receiver.unprocessed(),
-      this.exceptionsWaiting(),
-    ]);
-    return [
-      ...notifications.map((n) => ({ kind: 'notification' as const, ...n, at: n.receivedAt })),
-      ...exceptions.map((e) => ({ kind: 'exception' as const, ...e })),
-    ]
-      .sort((a, b) => a.at - b.at)
-      .map(({ at: _at, ...line }) => line);
+  /** The exceptions not acknowledged, oldest first. */
+  async exceptions(): Promise<KudosPaymentException[]> {
+    return (await this.exceptionsWaiting()).sort((a, b) => a.at - b.at).map(({ at: _at, ...line }) => line);
   }
 
   async acknowledge(txHash: string): Promise<boolean> {

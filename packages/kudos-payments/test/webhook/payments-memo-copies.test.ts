@@ -36,7 +36,7 @@ describe('copies of a public memo, and labels that name an order', () => {
     await fixture.kudos.idle();
     expect(shop.exceptions).toEqual([]);
     expect((await shop.payments.status()).exceptions).toBe(0);
-    expect((await shop.payments.unprocessed()).filter((u) => u.kind === 'exception')).toEqual([]);
+    expect(await shop.payments.exceptions()).toEqual([]);
     // The payer pays the whole price again by mistake: that one is told, to refund.
     fixture.kudos.pay({ ...paid, amount: '1' });
     await fixture.kudos.idle();

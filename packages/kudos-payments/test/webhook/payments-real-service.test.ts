@@ -178,8 +178,9 @@ describe('money that reached the shop’s user but none of receiver is surfaced'
       ['not_to_wallet', expect.stringContaining(paidTo[0] as string)],
     ]);
     expect((await shop.payments.order(order.reference))?.status).toBe('open');
-    const listed = await shop.payments.unprocessed();
-    expect(listed).toEqual([expect.objectContaining({ kind: 'exception', reason: 'not_to_wallet', paidTo })]);
+    const listed = await shop.payments.exceptions();
+    expect(listed).toEqual([expect.objectContaining({ reason: 'not_to_wallet', paidTo })]);
+    expect(await shop.payments.unprocessed()).toEqual([]);
     expect(await shop.payments.status()).toMatchObject({ exceptions: 1, unprocessed: 0 });
     // A redelivery tells no one again.
     const delivery = kudos.deliveries.find((d) => d.txHash === tx.txHash);
@@ -187,7 +188,7 @@ describe('money that reached the shop’s user but none of receiver is surfaced'
     await kudos.idle();
     expect([shop.exceptions.length, shop.errors.length]).toEqual([1, 1]);
     expect(await shop.payments.acknowledge(tx.txHash)).toBe(true);
-    expect(await shop.payments.unprocessed()).toEqual([]);
+    expect(await shop.payments.exceptions()).toEqual([]);
     expect((await shop.payments.status()).exceptions).toBe(0);
   });
 
@@ -196,13 +197,13 @@ describe('money that reached the shop’s user but none of receiver is surfaced'
     const { url } = await shop.payments.createOrder({ amount: '2' });
     payLink(kudos, url, 'alice');
     await kudos.idle();
-    expect([shop.exceptions, shop.errors, await shop.payments.unprocessed()]).toEqual([[], [], []]);
+    expect([shop.exceptions, shop.errors, await shop.payments.exceptions()]).toEqual([[], [], []]);
     await shop.server.close();
     // Authenticated, but a payment to alice through the shop's agent: not the shop's user, not its money.
     shop = await new Shop(kudos).start({ wallet: WALLETS.other });
     kudos.pay({ from: 'bobby', to: 'alice', amount: '1', via: 'shop-agent' });
     await kudos.idle();
-    expect([shop.exceptions, shop.errors, await shop.payments.unprocessed()]).toEqual([[], [], []]);
+    expect([shop.exceptions, shop.errors, await shop.payments.exceptions()]).toEqual([[], [], []]);
   });
 });
 
