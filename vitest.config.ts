@@ -40,6 +40,8 @@ const SQLITE_ONLY = ['packages/kudos-payments/test/sqlite/**/*.test.ts', 'test/e
 const LEFT_OUT = HAS_SQLITE ? [] : SQLITE_ONLY;
 const E2E = [
   'test/e2e/**/*.test.ts',
+  // api-extractor, twice: seconds of compiling (it does not depend on the Node version).
+  'test/contract/api-report.test.ts',
   EMULATOR_BROWSER,
   'test/docs/**/*.test.ts',
   'test/bench/**/*.test.ts',

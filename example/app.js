@@ -44,7 +44,7 @@ function formatAmount(value, denom) {
 
 /** Errors of an unreachable store (Redis down or slow): answered 503, "try again". */
 function isStorageOutage(err) {
-  if (err?.code === 'redis_unavailable' || err?.code === 'lock_timeout') return true;
+  if (err?.code === 'store_unavailable' || err?.code === 'lock_timeout') return true;
   // node-redis error classes do not set `name`: look at the constructor too.
   const outage =
     /^(ClientClosedError|ClientOfflineError|ConnectionTimeoutError|SocketClosedUnexpectedlyError|ReconnectStrategyError)$/;

@@ -15,7 +15,7 @@ const redis = createClient({
   disableOfflineQueue: true,
 });
 // Without an 'error' listener a Redis outage ends the process; with it, the stores answer 503
-// (store_unavailable, redis_unavailable) while the client reconnects.
+// (store_unavailable) while the client reconnects.
 redis.on('error', (error: Error) => console.warn(`redis: ${error.message}`));
 await redis.connect();
 // Sessions in another Redis, with a memory limit and an evicting policy of their own: never the one

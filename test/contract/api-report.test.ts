@@ -44,5 +44,5 @@ describe('the API report check', () => {
     expect(after.status).toBe(1);
     expect(after.output).toContain(join(COPY, 'api', 'otel.api.md'));
     expect(after.output).toContain('npm run api');
-  });
+  }, 120_000);
 });

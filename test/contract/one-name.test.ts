@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { KUDOS_ERROR_CODES } from '../../packages/kudos-core/src/index.js';
 
 // One name per thing in the published types: `receiver` is the receiver object, `wallet` the shop's
 // wallet address(es), `maxBodyBytes` the body limit, `dedupeTtlMs` the dedupe TTL; the names they
@@ -76,5 +77,34 @@ describe('one name per thing in the published types', () => {
     const bodies = WEBHOOK.filter((file) => /(core\/body|receiver|adapters\/\w+|options)\.d\.ts$/.test(file));
     expect(bodies.length).toBeGreaterThan(4);
     expect(typedNames(bodies).filter(({ name }) => name === 'limit')).toEqual([]);
+  });
+
+  it('calls no payee "receiver": the payee of an output is its recipient', () => {
+    // How a payee would be called a receiver: what receivers got, their addresses, one or several of them.
+    const payee = /\b(?:receivers? (?:got|gets|get|paid)\b|receivers' addresses|(?:one|several) receivers?\b|a receiver, or)/i;
+    const hits = ALL.filter((file) => payee.test(readFileSync(file, 'utf8')));
+    expect(hits).toEqual([]);
+    expect(readFileSync('packages/kudos-core/dist/esm/chain/transaction.d.ts', 'utf8')).toContain(
+      'a recipient, or the agent',
+    );
+  });
+
+  it('has no case twins in the error table (the service\'s own word stays in serviceCode)', () => {
+    const spellings = new Map<string, Set<string>>();
+    for (const { code } of KUDOS_ERROR_CODES) {
+      const key = code.toLowerCase();
+      spellings.set(key, (spellings.get(key) ?? new Set()).add(code));
+    }
+    expect([...spellings.values()].filter((set) => set.size > 1).map((set) => [...set])).toEqual([]);
+  });
+
+  it('has one code, in one class, for a store that failed, and one for a store that cannot be used', () => {
+    const stores = KUDOS_ERROR_CODES.filter(({ code }) => /store|redis/.test(code)).map(
+      ({ code, error, status }) => [code, error, status],
+    );
+    expect(stores).toEqual([
+      ['store_unavailable', 'KudosError', 503],
+      ['store_unusable', 'KudosError', 500],
+    ]);
   });
 });

@@ -2,11 +2,11 @@ import http from 'node:http';
 import { type KudosEmulator, type KudosEmulatorOptions, startKudosEmulator } from 'kudos-emulator';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import {
-  type KudosNotificationError,
   type KudosPaidOrder,
   type KudosPaymentException,
   type KudosPayments,
   type KudosPaymentsOptions,
+  type KudosRefusal,
   kudosPayments,
 } from '../../packages/kudos-payments/src/index.js';
 import { PAYMENT_USERS } from './emulator-user.js';
@@ -22,7 +22,7 @@ export const SHOP_SECRET = 'payments-test-secret-0123456789';
 export class PaymentsShop {
   readonly paid: KudosPaidOrder[] = [];
   readonly exceptions: KudosPaymentException[] = [];
-  readonly errors: KudosNotificationError[] = [];
+  readonly errors: KudosRefusal[] = [];
   failPaid = false;
   payments!: KudosPayments;
   server!: Listening;

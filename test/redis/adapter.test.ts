@@ -92,7 +92,7 @@ describe('the Redis client adapters', () => {
     };
     const store = new RedisTokenStore(cluster, { commandTimeoutMs: 1000 });
     for (let i = 0; i < 3; i++)
-      await expect(store.get('alice')).rejects.toMatchObject({ code: 'redis_unavailable' });
+      await expect(store.get('alice')).rejects.toMatchObject({ code: 'store_unavailable' });
     expect(rediscovered).toBe(1);
   });
 
@@ -109,7 +109,7 @@ describe('the Redis client adapters', () => {
     };
     const store = new RedisTokenStore(cluster);
     for (let i = 0; i < 3; i++)
-      await expect(store.get('alice')).rejects.toMatchObject({ code: 'redis_unavailable' });
+      await expect(store.get('alice')).rejects.toMatchObject({ code: 'store_unavailable' });
     expect(refreshed).toBe(1);
   });
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KudosNotificationError, kudosWebhook } from '../../packages/kudos-payments/src/index.js';
+import { type KudosRefusal, kudosWebhook } from '../../packages/kudos-payments/src/index.js';
 import { dedupeKeys } from '../../packages/kudos-payments/src/redis/dedupe-keys.js';
 import { RedisDedupeStore } from '../../packages/kudos-payments/src/redis/index.js';
 import { listenLocal } from '../helpers/listen.js';
@@ -38,7 +38,7 @@ describe('a kept-record key of another type', () => {
       else if (kind === 'list') await client.rPush(kept, ['a', 'b']);
       else await client.sAdd(kept, ['a']);
       const handled: string[] = [];
-      const errors: KudosNotificationError[] = [];
+      const errors: KudosRefusal[] = [];
       const hook = kudosWebhook({
         secret: SECRET,
         store: new RedisDedupeStore(client, { prefix }),

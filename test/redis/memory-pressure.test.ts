@@ -274,7 +274,7 @@ describe('a full noeviction Redis, then raised', () => {
     const full = await hook.status();
     expect(full.storeOk).toBe(false);
     expect(full.storeError).toContain(`Redis 127.0.0.1:${redis.port} is full`);
-    await expect(orders.health()).rejects.toMatchObject({ code: 'redis_unavailable' });
+    await expect(orders.health()).rejects.toMatchObject({ code: 'store_unavailable' });
     await admin.configSet('maxmemory', '0');
     expect((await hook.status()).storeOk).toBe(true);
     await expect(orders.health()).resolves.toBeUndefined();

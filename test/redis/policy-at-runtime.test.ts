@@ -4,7 +4,7 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type KudosNotification,
-  type KudosNotificationError,
+  type KudosRefusal,
   kudosPayments,
   kudosWebhook,
 } from '../../packages/kudos-payments/src/index.js';
@@ -49,7 +49,7 @@ describe('a Redis whose policy turns to evicting while the stores run', () => {
         url: redis.url,
       });
       const handled = new Map<string, number>();
-      const errors: KudosNotificationError[] = [];
+      const errors: KudosRefusal[] = [];
       const store = new RedisDedupeStore(connected.client as never, {
         prefix: `runtime:${library}:`,
         policyCheckMs: 100,

@@ -293,18 +293,18 @@ describe('passport-kudos/redis stores against a real redis-server', () => {
     });
   });
 
-  it('answers redis_unavailable (503) when the client cannot reach Redis, without hanging', async () => {
+  it('answers store_unavailable (503) when the client cannot reach Redis, without hanging', async () => {
     const closed = createClient({ url: redis.url, disableOfflineQueue: true });
     const store = new RedisDedupeStore(closed, { commandTimeoutMs: 500 });
     const error = await store.claim('k', 1000, by('k')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KudosError);
-    expect(error).toMatchObject({ code: 'redis_unavailable', status: 503 });
+    expect(error).toMatchObject({ code: 'store_unavailable', status: 503 });
     const slow = new RedisTokenStore(
       { sendCommand: () => new Promise(() => undefined) },
       { commandTimeoutMs: 50 },
     );
     await expect(slow.get('x')).rejects.toMatchObject({
-      code: 'redis_unavailable',
+      code: 'store_unavailable',
       message: expect.stringContaining('no answer within 50 ms'),
     });
     expect(() => new RedisTokenStore({} as never)).toThrow('requires a connected Redis client');

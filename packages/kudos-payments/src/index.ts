@@ -59,6 +59,8 @@ export {
   KudosNotificationError,
   type KudosNotificationErrorCode,
   type KudosNotificationErrorOptions,
+  type KudosRefusal,
+  type KudosStoreUnavailable,
 } from './core/errors.js';
 export { parseKudosNotification } from './core/parse.js';
 export type { KudosNotificationHandler } from './core/pipeline.js';

@@ -2,7 +2,7 @@ import { checkPositive, MIN_WEBHOOK_SECRET_LENGTH } from 'kudos-core';
 import type { WebhookRequest } from './core/body.js';
 import { checkDenom, type KudosConfirmer } from './core/confirm.js';
 import type { KudosDedupeStore } from './core/dedupe.js';
-import type { KudosNotificationError } from './core/errors.js';
+import type { KudosNotificationError, KudosRefusal } from './core/errors.js';
 import type { KudosNotificationHandler } from './core/pipeline.js';
 import { MemoryDedupeStore } from './stores/memory/memory-dedupe-store.js';
 
@@ -62,7 +62,7 @@ export interface KudosReceiverOptions {
   /** Accept only this `tx.amount.denom` (422 `unexpected_denom` otherwise). */
   denom?: string;
   /** Told of every refused or failed delivery, redrive or reconcile (for logging). Never given secrets. */
-  onError?: (error: KudosNotificationError, req: WebhookRequest | undefined) => void;
+  onError?: (error: KudosRefusal, req: WebhookRequest | undefined) => void;
 }
 
 /** Whether the production warning about the default store was given (once per process). */

@@ -2,6 +2,7 @@ import type { KudosNotificationMessage } from 'kudos-core';
 import { KudosError } from 'kudos-core';
 import { readDeliveryBody, type WebhookRequest } from './core/body.js';
 import type { KudosDedupeStore, KudosUnprocessedNotification } from './core/dedupe.js';
+import type { KudosRefusal } from './core/errors.js';
 import { KudosNotificationError } from './core/errors.js';
 import { observeNotification, recordFailure, tracedStore } from './core/observe.js';
 import { type PipelineSettings, runNotification } from './core/pipeline.js';
@@ -60,7 +61,7 @@ export interface KudosReceiverAnswer {
   /** The notification processed (or found a duplicate), for a 200. */
   notification?: KudosNotification;
   /** Why it was refused, otherwise (already told to `onError`). */
-  error?: KudosNotificationError;
+  error?: KudosRefusal;
 }
 
 /** The receiver, and what every adapter of it offers beside the delivery: recovery and health. */
@@ -72,7 +73,7 @@ export interface KudosReceiver {
    */
   receive(delivery: KudosDelivery, req?: WebhookRequest): Promise<KudosReceiverAnswer>;
   /** The answer to a problem found outside `receive()` (a body parser's error), told to `onError`. */
-  refuse(error: KudosNotificationError, req?: WebhookRequest): KudosReceiverAnswer;
+  refuse(error: KudosRefusal, req?: WebhookRequest): KudosReceiverAnswer;
   /**
    * The notifications that passed verification and were not processed: failed, timed out, or still
    * pending when their lease ended (a crash). Kept in the dedupe store until processed or its TTL ends.
@@ -169,7 +170,7 @@ export function kudosReceiver(options: KudosReceiverOptions): KudosReceiver {
 const TOLD_ONCE = ['store_unusable', 'endpoint_gone'] as const;
 
 /** The code of `TOLD_ONCE` an error (or its cause) carries, if any. */
-function toldOnceCode(error: KudosNotificationError): (typeof TOLD_ONCE)[number] | undefined {
+function toldOnceCode(error: KudosRefusal): (typeof TOLD_ONCE)[number] | undefined {
   const cause = error.cause instanceof KudosError ? error.cause.code : undefined;
   return TOLD_ONCE.find((code) => code === error.code || code === cause);
 }
@@ -184,7 +185,7 @@ function errorReporter(onError: KudosReceiverOptions['onError']) {
   /** Why the chain lookup fails for good (a route that is gone), until a notification is confirmed. */
   let lookupError: string | null = null;
   return {
-    report(error: KudosNotificationError, req: WebhookRequest | undefined): void {
+    report(error: KudosRefusal, req: WebhookRequest | undefined): void {
       const once = toldOnceCode(error);
       if (once === 'endpoint_gone') lookupError = `endpoint_gone: ${error.message}`;
       if (once !== undefined) {
@@ -231,12 +232,13 @@ function errorReporter(onError: KudosReceiverOptions['onError']) {
 }
 
 /** The answer to a refused delivery: its status, the headers that go with it, the code and the path. */
-function refusal(error: KudosNotificationError): KudosReceiverAnswer {
+function refusal(error: KudosRefusal): KudosReceiverAnswer {
   const headers: Record<string, string> = {};
   if (error.code === 'method_not_allowed') headers.allow = 'POST';
   if (error.code === 'payload_too_large' || error.code === 'body_timeout') headers.connection = 'close';
   if (error.status === 503 || error.status === 409) headers['retry-after'] = RETRY_AFTER_S;
-  const body = { error: error.message, code: error.code, ...(error.path ? { path: error.path } : {}) };
+  const path = error instanceof KudosNotificationError ? error.path : undefined;
+  const body = { error: error.message, code: error.code, ...(path ? { path } : {}) };
   return { ...json(error.status, body, headers), error };
 }
 
@@ -298,7 +300,7 @@ export function createReceiver(resolved: ResolvedReceiver): ReceiverInternals {
   /** When a notification that passed the secret check last arrived (forged traffic does not count). */
   let lastNotificationAt: number | null = null;
 
-  function refuse(error: KudosNotificationError, req?: WebhookRequest): KudosReceiverAnswer {
+  function refuse(error: KudosRefusal, req?: WebhookRequest): KudosReceiverAnswer {
     errors.report(error, req);
     return refusal(error);
   }

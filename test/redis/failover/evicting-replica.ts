@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type KudosNotificationError, kudosWebhook } from '../../../packages/kudos-payments/src/index.js';
+import { type KudosRefusal, kudosWebhook } from '../../../packages/kudos-payments/src/index.js';
 import { RedisDedupeStore } from '../../../packages/kudos-payments/src/redis/index.js';
 import { PAYMENT_USERS } from '../../helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../../helpers/listen.js';
@@ -50,7 +50,7 @@ export function evictingReplicaSuite(): void {
         redis = await connectRedis(library, { topology: 'cluster', seeds: cluster.seeds });
         const prefix = `evicting-replica:${randomUUID()}:`;
         const handled = new Map<string, number>();
-        const errors: KudosNotificationError[] = [];
+        const errors: KudosRefusal[] = [];
         const receiver = (store: RedisDedupeStore) =>
           kudosWebhook({
             secret: SECRET,

@@ -298,12 +298,13 @@ export const KUDOS_ERROR_CODES = [
     error: 'KudosApiError',
     meaning: "a 2xx answer of the API is larger than the client's `maxResponseBytes` (default 4 MiB)",
   },
-  // Scale-out (passport-kudos/redis)
+  // Stores (memory, SQLite, Redis, your own)
   {
-    code: 'redis_unavailable',
+    code: 'store_unavailable',
     status: 503,
     error: 'KudosError',
-    meaning: 'a Redis command failed or did not answer within `commandTimeoutMs`',
+    meaning:
+      'a store failed or did not answer in time (a Redis command past `commandTimeoutMs`, a locked SQLite file): retry later; a receiver answers a notification it meets with 503 and Retry-After, the sender retries',
   },
   {
     code: 'lock_timeout',
@@ -405,12 +406,6 @@ export const KUDOS_ERROR_CODES = [
     status: 409,
     error: 'KudosNotificationError',
     meaning: 'an earlier delivery of this notification is still being processed; retry (Retry-After)',
-  },
-  {
-    code: 'store_unavailable',
-    status: 503,
-    error: 'KudosNotificationError',
-    meaning: 'the dedupe store failed; retry (Retry-After)',
   },
   {
     code: 'kept_unreadable',

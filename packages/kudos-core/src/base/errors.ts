@@ -64,6 +64,14 @@ export class KudosError extends Error {
 }
 
 /**
+ * A store that failed or did not answer in time: `store_unavailable` (503), retry later, whichever
+ * store (memory, SQLite, Redis, your own) and whoever called it (a notification, `createOrder()`).
+ */
+export function storeUnavailable(message: string, cause?: unknown): KudosError {
+  return new KudosError('store_unavailable', { message, cause });
+}
+
+/**
  * A store that cannot be used at all (a file it cannot write, a corrupt one, a Redis that may evict its
  * keys): `store_unusable`, thrown at its start; `message` names the file or server and the cause.
  */

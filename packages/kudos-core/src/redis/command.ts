@@ -8,7 +8,7 @@ import { checkServer, evictionRefusal, fullProblem, type ServerCheck } from './s
 /** Options shared by the Redis stores. */
 export interface KudosRedisOptions {
   prefix?: string;
-  /** Longest wait for one command, in milliseconds; default 2000. Then `redis_unavailable`. */
+  /** Longest wait for one command, in milliseconds; default 2000. Then `store_unavailable`. */
   commandTimeoutMs?: number;
   /**
    * Use a Redis whose `maxmemory-policy` may evict keys (anything but `noeviction`). Default false:
@@ -156,7 +156,7 @@ class RedisKeys {
   async health(): Promise<void> {
     await this.usable();
     const full = await fullProblem(this.serverCheck());
-    if (full) throw new KudosError('redis_unavailable', { message: full });
+    if (full) throw new KudosError('store_unavailable', { message: full });
   }
 
   /**
@@ -187,13 +187,13 @@ class RedisKeys {
 
   /**
    * Sends one command whose first key is `key` with a time limit. A failure or a timeout becomes
-   * `KudosError` `redis_unavailable` (503), so callers answer "try again later" instead of hanging.
+   * `KudosError` `store_unavailable` (503), so callers answer "try again later" instead of hanging.
    */
   private send(args: string[], key: string | undefined): Promise<unknown> {
     return this.limited(args[0] as string, () => this.adapter.send(args, key));
   }
 
-  /** `work` (a command named `what`) with the time limit, its failure as `redis_unavailable`. */
+  /** `work` (a command named `what`) with the time limit, its failure as `store_unavailable`. */
   private async limited<T>(what: string, work: () => Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -207,7 +207,7 @@ class RedisKeys {
         // No answer (a reconnect, a failover to another master): the policy is read again first.
         if (!isRedisReply(cause)) this.policyDue = true;
       }
-      throw new KudosError('redis_unavailable', {
+      throw new KudosError('store_unavailable', {
         message: `Redis is unavailable (${what}): ${cause instanceof Error ? cause.message : 'failed'}`,
         cause,
       });
@@ -268,7 +268,7 @@ export abstract class RedisStore {
 
   /**
    * Rejects when the store cannot write now: a policy that may evict (`store_unusable`), or a full
-   * `noeviction` Redis, which answers reads but refuses writes (`redis_unavailable`, naming the
+   * `noeviction` Redis, which answers reads but refuses writes (`store_unavailable`, naming the
    * server and its memory). Reads `INFO memory` (one round trip, or one per master of a cluster).
    */
   health(): Promise<void> {

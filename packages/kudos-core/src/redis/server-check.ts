@@ -17,7 +17,7 @@ export interface ServerCheck {
   server: string | undefined;
   /** Sends a command to every master of a cluster, with the time limit; undefined for one server. */
   eachMaster: KudosRedisAdapter['eachMaster'];
-  /** Sends one command with the store's time limit (errors become `redis_unavailable`). */
+  /** Sends one command with the store's time limit (errors become `store_unavailable`). */
   send(args: string[], key: string | undefined): Promise<unknown>;
   /** A key of the store's own that no other key can be (it is written once, with a TTL). */
   probeKey: string;

@@ -38,6 +38,24 @@ export class KudosNotificationError extends KudosError {
   }
 }
 
+/** A store's failure, as kudos-core throws it: `store_unavailable` (503), retry later. */
+export type KudosStoreUnavailable = KudosError & { readonly code: 'store_unavailable' };
+
+/**
+ * What the receiver refuses a notification with, and tells `onError`: its own errors, and a store's
+ * failure (`store_unavailable`: kudos-core's `KudosError`, the one code of a store that failed,
+ * whoever met it: a notification, `createOrder()`, a token store).
+ */
+export type KudosRefusal = KudosNotificationError | KudosStoreUnavailable;
+
+/** Whether `value` is a refusal the receiver answers as it is (see {@link KudosRefusal}). */
+export function isRefusal(value: unknown): value is KudosRefusal {
+  return (
+    value instanceof KudosNotificationError ||
+    (value instanceof KudosError && value.code === 'store_unavailable')
+  );
+}
+
 /**
  * What `onError` is told of a kept record a store could not read: `skipped` by `unprocessed()` and
  * `redrive()` (the others are listed), or `replaced` by a delivery of its payment (which goes on).

@@ -10,7 +10,7 @@ import type {
   KudosKeptNotification,
   KudosUnreadableKept,
 } from './dedupe.js';
-import type { KudosNotificationError } from './errors.js';
+import type { KudosNotificationError, KudosRefusal } from './errors.js';
 
 // The receiver's side of the tracing channels (base/trace.ts): one `passport-kudos:notification`
 // operation per notification, whichever path brought it, and one `passport-kudos:store` operation
@@ -39,7 +39,7 @@ const KEPT_AFTER = new Set([
  */
 export function recordFailure(
   message: KudosNotificationMessage | undefined,
-  error: KudosNotificationError,
+  error: KudosRefusal,
   keptIfHandlerFailed: boolean,
 ): void {
   if (!message || message.outcome !== undefined) return;

@@ -3,7 +3,7 @@ import type { WebhookRequest } from './body.js';
 import { rememberChainAnswer } from './chain-tx.js';
 import type { KudosConfirmer } from './confirm.js';
 import type { KudosDedupeStore } from './dedupe.js';
-import { KudosNotificationError } from './errors.js';
+import { isRefusal, KudosNotificationError, type KudosRefusal } from './errors.js';
 import { recordFailure } from './observe.js';
 import { parseSanitized, sanitize } from './parse.js';
 import { asHandlerError, type ProcessOutcome, processOnce } from './process-once.js';
@@ -29,7 +29,7 @@ export interface PipelineSettings {
   denom: string | undefined;
   confirm: KudosConfirmer | undefined;
   onNotification: KudosNotificationHandler;
-  report: (error: KudosNotificationError, req: WebhookRequest | undefined) => void;
+  report: (error: KudosRefusal, req: WebhookRequest | undefined) => void;
 }
 
 /** One notification to run: its body as received, where it came from, and whether it is trusted. */
@@ -70,7 +70,7 @@ function confirmNotification(notification: KudosNotification, confirm: KudosConf
 async function applyConfirmation(notification: KudosNotification, confirm: KudosConfirmer): Promise<void> {
   // Called inside an async function, so a confirmer that throws synchronously is caught too.
   const result = await (async () => confirm(notification))().catch((cause: unknown) => {
-    throw cause instanceof KudosNotificationError
+    throw isRefusal(cause)
       ? cause
       : new KudosNotificationError('confirmation_unavailable', {
           message: 'confirmation failed; retry later',

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { KudosError } from 'kudos-core';
+import { KudosError, storeUnavailable } from 'kudos-core';
 import {
   DedupeStoreFullError,
   type KudosClaimContext,
@@ -7,7 +7,13 @@ import {
   type KudosDedupeStore,
   type KudosKeptNotification,
 } from './dedupe.js';
-import { KudosNotificationError, keptUnreadable } from './errors.js';
+import {
+  isRefusal,
+  KudosNotificationError,
+  type KudosRefusal,
+  type KudosStoreUnavailable,
+  keptUnreadable,
+} from './errors.js';
 
 /** Timing of {@link processOnce}. */
 interface ProcessOnceOptions {
@@ -18,7 +24,7 @@ interface ProcessOnceOptions {
   /** Longest wait for the work before answering `handler_timeout`; the work goes on, under its lease. */
   handlerTimeoutMs: number;
   /** Told of problems that come after the answer was decided (a late failure, a failed `complete`). */
-  report: (error: KudosNotificationError) => void;
+  report: (error: KudosRefusal) => void;
   /** Whether the notification was verified before its claim (its secret checked, or fetched from the service). */
   trusted: boolean;
   /**
@@ -61,8 +67,8 @@ interface WorkProgress {
 /** What became of one delivery. */
 export type ProcessOutcome = 'processed' | 'duplicate';
 
-function storeError(message: string, cause: unknown): KudosNotificationError {
-  return new KudosNotificationError('store_unavailable', { message, cause });
+function storeError(message: string, cause: unknown): KudosStoreUnavailable {
+  return storeUnavailable(message, cause) as KudosStoreUnavailable;
 }
 
 /** Calls a store method inside an async function, so a synchronous throw becomes a rejection too. */
@@ -84,7 +90,7 @@ export function keepLease(
   key: string,
   leaseMs: number,
   claim: KudosClaimContext,
-  report: (error: KudosNotificationError) => void,
+  report: (error: KudosRefusal) => void,
 ) {
   const extend = store.extend?.bind(store);
   if (!extend) return () => undefined;
@@ -166,7 +172,7 @@ async function claimKey(
   } catch (cause) {
     void releaseHolder(store, key, holder);
     if (cause instanceof DedupeStoreFullError) throw storeError(cause.message, cause);
-    throw cause instanceof KudosNotificationError
+    throw isRefusal(cause)
       ? cause
       : storeError(
           // A store that cannot be used at all says why (its file, its server's policy): the operator reads it in onError.
@@ -371,8 +377,8 @@ function retryLater(
 }
 
 /** A failure of the app's handler (or confirmer) as the receiver reports it. */
-export function asHandlerError(error: unknown): KudosNotificationError {
-  return error instanceof KudosNotificationError
+export function asHandlerError(error: unknown): KudosRefusal {
+  return isRefusal(error)
     ? error
     : new KudosNotificationError('handler_failed', {
         message: 'the notification could not be processed; it will be accepted on redelivery',

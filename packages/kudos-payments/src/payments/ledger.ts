@@ -1,4 +1,10 @@
-import { KudosNotificationError } from '../core/errors.js';
+import { storeUnavailable } from 'kudos-core';
+import {
+  isRefusal,
+  KudosNotificationError,
+  type KudosRefusal,
+  type KudosStoreUnavailable,
+} from '../core/errors.js';
 import type { KudosOrderStore, KudosOrderStoreChange } from './order-store.js';
 import {
   type KudosOrder,
@@ -27,8 +33,8 @@ const orderId = (reference: string) => `order:${reference}`;
 const PAYMENT_KIND = 'payment:';
 const paymentId = (txHash: string) => `${PAYMENT_KIND}${txHash}`;
 
-export function storeError(message: string, cause?: unknown): KudosNotificationError {
-  return new KudosNotificationError('store_unavailable', { message, cause });
+export function storeError(message: string, cause?: unknown): KudosStoreUnavailable {
+  return storeUnavailable(message, cause) as KudosStoreUnavailable;
 }
 
 /** Longest part of a store's own reason that a message carries. */
@@ -38,8 +44,8 @@ const MAX_REASON = 300;
  * A store failure as the receiver answers it: 503, retry later, with the store's own reason (a Redis
  * whose policy may evict, no answer from it, a locked SQLite file), which names no secret.
  */
-function storeFailure(cause: unknown): KudosNotificationError {
-  if (cause instanceof KudosNotificationError) return cause;
+function storeFailure(cause: unknown): KudosRefusal {
+  if (isRefusal(cause)) return cause;
   const reason =
     cause instanceof Error && cause.message !== '' ? cause.message.slice(0, MAX_REASON) : 'failed';
   return storeError(`the order store is unavailable (${reason}); retry later`, cause);

@@ -134,7 +134,7 @@ function readStored(value: string): KudosKeptNotification | string {
  * command is sent: an instance whose lease expired never releases or overwrites another's claim, and
  * a claim whose command timed out (Redis slow) is released with its token once Redis gets to it, so
  * it does not hold the key for the lease. Unprocessed notifications are kept (a key each, with the
- * dedupe TTL, indexed by arrival) until their key is done. Redis down or slow: `redis_unavailable`,
+ * dedupe TTL, indexed by arrival) until their key is done. Redis down or slow: `store_unavailable`,
  * which the receiver answers with 503.
  */
 export class RedisDedupeStore extends RedisStore implements KudosDedupeStore {

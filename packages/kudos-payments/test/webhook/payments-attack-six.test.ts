@@ -12,7 +12,7 @@ import { deliver } from '../../../../test/helpers/webhook-app.js';
 import {
   cosmosConfirmer,
   type KudosNotification,
-  type KudosNotificationError,
+  type KudosRefusal,
   kudosWebhook,
   MemoryOrderStore,
 } from '../../src/index.js';
@@ -327,7 +327,7 @@ describe('no store key outlives an hour for a hash that pays the shop nothing (a
 
 describe('a notification body read within a time limit', () => {
   it('answers 408 body_timeout to a body that drips, and keeps nothing', async () => {
-    const errors: KudosNotificationError[] = [];
+    const errors: KudosRefusal[] = [];
     const hook = kudosWebhook({
       secret: 'drip-secret-0123456789abcdef',
       bodyTimeoutMs: 300,

@@ -8,8 +8,8 @@ import { SHOP_CLIENT, shopSignIn } from '../../../../test/helpers/shop-client.js
 import {
   cosmosConfirmer,
   type KudosNotification,
-  type KudosNotificationError,
   type KudosPaymentsOptions,
+  type KudosRefusal,
   kudosReceiver,
 } from '../../src/index.js';
 
@@ -317,7 +317,7 @@ describe('against the service as it is now (the emulator’s 2026 generation): l
     const answers = kudos.deliveries.filter((d) => d.txStatus === 'success').map((d) => d.responseStatus);
     expect(answers.length).toBeGreaterThanOrEqual(3);
     expect(answers.every((status) => status === 503)).toBe(true);
-    const gone = shop.errors.filter((e: KudosNotificationError) => e.code === 'endpoint_gone');
+    const gone = shop.errors.filter((e: KudosRefusal) => e.code === 'endpoint_gone');
     expect(gone).toHaveLength(1);
     expect(gone[0]?.message).toContain(
       `No chain REST (LCD) interface answers at ${kudos.baseURL}/cosmos/lcd`,

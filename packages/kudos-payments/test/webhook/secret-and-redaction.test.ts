@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sampleNotification } from '../../../../test/helpers/notifications.js';
 import { TraceRecorder } from '../../../../test/helpers/trace-recorder.js';
 import { deliver, startWebhookApp, type WebhookApp } from '../../../../test/helpers/webhook-app.js';
-import { type KudosNotificationError, kudosWebhook } from '../../src/index.js';
+import { type KudosRefusal, kudosWebhook } from '../../src/index.js';
 
 const SECRET = 'shop-agent-secret-0123456789';
 
@@ -41,8 +41,7 @@ describe('what onError and the handler see of the URL', () => {
   beforeAll(async () => {
     app = await startWebhookApp('express5', {
       secret: SECRET,
-      onError: (error: KudosNotificationError, req) =>
-        seen.push(`${error.code} ${req?.originalUrl ?? req?.url}`),
+      onError: (error: KudosRefusal, req) => seen.push(`${error.code} ${req?.originalUrl ?? req?.url}`),
     });
   });
   afterEach(() => {
@@ -70,7 +69,7 @@ describe('what onError and the handler see of the URL', () => {
       const parts: string[] = [];
       const other = await startWebhookApp(mount, {
         secret: SECRET,
-        onError: (error: KudosNotificationError, req) =>
+        onError: (error: KudosRefusal, req) =>
           parts.push(
             `${error.code} ${req?.url} ${req?.originalUrl ?? ''} ${JSON.stringify((req as { query?: unknown })?.query ?? {})}`,
           ),
