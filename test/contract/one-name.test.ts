@@ -81,7 +81,8 @@ describe('one name per thing in the published types', () => {
 
   it('calls no payee "receiver": the payee of an output is its recipient', () => {
     // How a payee would be called a receiver: what receivers got, their addresses, one or several of them.
-    const payee = /\b(?:receivers? (?:got|gets|get|paid)\b|receivers' addresses|(?:one|several) receivers?\b|a receiver, or)/i;
+    const payee =
+      /\b(?:receivers? (?:got|gets|get|paid)\b|receivers' addresses|(?:one|several) receivers?\b|a receiver, or)/i;
     const hits = ALL.filter((file) => payee.test(readFileSync(file, 'utf8')));
     expect(hits).toEqual([]);
     expect(readFileSync('packages/kudos-core/dist/esm/chain/transaction.d.ts', 'utf8')).toContain(
@@ -89,7 +90,7 @@ describe('one name per thing in the published types', () => {
     );
   });
 
-  it('has no case twins in the error table (the service\'s own word stays in serviceCode)', () => {
+  it("has no case twins in the error table (the service's own word stays in serviceCode)", () => {
     const spellings = new Map<string, Set<string>>();
     for (const { code } of KUDOS_ERROR_CODES) {
       const key = code.toLowerCase();

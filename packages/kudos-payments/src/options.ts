@@ -2,7 +2,7 @@ import { checkPositive, MIN_WEBHOOK_SECRET_LENGTH } from 'kudos-core';
 import type { WebhookRequest } from './core/body.js';
 import { checkDenom, type KudosConfirmer } from './core/confirm.js';
 import type { KudosDedupeStore } from './core/dedupe.js';
-import type { KudosNotificationError, KudosRefusal } from './core/errors.js';
+import type { KudosRefusal } from './core/errors.js';
 import type { KudosNotificationHandler } from './core/pipeline.js';
 import { MemoryDedupeStore } from './stores/memory/memory-dedupe-store.js';
 

@@ -10,7 +10,7 @@ import type {
   KudosKeptNotification,
   KudosUnreadableKept,
 } from './dedupe.js';
-import type { KudosNotificationError, KudosRefusal } from './errors.js';
+import type { KudosRefusal } from './errors.js';
 
 // The receiver's side of the tracing channels (base/trace.ts): one `passport-kudos:notification`
 // operation per notification, whichever path brought it, and one `passport-kudos:store` operation

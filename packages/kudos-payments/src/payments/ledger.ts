@@ -1,10 +1,5 @@
 import { storeUnavailable } from 'kudos-core';
-import {
-  isRefusal,
-  KudosNotificationError,
-  type KudosRefusal,
-  type KudosStoreUnavailable,
-} from '../core/errors.js';
+import { isRefusal, type KudosRefusal, type KudosStoreUnavailable } from '../core/errors.js';
 import type { KudosOrderStore, KudosOrderStoreChange } from './order-store.js';
 import {
   type KudosOrder,
