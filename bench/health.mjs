@@ -94,7 +94,7 @@ export async function benchHealth({ exceptions, calls }) {
         authURL: 'http://127.0.0.1:9',
         baseURL: 'http://127.0.0.1:9/api',
         wallet: WALLETS.shop,
-        to: 'bobby',
+        shopUser: 'bobby',
         agent: 'shop-agent',
         store: new MemoryDedupeStore(),
         orders: store,

@@ -17,7 +17,7 @@ function body(i) {
       status: 'success',
       from: PAYER,
       fromId: 'payer',
-      to: SHOP,
+      shopUser: SHOP,
       toId: 'shop',
       remarks: 'order',
       type: 'cosmosTransfer',

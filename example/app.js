@@ -123,7 +123,7 @@ export function createExampleApp({ config, authURL, baseURL, stores, shopWallet,
   });
 
   /** The shop's own Kudos accounts: only they see every payment and what waits to be processed. */
-  const shopAccounts = new Set([config.tipReceiver, config.agentID]);
+  const shopAccounts = new Set([config.shopUser, config.agentID]);
   /** Whether the signed-in user is the shop: only the shop sees every payment and may run Retry. */
   const isShop = (req) => Boolean(req.user) && shopAccounts.has(req.user.id);
 
@@ -142,7 +142,7 @@ export function createExampleApp({ config, authURL, baseURL, stores, shopWallet,
     baseURL,
     ...(config.chainURL ? { restURL: config.chainURL } : {}),
     wallet: shopWallet,
-    to: config.tipReceiver,
+    shopUser: config.shopUser,
     agent: config.agentID,
     store: stores.dedupe,
     orders: stores.orders,

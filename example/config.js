@@ -16,8 +16,8 @@ import { fileURLToPath } from 'node:url';
  * @property {string} agentID           KUDOS_AGENT_ID: the example's agent account, used as `via`
  * @property {string} webhookSecret     KUDOS_WEBHOOK_SECRET (default: random per process)
  * @property {string | undefined} chainURL  KUDOS_CHAIN_URL: the chain's REST (LCD) interface (default: {KUDOS_BASE_URL}/cosmos/lcd)
- * @property {string} tipReceiver       TIP_RECEIVER: who receives tips, the shop's own account (default bobby)
- * @property {string | undefined} shopWallet  KUDOS_SHOP_WALLET: the shop's wallet address, the only one whose payments count (default: TIP_RECEIVER's, looked up at start)
+ * @property {string} shopUser          KUDOS_SHOP_USER: the Kudos user tips go to, the shop's own account (default bobby)
+ * @property {string | undefined} shopWallet  KUDOS_SHOP_WALLET: the shop's wallet address, the only one whose payments count (default: KUDOS_SHOP_USER's, looked up at start)
  * @property {string} dataDir           DATA_DIR: where the webhook's durable store lives (default example/data, ignored by git)
  * @property {string | undefined} redisURL  REDIS_URL: share sessions, webhook dedupe and tokens through one Redis server
  * @property {string[] | undefined} redisClusterNodes  REDIS_CLUSTER_NODES: the same through a Redis Cluster, its seed nodes as host:port,host:port
@@ -81,7 +81,7 @@ export function readConfig(env = process.env) {
     agentID: env.KUDOS_AGENT_ID ?? 'kudos-example-agent',
     webhookSecret: env.KUDOS_WEBHOOK_SECRET ?? random(),
     chainURL: env.KUDOS_CHAIN_URL,
-    tipReceiver: env.TIP_RECEIVER ?? 'bobby',
+    shopUser: env.KUDOS_SHOP_USER ?? 'bobby',
     shopWallet: env.KUDOS_SHOP_WALLET,
     dataDir: env.DATA_DIR ?? fileURLToPath(new URL('./data/', import.meta.url)),
     redisURL: env.REDIS_URL,

@@ -24,7 +24,7 @@ async function walletOf(baseURL, user) {
   // `wallet` is an old Ethereum-style address, never the chain's: only these two are.
   const wallet = profile?.kudosWallet ?? profile?.cosmosWallet;
   if (typeof wallet !== 'string' || wallet === '') {
-    throw new Error(`could not look up the wallet of TIP_RECEIVER "${user}": set KUDOS_SHOP_WALLET`);
+    throw new Error(`could not look up the wallet of KUDOS_SHOP_USER "${user}": set KUDOS_SHOP_WALLET`);
   }
   return wallet;
 }
@@ -67,7 +67,7 @@ export async function startExample(env = process.env, { log = () => undefined } 
     authURL = emulator.authURL;
     baseURL = emulator.baseURL;
   }
-  const shopWallet = config.shopWallet ?? (await walletOf(baseURL, config.tipReceiver));
+  const shopWallet = config.shopWallet ?? (await walletOf(baseURL, config.shopUser));
   const stores = await createStores(config, log);
   const { app, metrics, reconcileChain } = createExampleApp({
     config,

@@ -149,7 +149,7 @@ try {
     `const { kudosPayments } = require('kudos-payments');
      const payments = kudosPayments({ secret: 'at-least-16-characters', authURL: 'http://127.0.0.1:9',
        baseURL: 'http://127.0.0.1:9/api', wallet: 'kudos10w0466xcvg0sgfhynvj5nlcdzhqzrnc4gkegml',
-       to: 'shop', agent: 'shop-agent', onPaid: () => undefined });
+       shopUser: 'shop', agent: 'shop-agent', onPaid: () => undefined });
      payments.createOrder({ amount: '2', redirectURI: 'http://127.0.0.1:9/paid', data: { item: 'mug' } })
        .then(({ order, url }) => { console.log(order.data.item, new URL(url).searchParams.get('amount')); payments.close?.(); });`,
   );

@@ -53,7 +53,7 @@ if (process.env.MODE === 'payments') {
     authURL: baseURL,
     baseURL,
     wallet: SHOP,
-    to: 'shop',
+    shopUser: 'shop',
     agent: 'shop-agent',
     store,
     orders,

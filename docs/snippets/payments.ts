@@ -21,7 +21,7 @@ const payments = kudosPayments({
   baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api',
   ...(process.env.KUDOS_CHAIN_URL ? { restURL: process.env.KUDOS_CHAIN_URL } : {}), // a chain node's REST
   wallet: required('KUDOS_SHOP_WALLET'), // your wallet, kudos1... or cosmos1... (one account): only what reaches it counts
-  to: process.env.KUDOS_SHOP_USER ?? 'bobby', // your Kudos user, whose wallet that is (the link's `to`)
+  shopUser: process.env.KUDOS_SHOP_USER ?? 'bobby', // your Kudos user, whose wallet that is (the link's `to`)
   agent: process.env.KUDOS_AGENT ?? 'shop-agent', // your agent, with the webhook (the link's `via`)
   store,
   orders: store.orderStore(), // the orders, in the same file

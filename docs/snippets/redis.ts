@@ -44,7 +44,7 @@ const payments = kudosPayments({
   baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api',
   // Your wallet in either spelling (here the emulator's bobby's, kudos1… = cosmos1…, the same account).
   wallet: process.env.KUDOS_SHOP_WALLET ?? 'kudos10w0466xcvg0sgfhynvj5nlcdzhqzrnc4gkegml',
-  to: 'bobby',
+  shopUser: 'bobby',
   agent: 'shop-agent',
   store: new RedisDedupeStore(redis), // one notification is handled once across all instances
   orders: new RedisOrderStore(redis), // one order is credited once across all instances

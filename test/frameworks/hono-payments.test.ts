@@ -21,7 +21,7 @@ describe('a Hono shop on kudosPayments(), served by @hono/node-server', () => {
       authURL: kudos.authURL,
       baseURL: kudos.baseURL,
       wallet: kudos.walletOf('bobby'),
-      to: 'bobby',
+      shopUser: 'bobby',
       agent: 'shop-agent',
       onPaid: (p) => {
         paid.push(p);

@@ -35,7 +35,7 @@ export class PaymentsShop {
       authURL: this.kudos.authURL,
       baseURL: this.kudos.baseURL,
       wallet: this.kudos.walletOf('bobby'),
-      to: 'bobby',
+      shopUser: 'bobby',
       agent: 'shop-agent',
       leaseMs: 300,
       handlerTimeoutMs: 2000,

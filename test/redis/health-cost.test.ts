@@ -67,7 +67,7 @@ describe('status() and unprocessed() with 10,000 exceptions on Redis', () => {
       authURL: 'http://127.0.0.1:9',
       baseURL: 'http://127.0.0.1:9/api',
       wallet: WALLETS.shop,
-      to: 'bobby',
+      shopUser: 'bobby',
       agent: 'shop-agent',
       store: new RedisDedupeStore(stores.proxy, { prefix: 'health-dedupe:' }),
       orders: new RedisOrderStore(stores.proxy, { prefix }),

@@ -151,7 +151,7 @@ describe('a Redis whose policy turns to evicting while the stores run', () => {
         authURL: kudos.authURL,
         baseURL: kudos.baseURL,
         wallet: kudos.walletOf('bobby'),
-        to: 'bobby',
+        shopUser: 'bobby',
         agent: 'shop-agent',
         orders: new RedisOrderStore(client, { prefix: 'runtime-orders:' }),
         onPaid: () => undefined,

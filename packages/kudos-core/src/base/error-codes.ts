@@ -425,7 +425,7 @@ export const KUDOS_ERROR_CODES = [
     status: 422,
     error: 'KudosNotificationError',
     meaning:
-      "told to `onError` once by `kudosPayments()`: an authenticated notification of a payment to the shop's Kudos user (`to`) that the chain shows reaching none of `wallet` (the message names the addresses it paid: is `wallet` your wallet address?); never an answer: the delivery is answered 200 and the payment is a `not_to_wallet` exception",
+      "told to `onError` once by `kudosPayments()`: an authenticated notification of a payment to the shop's Kudos user (`shopUser`) that the chain shows reaching none of `wallet` (the message names the addresses it paid: is `wallet` your wallet address?); never an answer: the delivery is answered 200 and the payment is a `not_to_wallet` exception",
   },
   {
     code: 'confirmation_unavailable',

@@ -29,8 +29,12 @@ export interface KudosPaymentsOptions {
    * payments API is made (a mistyped address is a `TypeError`). Never taken from a notification.
    */
   wallet: string | readonly string[];
-  /** The shop's Kudos user ID: the widget link's `to`, whose wallet is `wallet`. */
-  to: string;
+  /**
+   * The shop's Kudos user ID: the widget link's `to`, whose wallet is `wallet`. A user ID is a `user`
+   * everywhere in this API (`shopUser`, an order's `user`); an address is a `wallet` (the transaction's
+   * `from`/`to` and `fromId`/`toId` keep the service's own names: addresses, and user IDs).
+   */
+  shopUser: string;
   /** The shop's agent account: the widget link's `via`, whose webhook the operator set up. */
   agent: string;
   /** The agent's fee in whole tokens, added to each link (`fee`); default none. */

@@ -73,7 +73,7 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     onNotification: settler.settle,
   });
   // A hash of someone else's payment is looked at no further than its record: no store is touched.
-  const concerns = concernsShop(settings.wallets, [settings.to, settings.agent]);
+  const concerns = concernsShop(settings.wallets, [settings.shopUser, settings.agent]);
   // The return page looks a hash up on the chain alone (restURL, or {baseURL}/cosmos/lcd), as the
   // notification's confirmation does: no record of the service's is needed.
   const lookups = new ReturnPageLookups(

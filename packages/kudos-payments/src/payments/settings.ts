@@ -135,7 +135,7 @@ export function paymentsSettings(options: KudosPaymentsOptions) {
     /** How notifications are confirmed on the chain. */
     confirm,
     chain,
-    to: nonEmpty(options.to, 'kudosPayments option "to" (the shop\'s Kudos user ID)'),
+    shopUser: nonEmpty(options.shopUser, 'kudosPayments option "shopUser" (the shop\'s Kudos user ID)'),
     agent: nonEmpty(options.agent, 'kudosPayments option "agent" (the agent\'s Kudos user ID)'),
     ...numbers,
     /** The app's order store; undefined: a MemoryOrderStore on the receiver's clock. */

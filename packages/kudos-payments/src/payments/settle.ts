@@ -176,7 +176,7 @@ export class PaymentSettler {
    */
   private misdirected(n: KudosNotification): string[] | undefined {
     if (n.paid || !n.paidTo || n.paidTo.length === 0) return undefined;
-    if (n.source !== 'webhook' || !this.settings.authenticated || !n.tx.toId.includes(this.settings.to))
+    if (n.source !== 'webhook' || !this.settings.authenticated || !n.tx.toId.includes(this.settings.shopUser))
       return undefined;
     return [...n.paidTo];
   }

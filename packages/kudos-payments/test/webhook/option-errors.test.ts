@@ -8,7 +8,7 @@ const PAYMENTS = {
   authURL: 'http://127.0.0.1:4000',
   baseURL: 'http://127.0.0.1:4000/api',
   wallet: WALLETS.shop,
-  to: 'bobby',
+  shopUser: 'bobby',
   agent: 'shop-agent',
   onPaid: () => undefined,
 };

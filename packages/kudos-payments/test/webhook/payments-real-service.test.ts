@@ -43,13 +43,13 @@ describe('addresses compared as accounts: either spelling of the shop’s wallet
     shop = undefined;
   });
 
-  it('credits a payment to the main-prefix spelling when receiver is the legacy one', async () => {
+  it('credits a payment to the main-prefix spelling when the wallet is the legacy one', async () => {
     kudos = await emulator();
     shop = await new Shop(kudos).start({ wallet: kudos.walletOf('bobby', 'cosmos') });
     const { order, url } = await shop.payments.createOrder({ amount: '2', memo: 'mug' });
     const tx = payLink(kudos, url, 'alice');
     await kudos.idle();
-    // The chain paid kudos1…, the same account as the receiver's cosmos1….
+    // The chain paid kudos1…, the same account as the wallet's cosmos1….
     const lookup = await (
       await fetch(`${kudos.baseURL}/cosmos/lcd/cosmos/tx/v1beta1/txs/${tx.txHash}`)
     ).json();
@@ -61,7 +61,7 @@ describe('addresses compared as accounts: either spelling of the shop’s wallet
     expect(shop.exceptions).toEqual([]);
   });
 
-  it('credits a payment to the legacy spelling (an old record) when receiver is the main-prefix one', async () => {
+  it('credits a payment to the legacy spelling (an old record) when the wallet is the main-prefix one', async () => {
     kudos = await emulator('cosmos');
     shop = await new Shop(kudos).start({ wallet: kudos.walletOf('bobby', 'kudos') });
     const { order, url } = await shop.payments.createOrder({ amount: '1.5' });
@@ -98,7 +98,7 @@ describe('addresses compared as accounts: either spelling of the shop’s wallet
     ]);
   });
 
-  it('refuses a mistyped, foreign or malformed receiver when the payments API or the confirmer is made', async () => {
+  it('refuses a mistyped, foreign or malformed wallet when the payments API or the confirmer is made', async () => {
     kudos = await emulator();
     const good = kudos.walletOf('bobby');
     const typo = `${good.slice(0, 20)}${good[20] === 'q' ? 'p' : 'q'}${good.slice(21)}`;
@@ -106,7 +106,7 @@ describe('addresses compared as accounts: either spelling of the shop’s wallet
       secret: SHOP_SECRET,
       authURL: kudos.authURL,
       baseURL: kudos.baseURL,
-      to: 'bobby',
+      shopUser: 'bobby',
       agent: 'shop-agent',
     };
     const cases: Array<[unknown, RegExp]> = [
@@ -124,28 +124,28 @@ describe('addresses compared as accounts: either spelling of the shop’s wallet
       [[], /requires "wallet"/],
       [42, /requires "wallet"/],
     ];
-    for (const [receiver, message] of cases) {
-      expect(() => kudosPayments({ ...base, wallet: receiver as string, onPaid: () => undefined })).toThrow(
+    for (const [given, message] of cases) {
+      expect(() => kudosPayments({ ...base, wallet: given as string, onPaid: () => undefined })).toThrow(
         TypeError,
       );
-      expect(() => kudosPayments({ ...base, wallet: receiver as string, onPaid: () => undefined })).toThrow(
+      expect(() => kudosPayments({ ...base, wallet: given as string, onPaid: () => undefined })).toThrow(
         message,
       );
-      expect(() => cosmosConfirmer({ baseURL: kudos?.baseURL, wallet: receiver as string })).toThrow(message);
+      expect(() => cosmosConfirmer({ baseURL: kudos?.baseURL, wallet: given as string })).toThrow(message);
     }
     // Both spellings, upper case (bech32 allows it whole) and several: accepted.
-    for (const receiver of [
+    for (const wallet of [
       good,
       kudos.walletOf('bobby', 'kudos'),
       good.toUpperCase(),
       [good, WALLETS.shop],
     ]) {
-      expect(() => kudosPayments({ ...base, wallet: receiver, onPaid: () => undefined })).not.toThrow();
+      expect(() => kudosPayments({ ...base, wallet, onPaid: () => undefined })).not.toThrow();
     }
   });
 });
 
-describe('money that reached the shop’s user but none of receiver is surfaced', () => {
+describe('money that reached the shop’s user but none of its wallet is surfaced', () => {
   let kudos: KudosEmulator;
   let shop: Shop | undefined;
   beforeAll(async () => {

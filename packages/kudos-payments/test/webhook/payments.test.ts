@@ -105,13 +105,13 @@ describe('kudosPayments(): orders paid through the widget, credited by every pat
       authURL: kudos.authURL,
       baseURL: kudos.baseURL,
       wallet: WALLETS.shop,
-      to: 'bobby',
+      shopUser: 'bobby',
       agent: 'shop-agent',
       onPaid: () => undefined,
     };
     for (const [bad, field] of [
       [{ authURL: 'not a url' }, '"authURL"'],
-      [{ to: '' }, '"to"'],
+      [{ shopUser: '' }, '"shopUser"'],
       [{ agent: undefined }, '"agent"'],
       [{ fee: '-1' }, '"fee"'],
       [{ wallet: [] }, '"wallet"'],
