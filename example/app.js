@@ -54,7 +54,7 @@ function isStorageOutage(err) {
 /** What the home page tells a visitor, by the word in its URL (`/?notice=declined`). */
 const NOTICES = new Map([
   ['declined', 'You declined to sign in with Kudos. You can try again any time.'],
-  ['login', 'Log in to see that page.'],
+  ['login', 'Sign in to see that page.'],
 ]);
 
 function csrfToken(req) {

@@ -1,5 +1,5 @@
 // The example's in-memory session store: express-session's own MemoryStore never drops a session
-// nobody comes back for, so every anonymous "Log in" click would cost memory for 24 hours.
+// nobody comes back for, so every anonymous "Sign in" click would cost memory for 24 hours.
 // Sessions that only hold a login state (no signed-in user) live at most ANONYMOUS_SESSION_MS and
 // at most MAX_ANONYMOUS_SESSIONS of them are kept (the oldest go first); signed-in sessions keep
 // their cookie's lifetime. Use a shared store (Redis, see REDIS_URL) for several instances.

@@ -11,7 +11,7 @@ const RECONCILE_EVERY_MS = 60_000;
 
 /**
  * The shop's wallet: the address the chain pays when someone pays the tip receiver, from the
- * service's public profile of that user (`GET {base_url}/users/id/{id}/min`).
+ * service's public profile of that user (`GET {baseURL}/users/id/{id}/min`).
  * @param {string} baseURL
  * @param {string} user
  */

@@ -66,7 +66,7 @@ export function homePage({ user, message, csrf, kudosAccountURL }) {
   const body = user
     ? `${notice}<h1>Welcome back, ${escapeHtml(user.displayName)}</h1><p><a href="/profile">Go to your profile</a></p>`
     : `${notice}<h1>Kudos example shop</h1><p>Sign in to see your Kudos profile and tip a creator.</p>
-<a class="kudos-button" id="login" href="/auth/kudos">${LOGO}<span>Log in with Kudos</span></a>${switchUser}`;
+<a class="kudos-button" id="login" href="/auth/kudos">${LOGO}<span>Sign in with Kudos</span></a>${switchUser}`;
   return page('Home', body, { user, csrf });
 }
 

@@ -9,7 +9,7 @@ const options = {
   baseURL: 'http://127.0.0.1:4000/api',
 };
 
-// 1. fetchProfile: the profile comes from GET {base_url}/users/profile (one more request per login),
+// 1. fetchProfile: the profile comes from GET {baseURL}/users/profile (one more request per sign-in),
 //    with the wallet addresses in _json and, with the email scope, Passport's `emails`.
 new KudosStrategy(
   { ...options, scope: ['profile', 'email'], fetchProfile: true },

@@ -47,7 +47,7 @@ app.use(passport.session());
 // declines (or follows a stale link) leaves nothing stored, and `GET /` only reads the session.
 const FAILED = new Map([
   ['declined', 'You declined to sign in with Kudos.'],
-  ['expired', 'Please log in again.'],
+  ['expired', 'Please sign in again.'],
 ]);
 
 app.get('/', (req, res) => {
@@ -56,7 +56,7 @@ app.get('/', (req, res) => {
     (failed ? `<p id="failure" role="alert">${escapeHtml(failed)}</p>` : '') +
       (req.user
         ? `<p>Signed in as ${escapeHtml(req.user.name)}. <a href="/profile">Profile</a></p>`
-        : '<a href="/auth/kudos">Log in with Kudos</a>'),
+        : '<a href="/auth/kudos">Sign in with Kudos</a>'),
   );
 });
 app.get('/auth/kudos', passport.authenticate('kudos'));

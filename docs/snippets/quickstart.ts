@@ -36,8 +36,8 @@ passport.use(
       clientID: env('KUDOS_CLIENT_ID', 'kudos-demo-client'),
       clientSecret: env('KUDOS_CLIENT_SECRET', 'kudos-demo-secret'),
       callbackURL: env('CALLBACK_URL', `http://localhost:${port}/auth/kudos/callback`), // whitelisted for the client
-      authURL: env('KUDOS_AUTH_URL', 'http://127.0.0.1:4000'), // the login page is {authURL}/in/oauth/
-      baseURL: env('KUDOS_BASE_URL', 'http://127.0.0.1:4000/api'), // the emulator's {base_url} ends in /api
+      authURL: env('KUDOS_AUTH_URL', 'http://127.0.0.1:4000'), // the sign-in page is {authURL}/in/oauth/
+      baseURL: env('KUDOS_BASE_URL', 'http://127.0.0.1:4000/api'), // the emulator's {baseURL} ends in /api
       scope: ['profile'],
       store: new KudosCookieStateStore({ secret: sessionSecret }), // the state in a cookie: a start saves no session
     },
@@ -64,7 +64,7 @@ app.use(passport.session());
 // (or follows a stale link) leaves nothing stored, and `GET /` only reads the session.
 const FAILED = new Map([
   ['declined', 'You declined to sign in with Kudos.'],
-  ['expired', 'Please log in again.'],
+  ['expired', 'Please sign in again.'],
 ]);
 
 app.get('/', (req, res) => {
@@ -73,7 +73,7 @@ app.get('/', (req, res) => {
     (failed ? `<p id="failure" role="alert">${escapeHtml(failed)}</p>` : '') +
       (req.user
         ? `<p>Signed in as ${escapeHtml(req.user.name)}. <a href="/profile">Profile</a></p>`
-        : '<a href="/auth/kudos">Log in with Kudos</a>'),
+        : '<a href="/auth/kudos">Sign in with Kudos</a>'),
   );
 });
 app.get('/auth/kudos', passport.authenticate('kudos'));

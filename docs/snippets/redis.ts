@@ -1,5 +1,5 @@
 // Fragment: the Redis part of an app of several instances (sessions, payments, token sets, the refresh
-// lock), where the quick start creates its session, strategy and webhook (its login routes as they are).
+// lock), where the quick start creates its session, strategy and webhook (its sign-in routes as they are).
 import { randomBytes } from 'node:crypto';
 import { RedisStore } from 'connect-redis';
 import express from 'express';

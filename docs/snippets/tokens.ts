@@ -1,6 +1,6 @@
 // Fragment: the tokens part of your app, beside the quick start's strategy (it shows the calls, not a
-// whole server: `/me/kudos` answers 401 until the user signed in through this app's own login).
-// Keep users signed in: store the token set at login, then call the API for them.
+// whole server: `/me/kudos` answers 401 until the user signed in through this app's own sign-in).
+// Keep users signed in: store the token set at sign-in, then call the API for them.
 import express from 'express';
 import passport from 'passport';
 import {

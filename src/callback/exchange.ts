@@ -49,13 +49,13 @@ interface CallbackOptions {
 
 /** The endpoints and limits a strategy works with, after defaults are applied. */
 export interface ResolvedEndpoints {
-  /** `{base_url}` of the API when the options gave it (the API client's default). */
+  /** `{baseURL}` of the API when the options gave it (the API client's default). */
   baseURL: string | undefined;
   authorizationURL: string;
   tokenURL: string;
   refreshURL: string;
   revokeURL: string | undefined;
-  /** `{base_url}/users/profile` or the `profileURL` option; undefined when neither was given. */
+  /** `{baseURL}/users/profile` or the `profileURL` option; undefined when neither was given. */
   profileURL: string | undefined;
   scope: string;
   /** Time limit and headers of every request to the token endpoint. */

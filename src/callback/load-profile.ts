@@ -103,7 +103,7 @@ export function loadProfile(
 
 /**
  * KudosStrategy's own `userProfile()`: the Kudos profile of the login's token response, with no
- * request; or, with `fetchProfile` (or outside a login), `GET {base_url}/users/profile`.
+ * request; or, with `fetchProfile` (or outside a login), `GET {baseURL}/users/profile`.
  */
 export function defaultUserProfile(config: ProfileConfig, accessToken: string, done: ProfileCallback): void {
   const response = config.pending.get(accessToken);

@@ -27,9 +27,9 @@ export interface KudosStrategyOptionsBase {
   clientSecret: string;
   /** Redirect address registered (whitelisted) for the client; absolute or relative to the request. Required. */
   callbackURL: string;
-  /** `{auth_url}`: the authorization page is `{authURL}/in/oauth/`. */
+  /** `{authURL}`: the authorization page is `{authURL}/in/oauth/`. */
   authURL?: string;
-  /** `{base_url}`: the token endpoint is `{baseURL}/oauth/access_token`. */
+  /** `{baseURL}`: the token endpoint is `{baseURL}/oauth/access_token`. */
   baseURL?: string;
   /** Full authorization page URL; overrides the one derived from `authURL`. */
   authorizationURL?: string;
@@ -66,7 +66,7 @@ export interface KudosStrategyOptionsBase {
    */
   skipUserProfile?: KudosSkipUserProfile;
   /**
-   * Make the default `userProfile()` ask `GET {base_url}/users/profile` for the full profile (the
+   * Make the default `userProfile()` ask `GET {baseURL}/users/profile` for the full profile (the
    * wallet addresses, and `email` with the `email` scope). Default `false`: the token response's
    * profile, with no request.
    */

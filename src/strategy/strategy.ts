@@ -206,7 +206,7 @@ export class KudosStrategy extends OAuth2Base {
     });
   }
 
-  /** `{base_url}` of the Kudos API, when given in the options; `createKudosClient` uses it by default. */
+  /** `{baseURL}` of the Kudos API, when given in the options; `createKudosClient` uses it by default. */
   get baseURL(): string | undefined {
     return configOf(this).baseURL;
   }
@@ -240,7 +240,7 @@ export class KudosStrategy extends OAuth2Base {
   /**
    * passport-oauth2's hook for the profile verify gets. This one answers the Kudos profile of the
    * login's token response without a request; with the `fetchProfile` option (or when called outside
-   * a login) it asks `GET {base_url}/users/profile`, which adds `emails` and the wallet addresses.
+   * a login) it asks `GET {baseURL}/users/profile`, which adds `emails` and the wallet addresses.
    * Override it to load more (call `super.userProfile()` for the Kudos profile); `skipUserProfile`
    * skips it.
    *

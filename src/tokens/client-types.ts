@@ -9,7 +9,7 @@ import type { KudosTokenSet } from './token-set.js';
 export interface KudosRefresher {
   /** Refreshes; `previous` is the token set being replaced (its user and scope are kept when the answer lacks them). */
   refresh(refreshToken: string, previous?: KudosTokenSet): Promise<KudosTokenSet>;
-  /** `{base_url}` of the API, used when the client is given no `baseURL`. */
+  /** `{baseURL}` of the API, used when the client is given no `baseURL`. */
   readonly baseURL?: string | undefined;
 }
 
@@ -19,7 +19,7 @@ export interface KudosClientOptions {
   strategy: KudosRefresher;
   /** Where each user's token set is kept; every new set is stored here before it is used. */
   tokens: KudosTokenStore;
-  /** `{base_url}` of the Kudos API; request paths are relative to it. Default: the strategy's `baseURL`. */
+  /** `{baseURL}` of the Kudos API; request paths are relative to it. Default: the strategy's `baseURL`. */
   baseURL?: string;
   /**
    * Time limit of each call in milliseconds, from the request until its body is read (default 10000).

@@ -4,7 +4,7 @@ import { KudosApiError, type KudosProfile, profileFromApi, requestJson } from 'k
 const MAX_PROFILE_BYTES = 64 * 1024;
 
 /**
- * Fetches the full profile at `url` (`GET {base_url}/users/profile`) with the access token.
+ * Fetches the full profile at `url` (`GET {baseURL}/users/profile`) with the access token.
  * Rejects with `KudosApiError`: the service's code (`LOGIN_NEEDED`, `INSUFFICIENT_PERMISSION`, ...),
  * `timeout`, `network_error`, `response_too_large`, or `invalid_response` naming the field when the
  * answer is not a profile.

@@ -145,7 +145,7 @@ describe('the example saves no session for an anonymous visitor', () => {
     );
     const wanted = await fetch(`${example.url}/profile`, { redirect: 'manual' });
     expect(wanted.headers.get('location')).toBe('/?notice=login');
-    expect(await (await fetch(`${example.url}/?notice=login`)).text()).toContain('Log in to see that page.');
+    expect(await (await fetch(`${example.url}/?notice=login`)).text()).toContain('Sign in to see that page.');
   });
 
   it('does not start with NODE_ENV=production and no SESSION_SECRET, naming it', async () => {

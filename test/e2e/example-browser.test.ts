@@ -22,7 +22,7 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
   }
 
   /**
-   * Clicks "Log in with Kudos" and plays the user on the emulator's pages. The consent page shows
+   * Clicks "Sign in with Kudos" and plays the user on the emulator's pages. The consent page shows
    * only the first time a user authorizes the app (as on the real service); then Kudos sends the
    * browser straight back.
    */
@@ -33,7 +33,7 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
     password = 'wonderland',
   } = {}) {
     await page.goto(example.url);
-    await page.getByRole('link', { name: 'Log in with Kudos' }).click();
+    await page.getByRole('link', { name: 'Sign in with Kudos' }).click();
     if (expectPassword) {
       await page.getByLabel('Username').fill(user);
       await page.getByLabel('Password').fill(password);
@@ -67,9 +67,9 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
   });
   afterEach(() => context.close());
 
-  it('shows a "Log in with Kudos" button on the home page', async () => {
+  it('shows a "Sign in with Kudos" button on the home page', async () => {
     await page.goto(example.url);
-    const button = page.getByRole('link', { name: 'Log in with Kudos' });
+    const button = page.getByRole('link', { name: 'Sign in with Kudos' });
     await expect.poll(() => button.isVisible()).toBe(true);
     expect(await button.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(91, 43, 214)');
     await shot('home');
@@ -96,7 +96,7 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
     expect(await page.locator('#message').textContent()).toBe(
       'You declined to sign in with Kudos. You can try again any time.',
     );
-    expect(await page.getByRole('link', { name: 'Log in with Kudos' }).isVisible()).toBe(true);
+    expect(await page.getByRole('link', { name: 'Sign in with Kudos' }).isVisible()).toBe(true);
     await shot('declined');
     await page.goto(`${example.url}/profile`);
     await page.waitForURL(`${example.url}/?notice=login`);
@@ -107,7 +107,7 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
     await page.waitForURL(`${example.url}/profile`);
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL(`${example.url}/`);
-    expect(await page.getByRole('link', { name: 'Log in with Kudos' }).isVisible()).toBe(true);
+    expect(await page.getByRole('link', { name: 'Sign in with Kudos' }).isVisible()).toBe(true);
     await page.goto(`${example.url}/profile`);
     await page.waitForURL(`${example.url}/?notice=login`);
     await logIn({ expectPassword: false });

@@ -191,7 +191,7 @@ describe('example server entry point', () => {
       expect(out).toContain('alice / wonderland');
       const home = await fetch('http://localhost:3000/');
       expect(home.status).toBe(200);
-      expect(await home.text()).toContain('Log in with Kudos');
+      expect(await home.text()).toContain('Sign in with Kudos');
     } finally {
       child.kill('SIGTERM');
     }

@@ -101,7 +101,7 @@ describe('the README quick start in a fresh app that installs the packed tarball
     const { port, child } = await serve(program, runner);
     const browser = new CookieClient();
     const home = await browser.get(`http://localhost:${port}/`);
-    expect(await home.text()).toContain('Log in with Kudos');
+    expect(await home.text()).toContain('Sign in with Kudos');
     const start = await browser.get(`http://localhost:${port}/auth/kudos`);
     const back = await passAuthorization(browser, locationOf(start));
     const callback = await browser.get(locationOf(back));

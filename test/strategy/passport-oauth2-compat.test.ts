@@ -574,7 +574,7 @@ describe('8. customHeaders', () => {
 });
 
 describe('9. fetchProfile against a local profile operation', () => {
-  it('asks {base_url}/users/profile with the access token; emails and wallets join the profile', async () => {
+  it('asks {baseURL}/users/profile with the access token; emails and wallets join the profile', async () => {
     const http = await import('node:http');
     const seen: string[] = [];
     const api = http.createServer((req, res) => {

@@ -58,9 +58,9 @@ export interface AuthorizeArguments {
 
 /** A running emulator and its test helpers. */
 export interface KudosEmulator {
-  /** `{auth_url}`: pass as `authURL` to `KudosStrategy`. */
+  /** `{authURL}`: pass as `authURL` to `KudosStrategy`. */
   readonly authURL: string;
-  /** `{base_url}`: pass as `baseURL` to `KudosStrategy`. */
+  /** `{baseURL}`: pass as `baseURL` to `KudosStrategy`. */
   readonly baseURL: string;
   /**
    * The chain node's own REST (LCD) interface, apart from the service (`{origin}/chain`): what
@@ -68,9 +68,9 @@ export interface KudosEmulator {
    * `kudosPayments()` or `cosmosConfirmer()` for a money path that needs only the chain.
    */
   readonly chainURL: string;
-  /** Token endpoint `{base_url}/oauth/access_token` (also takes `grant_type=refresh_token`). */
+  /** Token endpoint `{baseURL}/oauth/access_token` (also takes `grant_type=refresh_token`). */
   readonly tokenURL: string;
-  /** Client revocation endpoint `{base_url}/oauth/revoke` (RFC 7009 form; the emulator's choice). */
+  /** Client revocation endpoint `{baseURL}/oauth/revoke` (RFC 7009 form; the emulator's choice). */
   readonly revokeURL: string;
   readonly port: number;
   /** What reached the emulator so far. */

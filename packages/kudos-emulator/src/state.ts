@@ -128,12 +128,12 @@ export class EmulatorState {
 
   private hostOf: { origin: string; host: string } | undefined;
 
-  /** `{auth_url}` of this emulator. */
+  /** `{authURL}` of this emulator. */
   get authURL(): string {
     return this.origin;
   }
 
-  /** `{base_url}` of this emulator. */
+  /** `{baseURL}` of this emulator. */
   get baseURL(): string {
     return `${this.origin}/api`;
   }

@@ -375,7 +375,7 @@ describe('the emulator does what the service was observed to do', () => {
       expect(single.tx.body.messages[0]['@type']).toBe('/cosmos.bank.v1beta1.MsgSend');
     });
 
-    it('serves the chain lookup under {base_url}/cosmos/lcd, not at the old path', async () => {
+    it('serves the chain lookup under {baseURL}/cosmos/lcd, not at the old path', async () => {
       await startShop();
       const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1' });
       await kudos.idle();

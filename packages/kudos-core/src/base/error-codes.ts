@@ -209,7 +209,7 @@ export const KUDOS_ERROR_CODES = [
     code: 'profile_url_missing',
     status: 500,
     error: 'KudosError',
-    meaning: 'userProfile() was called outside a login by a strategy without `baseURL` or `profileURL`',
+    meaning: 'userProfile() was called outside a sign-in by a strategy without `baseURL` or `profileURL`',
   },
   {
     code: 'revoke_url_missing',

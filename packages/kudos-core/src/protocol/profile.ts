@@ -8,7 +8,7 @@ import {
 
 /**
  * The profile fields: those of the token response (`user`, `displayName`, `avatar`), without tokens,
- * and, when the profile came from `GET {base_url}/users/profile` (`fetchProfile`), its wallet
+ * and, when the profile came from `GET {baseURL}/users/profile` (`fetchProfile`), its wallet
  * addresses and `email` (with the `email` scope) and any other field it sent.
  */
 export interface KudosProfileJson extends Partial<Record<ProfileField, string>> {
@@ -82,7 +82,7 @@ export function profileFromResponse(response: KudosTokenResponse): KudosProfile 
 const OPTIONAL_STRINGS = [...PROFILE_FIELDS, 'wallet', 'cosmosWallet', 'email'] as const;
 
 /**
- * Builds the Passport profile from the answer of `GET {base_url}/users/profile`
+ * Builds the Passport profile from the answer of `GET {baseURL}/users/profile`
  * (docs/kudos-service.md#authenticated-api). Returns a message naming the field when the answer is
  * not a profile: `user` must be a non-empty string, the other known fields strings when present.
  */

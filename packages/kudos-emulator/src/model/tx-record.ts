@@ -6,7 +6,7 @@ import { paymentOutputs, totalCoin } from './payments.js';
 
 /**
  * The service's transaction record (docs/kudos-service.md#notifications): the `tx` of a
- * notification and the answer of `GET {base_url}/tx/id/{hash}`. One recipient without a fee (a
+ * notification and the answer of `GET {baseURL}/tx/id/{hash}`. One recipient without a fee (a
  * `MsgSend`): `to` and `toId` are strings and `amount` one coin. A `MsgMultiSend` (several
  * receivers, or an agent fee): `to` and `toId` list every output, the agent's fee output too, and
  * `amount` is one coin, their sum (observed), or with `per-output` one coin per output.

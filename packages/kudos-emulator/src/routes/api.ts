@@ -71,14 +71,14 @@ function sendPublicProfile(state: EmulatorState, ctx: Ctx, id: string): void {
   sendJson(ctx.res, 200, profile);
 }
 
-/** `GET {base_url}/users/id/{id}/min`: public, no e-mail; `?type=payment` adds the payment redirect whitelist. */
+/** `GET {baseURL}/users/id/{id}/min`: public, no e-mail; `?type=payment` adds the payment redirect whitelist. */
 function userMin(state: EmulatorState, ctx: Ctx): void {
   const id = safeDecode(ctx.params[0] ?? '') ?? '';
   if (!state.users.has(id) && !state.agents.has(id)) return notFound(ctx);
   sendPublicProfile(state, ctx, id);
 }
 
-/** `GET {base_url}/users/addr/{address}/min`: the same, found by the wallet address. */
+/** `GET {baseURL}/users/addr/{address}/min`: the same, found by the wallet address. */
 function userByAddress(state: EmulatorState, ctx: Ctx): void {
   // A bech32 address is read lower-cased; a string that is no address is refused (observed).
   const address = (safeDecode(ctx.params[0] ?? '') ?? '').toLowerCase();
@@ -92,7 +92,7 @@ function userByAddress(state: EmulatorState, ctx: Ctx): void {
   sendPublicProfile(state, ctx, id);
 }
 
-/** `GET {base_url}/tx/id/{hash}`: the transaction record, no token; the hash exactly as recorded (observed). */
+/** `GET {baseURL}/tx/id/{hash}`: the transaction record, no token; the hash exactly as recorded (observed). */
 function txById(state: EmulatorState, ctx: Ctx): void {
   const tx = state.transactions.get(safeDecode(ctx.params[0] ?? '') ?? '');
   if (!tx) return notFound(ctx);
@@ -100,7 +100,7 @@ function txById(state: EmulatorState, ctx: Ctx): void {
 }
 
 /**
- * `GET {base_url}/tx/history/user/{id}?ts=&count=`: that user's transactions (sent and received),
+ * `GET {baseURL}/tx/history/user/{id}?ts=&count=`: that user's transactions (sent and received),
  * newest first, from `ts` (default now) back, at most 10 (`count` above 10 or missing: 10). Only
  * that user's token with `read`; anyone else 401 `LOGIN_NEEDED` (observed).
  */

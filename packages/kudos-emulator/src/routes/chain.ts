@@ -288,7 +288,7 @@ function search(state: EmulatorState, ctx: Ctx): void {
 }
 
 /**
- * The chain's REST interface under `{base_url}/cosmos/lcd` (docs/kudos-service.md#chain-lookup):
+ * The chain's REST interface under `{baseURL}/cosmos/lcd` (docs/kudos-service.md#chain-lookup):
  * `GET .../cosmos/tx/v1beta1/txs/{hash}` (a `GetTxResponse`), the search by event, the legacy
  * `GET .../txs/{hash}` (501 since the chain's v4 release), and a wallet's bank balances and staking
  * delegations (none: no staking is emulated).

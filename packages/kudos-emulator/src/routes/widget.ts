@@ -100,7 +100,7 @@ async function confirm(state: EmulatorState, ctx: Ctx, pay: Pay): Promise<void> 
   redirect(ctx.res, withQuery(request.redirectURI, values));
 }
 
-/** The payment widget `{auth_url}/in/widget/pay` (docs/kudos-service.md#payment-widget). */
+/** The payment widget `{authURL}/in/widget/pay` (docs/kudos-service.md#payment-widget). */
 export function widgetRoutes(router: Router, state: EmulatorState, pay: Pay): void {
   router.on(ROUTES.widget, (ctx) => showWidget(state, ctx));
   router.on(ROUTES.widgetReference, (ctx) => sendHtml(ctx.res, 200, widgetReferencePage()));

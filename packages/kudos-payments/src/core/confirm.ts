@@ -30,7 +30,7 @@ export type KudosConfirmer = (
 /** Options of {@link cosmosConfirmer}. */
 export interface CosmosConfirmerOptions {
   /**
-   * `{base_url}` of the Kudos API: the chain's REST (LCD) interface is `{baseURL}/cosmos/lcd`
+   * `{baseURL}` of the Kudos API: the chain's REST (LCD) interface is `{baseURL}/cosmos/lcd`
    * (docs/kudos-service.md#chain-lookup). Give this or `restURL`.
    */
   baseURL?: string;

@@ -17,9 +17,9 @@ import type { KudosOrder, KudosPaymentProblem } from './records.js';
 export interface KudosPaymentsOptions {
   /** The webhook secret, as for `kudosWebhook()`. With `false`, a notification's metadata is not trusted. */
   secret: string | readonly string[] | false;
-  /** `{auth_url}`: the widget links are made under it. */
+  /** `{authURL}`: the widget links are made under it. */
   authURL: string;
-  /** `{base_url}` of the Kudos API: transaction records, and the chain under `{baseURL}/cosmos/lcd`. */
+  /** `{baseURL}` of the Kudos API: transaction records, and the chain under `{baseURL}/cosmos/lcd`. */
   baseURL: string;
   /** The chain's REST (LCD) interface, when it is not under `baseURL`: an absolute URL without credentials. */
   restURL?: string;

@@ -30,7 +30,7 @@ export interface KudosReconcileChain {
    */
   wallet: string | readonly string[];
   /**
-   * `{base_url}` of the Kudos API: the chain's REST (LCD) interface is `{baseURL}/cosmos/lcd` unless
+   * `{baseURL}` of the Kudos API: the chain's REST (LCD) interface is `{baseURL}/cosmos/lcd` unless
    * `restURL` is given; and each payer's wallet is named as its user by the service's public address
    * lookup (`/users/addr/{address}/min`), so that an order made for a user can be paid by it. Without
    * it a payment's `fromId` is null. Give this, `restURL`, or both.

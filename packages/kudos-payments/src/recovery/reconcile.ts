@@ -20,7 +20,7 @@ import { asHandlerError } from '../core/process-once.js';
 
 /** `reconcile()` of one transaction: `GET {baseURL}/tx/id/{txHash}` (no token). */
 export interface KudosReconcileTransaction {
-  /** `{base_url}` of the Kudos API. */
+  /** `{baseURL}` of the Kudos API. */
   baseURL: string;
   txHash: string;
   /** Time limit of each lookup in milliseconds; default 10000. */
