@@ -1,11 +1,12 @@
 // The example's in-memory session store: express-session's own MemoryStore never drops a session
 // nobody comes back for, so every anonymous "Sign in" click would cost memory for 24 hours.
-// Sessions that only hold a login state (no signed-in user) live at most ANONYMOUS_SESSION_MS and
+// Sessions that only hold a sign-in's state (no signed-in user) live at most ANONYMOUS_SESSION_MS and
 // at most MAX_ANONYMOUS_SESSIONS of them are kept (the oldest go first); signed-in sessions keep
-// their cookie's lifetime. Use a shared store (Redis, see REDIS_URL) for several instances.
+// their cookie's lifetime. Several instances share sessions in a Redis of their own (REDIS_SESSIONS_URL,
+// example/redis-stores.js), apart from the payments' REDIS_URL.
 import session from 'express-session';
 
-/** Longest life of a session without a signed-in user: time enough to finish a login. */
+/** Longest life of a session without a signed-in user: time enough to finish a sign-in. */
 export const ANONYMOUS_SESSION_MS = 10 * 60 * 1000;
 /** Most sessions without a signed-in user kept at once. */
 export const MAX_ANONYMOUS_SESSIONS = 10_000;

@@ -111,7 +111,7 @@ export interface KudosEmulator {
   /**
    * The wallet address of a user or agent: a bech32 address (valid checksum, stable per ID), spelled
    * `cosmos1…` as the user record's `cosmosWallet` by default, or `kudos1…` with `prefix` `kudos`,
-   * as the chain pays it (the same account: either is a `receiver` a test shop can give). Throws
+   * as the chain pays it (the same account: either is a `wallet` a test shop can give). Throws
    * `TypeError` for an ID that is neither a user nor an agent.
    */
   walletOf(id: string, prefix?: AddressPrefix): string;

@@ -13,7 +13,7 @@ export function txHash(): string {
 
 /**
  * The account (20 bytes, as 40 hex characters) of a user's or agent's wallet: stable for an ID, so a
- * test shop can name its `receiver` before the emulator starts.
+ * test shop can name its `wallet` before the emulator starts.
  */
 export function walletAccount(userId: string): string {
   return createHash('sha256').update(`kudos-wallet:${userId}`).digest().subarray(0, 20).toString('hex');

@@ -120,11 +120,6 @@ function checkChainTransaction(
   return { confirmed: true, received };
 }
 
-/**
- * The `wallet` option as a set of accounts: each a wallet address of the chain in either spelling
- * (bech32, checksum checked). A `TypeError` naming `wallet` and what is wrong: a mistyped address
- * would make every payment miss the shop.
- */
 /** The `denom` option of the call named by `where`, checked: the default is the service's own. */
 export function checkDenom(denom: unknown, where: string): string {
   if (denom === undefined) return DENOM;
@@ -134,6 +129,11 @@ export function checkDenom(denom: unknown, where: string): string {
   return denom;
 }
 
+/**
+ * The `wallet` option as a set of accounts: each a wallet address of the chain in either spelling
+ * (bech32, checksum checked). A `TypeError` naming `wallet` and what is wrong: a mistyped address
+ * would make every payment miss the shop.
+ */
 export function checkWallets(wallet: unknown, where: string): ReadonlySet<string> {
   const list: unknown[] = typeof wallet === 'string' ? [wallet] : Array.isArray(wallet) ? wallet : [];
   if (list.length === 0) {
