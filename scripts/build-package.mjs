@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
 
 const require = createRequire(import.meta.url);
@@ -15,6 +16,23 @@ const tsc = require.resolve('typescript/bin/tsc');
 
 /** A bare specifier and its subpaths (`redis` and `redis/...`). */
 const withSubpaths = (name) => new RegExp(`^${name.replace(/[/.]/g, '\\$&')}(/|$)`);
+
+/**
+ * The entry points of the package in `dir`, as rolldown takes them, read from its package.json: each
+ * export's `./dist/esm/<name>.js` is built from `src/<name>.ts`, and a package with a `bin` gets its
+ * command's module, `src/cli.ts` (the bin file, kept in git, imports `dist/esm/cli.js`).
+ */
+export function entriesOf(dir) {
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const input = {};
+  for (const target of Object.values(pkg.exports ?? {})) {
+    const file = typeof target === 'string' ? undefined : target.import?.default;
+    const name = /^\.\/dist\/esm\/(.+)\.js$/.exec(file ?? '')?.[1];
+    if (name) input[name] = `src/${name}.ts`;
+  }
+  if (pkg.bin) input.cli = 'src/cli.ts';
+  return input;
+}
 
 /**
  * What the package's root entry point (`index`) loads at once, directly or not, read from rolldown's
@@ -87,4 +105,10 @@ export async function buildPackage(dir, input) {
   writeFileSync(join(dir, 'dist/esm/package.json'), '{ "type": "module" }\n');
   writeFileSync(join(dir, 'dist/cjs/package.json'), '{ "type": "commonjs" }\n');
   return true;
+}
+
+// Run as a command (a package's `build` and `prepack`: `node ../../scripts/build-package.mjs`), it
+// builds the package of the folder it runs in.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await buildPackage('.', entriesOf('.'));
 }

@@ -3,15 +3,11 @@
 // folder), kudos-payments and kudos-emulator. `node scripts/build.mjs` builds passport-kudos alone
 // when run by its `prepack` (npm pack of this folder).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { buildPackage } from './build-package.mjs';
+import { buildPackage, entriesOf } from './build-package.mjs';
 
 /** passport-kudos: the sign-in. */
 async function buildSignIn() {
-  const built = await buildPackage('.', {
-    index: 'src/index.ts',
-    'redis/index': 'src/redis/index.ts',
-    'otel/index': 'src/otel/index.ts',
-  });
+  const built = await buildPackage('.', entriesOf('.'));
   if (!built) return; // a finished build kept: its declarations are mended already
   // passport-oauth2 is CommonJS (`export =`): a default import of it in the CommonJS declarations
   // needs the user's `esModuleInterop`; `import X = require()` needs nothing (and a named import, as
@@ -35,8 +31,10 @@ async function buildSignIn() {
 if (process.env.npm_lifecycle_event === 'prepack') {
   await buildSignIn();
 } else {
-  await import('../packages/kudos-core/build.mjs');
+  // Each package's folder, in the order above (the folder's own package.json names its entry points).
+  const inFolder = (dir) => buildPackage(dir, entriesOf(dir));
+  await inFolder('packages/kudos-core');
   await buildSignIn();
-  await import('../packages/kudos-payments/build.mjs');
-  await import('../packages/kudos-emulator/build.mjs');
+  await inFolder('packages/kudos-payments');
+  await inFolder('packages/kudos-emulator');
 }

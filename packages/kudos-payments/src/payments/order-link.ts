@@ -58,7 +58,11 @@ export function orderMaker(settings: PaymentsSettings, ledger: Ledger) {
     const { order, redirectURI } = newOrder(input, settings);
     await ledger.createOrder(order);
     const link = new URL(`${settings.authURL}${KUDOS_PAGES.widget}`);
-    const params: Record<string, string> = { to: settings.shopUser, amount: order.amount, via: settings.agent };
+    const params: Record<string, string> = {
+      to: settings.shopUser,
+      amount: order.amount,
+      via: settings.agent,
+    };
     if (settings.fee !== undefined) params.fee = settings.fee;
     params.remarks = memoFor(order.reference, input.memo);
     params.state = order.reference;

@@ -134,12 +134,7 @@ describe('addresses compared as accounts: either spelling of the shop’s wallet
       expect(() => cosmosConfirmer({ baseURL: kudos?.baseURL, wallet: given as string })).toThrow(message);
     }
     // Both spellings, upper case (bech32 allows it whole) and several: accepted.
-    for (const wallet of [
-      good,
-      kudos.walletOf('bobby', 'kudos'),
-      good.toUpperCase(),
-      [good, WALLETS.shop],
-    ]) {
+    for (const wallet of [good, kudos.walletOf('bobby', 'kudos'), good.toUpperCase(), [good, WALLETS.shop]]) {
       expect(() => kudosPayments({ ...base, wallet, onPaid: () => undefined })).not.toThrow();
     }
   });
