@@ -63,7 +63,13 @@ const parts = {
 const pages = readdirSync('docs')
   .filter((file) => file.endsWith('.md'))
   .map((file) => `docs/${file}`);
-for (const file of ['README.md', 'packages/kudos-emulator/ARCHITECTURE.md', ...pages]) {
+for (const file of [
+  'README.md',
+  'packages/kudos-core/README.md',
+  'packages/kudos-payments/README.md',
+  'packages/kudos-emulator/ARCHITECTURE.md',
+  ...pages,
+]) {
   let text;
   try {
     text = readFileSync(file, 'utf8');

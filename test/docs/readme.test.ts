@@ -53,7 +53,7 @@ describe('README.md', () => {
       'Try it from a clone',
       'Contents',
       'Quick start',
-      'The login button',
+      'The sign-in button',
       'Keeping users signed in',
       'Receiving payments',
       'Testing with the emulator',
@@ -166,7 +166,8 @@ describe('the guide: README.md, CONTRIBUTING.md and docs/', () => {
     const fence = FENCES[file.split('.').pop() as string];
     const code = readFileSync(join('docs/snippets', file), 'utf8').trimEnd();
     const block = `<!-- generated:${file} -->\n\`\`\`${fence}\n${code}\n\`\`\`\n<!-- /generated:${file} -->`;
-    expect(GUIDE.filter((f) => text(f).includes(block))).toHaveLength(1);
+    const homes = [...GUIDE, 'packages/kudos-core/README.md', 'packages/kudos-payments/README.md'];
+    expect(homes.filter((f) => text(f).includes(block))).toHaveLength(1);
   });
 
   it.each(GUIDE)(
@@ -214,6 +215,8 @@ describe('the guide: README.md, CONTRIBUTING.md and docs/', () => {
     'payments.ts': 'test/e2e/readme-webhook.test.ts',
     'other-providers.ts': 'test/e2e/other-providers.test.ts',
     'observability.ts': 'test/e2e/observability-snippet.test.ts',
+    'core-errors.ts': 'test/docs/package-readmes.test.ts',
+    'payments-first.ts': 'test/docs/package-readmes.test.ts',
   };
   it.each(snippets)('docs/snippets/%s is run by a test, or marked as a fragment', (file) => {
     const code = readFileSync(join('docs/snippets', file), 'utf8');
