@@ -36,6 +36,9 @@ interface KudosErrorInit extends KudosErrorOptions {
   httpStatus?: number | undefined;
 }
 
+/** The brand every copy of kudos-core puts on its errors (see `KudosError[Symbol.hasInstance]`). */
+const KUDOS_ERROR = Symbol.for('kudos-core.KudosError');
+
 function isInit(value: unknown): value is KudosErrorInit {
   return typeof value === 'object' && value !== null && 'kind' in value && 'code' in value;
 }
@@ -46,6 +49,18 @@ function isInit(value: unknown): value is KudosErrorInit {
  * details. `status` is the code's status in that table.
  */
 export class KudosError extends Error {
+  /**
+   * `instanceof KudosError` holds for a KudosError of any copy of kudos-core in the process (an app
+   * whose packages depend on two versions of it installs two): the base class is told by a brand
+   * every copy shares (`Symbol.for`), the subclasses as usual.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== KudosError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return (
+      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[KUDOS_ERROR] === true
+    );
+  }
+
   readonly code: KudosErrorCode;
   /** HTTP status for the app's error handler, from the error table. */
   readonly status: number;
@@ -62,6 +77,7 @@ export class KudosError extends Error {
     this.status = statusOf(init.kind, init.code, init.httpStatus);
   }
 }
+Object.defineProperty(KudosError.prototype, KUDOS_ERROR, { value: true });
 
 /**
  * A store that failed or did not answer in time: `store_unavailable` (503), retry later, whichever
