@@ -55,6 +55,7 @@ export class KudosError extends Error {
    * every copy shares (`Symbol.for`), the subclasses as usual.
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class asked (a subclass inherits this method)
     if (this !== KudosError) return Function.prototype[Symbol.hasInstance].call(this, value);
     return (
       typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[KUDOS_ERROR] === true
