@@ -77,8 +77,12 @@ export class KudosError extends Error {
     this.code = init.code as KudosErrorCode;
     this.status = statusOf(init.kind, init.code, init.httpStatus);
   }
+
+  static {
+    // Not enumerable: no error's own keys, and no JSON of one, show it.
+    Object.defineProperty(KudosError.prototype, KUDOS_ERROR, { value: true });
+  }
 }
-Object.defineProperty(KudosError.prototype, KUDOS_ERROR, { value: true });
 
 /**
  * A store that failed or did not answer in time: `store_unavailable` (503), retry later, whichever

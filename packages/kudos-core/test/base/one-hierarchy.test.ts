@@ -13,8 +13,8 @@ describe('KudosError', () => {
     expect(token).toBeInstanceOf(KudosTokenError);
     expect(token).not.toBeInstanceOf(KudosApiError);
     expect(new Error('plain')).not.toBeInstanceOf(KudosError);
-    expect(null instanceof KudosError).toBe(false);
-    expect('store_unavailable' instanceof KudosError).toBe(false);
+    const notObjects: unknown[] = [null, undefined, 'store_unavailable', 503];
+    for (const value of notObjects) expect(value instanceof KudosError).toBe(false);
   });
 
   it('holds across two copies of kudos-core loaded in one process (the built package, twice)', () => {
