@@ -93,13 +93,8 @@ function startsCommand(app) {
   });
 }
 
-try {
-  // kudos-core first: the others' declarations import its build.
-  const packed = {};
-  for (const name of Object.keys(FOLDERS)) packed[name] = pack(FOLDERS[name]);
-  const tarball = (name) => packed[name].tarball;
-
-  // What each tarball holds.
+/** What each tarball holds: passport-kudos no payments or emulator file and no bin, well under its size before; the emulator its bin. */
+function checkContents(packed) {
   const signIn = packed['passport-kudos'];
   const payments = filesMatching(
     signIn,
@@ -109,71 +104,74 @@ try {
     throw new Error(`passport-kudos's tarball holds payments or emulator files: ${payments.join(', ')}`);
   if ('bin' in manifest('passport-kudos')) throw new Error("passport-kudos's package.json has a bin");
   const share = signIn.unpackedSize / BEFORE_SPLIT_BYTES;
+  const percent = `${(share * 100).toFixed(0)}%`;
   if (share >= 0.5)
     throw new Error(
-      `passport-kudos unpacks to ${signIn.unpackedSize} bytes, ${(share * 100).toFixed(0)}% of ${BEFORE_SPLIT_BYTES}`,
+      `passport-kudos unpacks to ${signIn.unpackedSize} bytes, ${percent} of ${BEFORE_SPLIT_BYTES}`,
     );
   console.log(
-    `passport-kudos: no payments or emulator file, no bin; ${signIn.unpackedSize} bytes unpacked, ${(share * 100).toFixed(0)}% of the ${BEFORE_SPLIT_BYTES} before the split`,
+    `passport-kudos: no payments or emulator file, no bin; ${signIn.unpackedSize} bytes unpacked, ${percent} of the ${BEFORE_SPLIT_BYTES} before the split`,
   );
   for (const path of Object.values(manifest('kudos-emulator').bin ?? {})) {
     if (!packed['kudos-emulator'].files.some((f) => f.path === path.replace(/^\.\//, '')))
       throw new Error(`kudos-emulator's tarball has no ${path}, its bin`);
   }
+}
 
-  // Sign-in alone: KudosStrategy, and no payments package in node_modules.
-  const signInApp = install('sign-in-app', [tarball('passport-kudos'), tarball('kudos-core'), 'passport']);
+/** The packages of `names` that `app` has installed (none is expected). */
+const installedOf = (app, names) => names.filter((name) => installed(app, name));
+
+/** Sign-in alone: KudosStrategy from the tarball, and no payments package installed. */
+function checkSignInAlone(tarball) {
+  const app = install('sign-in-app', [tarball('passport-kudos'), tarball('kudos-core'), 'passport']);
   const strategy = node(
-    signInApp,
+    app,
     `const { KudosStrategy } = require('passport-kudos');
      const s = new KudosStrategy({ clientID: 'app', clientSecret: 'secret', callbackURL: '/cb', authURL: 'http://127.0.0.1:9', baseURL: 'http://127.0.0.1:9/api' }, () => {});
      console.log(s.name, Object.getPrototypeOf(KudosStrategy).name);`,
   );
   if (strategy !== 'kudos OAuth2Strategy')
     throw new Error(`require('passport-kudos') in a sign-in app: ${strategy}`);
-  if (installed(signInApp, 'kudos-payments'))
-    throw new Error('installing passport-kudos installed kudos-payments');
+  if (installed(app, 'kudos-payments')) throw new Error('installing passport-kudos installed kudos-payments');
   console.log(
     'passport-kudos alone: KudosStrategy extends the OAuth2Strategy of passport-oauth2; no kudos-payments installed',
   );
+}
 
-  // Payments alone: an order, and no Passport package in node_modules.
-  const shopApp = install('shop-app', [tarball('kudos-payments'), tarball('kudos-core')]);
-  const passportThere = ['passport', 'passport-oauth2', 'passport-strategy', 'passport-kudos'].filter(
-    (name) => installed(shopApp, name),
-  );
-  if (passportThere.length > 0)
-    throw new Error(`installing kudos-payments installed ${passportThere.join(', ')}`);
+/** Payments alone: kudosPayments() makes an order, and no Passport package is installed. */
+function checkPaymentsAlone(tarball) {
+  const app = install('shop-app', [tarball('kudos-payments'), tarball('kudos-core')]);
+  const passports = installedOf(app, ['passport', 'passport-oauth2', 'passport-strategy', 'passport-kudos']);
+  if (passports.length > 0) throw new Error(`installing kudos-payments installed ${passports.join(', ')}`);
   const order = node(
-    shopApp,
+    app,
     `const { kudosPayments } = require('kudos-payments');
      const payments = kudosPayments({ secret: 'at-least-16-characters', authURL: 'http://127.0.0.1:9',
        baseURL: 'http://127.0.0.1:9/api', wallet: 'kudos10w0466xcvg0sgfhynvj5nlcdzhqzrnc4gkegml',
        shopUser: 'shop', agent: 'shop-agent', onPaid: () => undefined });
      payments.createOrder({ amount: '2', redirectURI: 'http://127.0.0.1:9/paid', data: { item: 'mug' } })
-       .then(({ order, url }) => { console.log(order.data.item, new URL(url).searchParams.get('amount')); payments.close?.(); });`,
+       .then(({ order, url }) => console.log(order.data.item, new URL(url).searchParams.get('amount')));`,
   );
   if (order !== 'mug 2') throw new Error(`kudosPayments() in a shop without Passport: ${order}`);
   console.log('kudos-payments alone: kudosPayments() made an order; no Passport package installed');
+}
 
-  // The emulator alone: neither Passport nor the payments, and its command starts.
-  const emulatorApp = install('emulator-app', [tarball('kudos-emulator'), tarball('kudos-core')]);
-  const extra = ['passport', 'passport-oauth2', 'passport-kudos', 'kudos-payments'].filter((name) =>
-    installed(emulatorApp, name),
-  );
+/** The emulator alone: neither Passport nor the payments installed, and its command starts. */
+async function checkEmulatorAlone(tarball) {
+  const app = install('emulator-app', [tarball('kudos-emulator'), tarball('kudos-core')]);
+  const extra = installedOf(app, ['passport', 'passport-oauth2', 'passport-kudos', 'kudos-payments']);
   if (extra.length > 0) throw new Error(`installing kudos-emulator installed ${extra.join(', ')}`);
   console.log(
-    `kudos-emulator alone: no Passport, no payments; its command starts: ${await startsCommand(emulatorApp)}`,
+    `kudos-emulator alone: no Passport, no payments; its command starts: ${await startsCommand(app)}`,
   );
+}
 
-  // All together: every entry point both ways, one kudos-core, one error hierarchy.
-  const app = install('full-app', [...Object.keys(FOLDERS).map(tarball), 'passport', '@opentelemetry/api']);
-  const copies = run('npm', ['ls', 'kudos-core', '--all', '--parseable'], app)
-    .trim()
-    .split('\n')
-    .filter(Boolean);
-  if (new Set(copies).size !== 1)
-    throw new Error(`kudos-core is installed ${new Set(copies).size} times: ${copies}`);
+/** All four together: one kudos-core, and the payments' errors are passport-kudos's KudosError. */
+function checkOneHierarchy(app) {
+  const copies = new Set(
+    run('npm', ['ls', 'kudos-core', '--all', '--parseable'], app).trim().split('\n').filter(Boolean),
+  );
+  if (copies.size !== 1) throw new Error(`kudos-core is installed ${copies.size} times: ${[...copies]}`);
   const same = node(
     app,
     `const { KudosError } = require('passport-kudos');
@@ -185,7 +183,10 @@ try {
   if (same !== 'true true true')
     throw new Error(`the payments' errors and passport-kudos's KudosError: ${same}`);
   console.log("all four installed: one kudos-core; the payments' errors are passport-kudos's KudosError");
-  // docs/observability.md's install line resolves as written (no ERESOLVE), the tarballs for the packages.
+}
+
+/** docs/observability.md's install line resolves as written (no ERESOLVE), the tarballs for the packages. */
+function checkObservabilityLine(app, tarball) {
   const otelLine = /^npm install passport-kudos kudos-payments ((?:[a-z][a-z-]* )*@opentelemetry\/.+)$/m.exec(
     readFileSync('docs/observability.md', 'utf8'),
   )?.[1];
@@ -193,6 +194,7 @@ try {
     throw new Error(
       'docs/observability.md has no "npm install passport-kudos kudos-payments @opentelemetry/..." line',
     );
+  const tarballs = ['passport-kudos', 'kudos-payments', 'kudos-core'].map(tarball);
   run(
     'npm',
     [
@@ -201,12 +203,16 @@ try {
       '--no-audit',
       '--no-fund',
       '--prefer-offline',
-      ...['passport-kudos', 'kudos-payments', 'kudos-core'].map(tarball),
+      ...tarballs,
       ...otelLine.split(' '),
     ],
     app,
   );
   console.log(`docs/observability.md's install line resolves: ${otelLine}`);
+}
+
+/** Every entry point of every package loads through require() and import, with the same exports. */
+function checkEntryPoints(app) {
   const entries = Object.keys(FOLDERS).flatMap((name) =>
     Object.keys(manifest(name).exports)
       .filter((e) => e !== './package.json')
@@ -232,6 +238,21 @@ try {
     if (loaded !== '0') throw new Error(`${name} loaded ${loaded} files of emulator/, redis/ or otel/`);
     console.log(`${name}: loads no emulator/, redis/ or otel/ code`);
   }
+}
+
+try {
+  // kudos-core first: the others' declarations import its build.
+  const packed = {};
+  for (const name of Object.keys(FOLDERS)) packed[name] = pack(FOLDERS[name]);
+  const tarball = (name) => packed[name].tarball;
+  checkContents(packed);
+  checkSignInAlone(tarball);
+  checkPaymentsAlone(tarball);
+  await checkEmulatorAlone(tarball);
+  const app = install('full-app', [...Object.keys(FOLDERS).map(tarball), 'passport', '@opentelemetry/api']);
+  checkOneHierarchy(app);
+  checkObservabilityLine(app, tarball);
+  checkEntryPoints(app);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
