@@ -231,6 +231,12 @@ describe('passport-kudos/otel and kudos-payments/otel with the OpenTelemetry SDK
       'kudos.paid': true,
       'kudos.received': '3000000000',
     });
+    // The payments' spans carry kudos-payments' scope and version (the version its package.json sets).
+    const payments = JSON.parse(readFileSync('packages/kudos-payments/package.json', 'utf8')) as {
+      version: string;
+    };
+    for (const span of notifications)
+      expect(span.instrumentationScope).toMatchObject({ name: 'kudos-payments', version: payments.version });
     const children = finished.filter((s) => s.parentSpanContext?.spanId === processed.spanContext().spanId);
     expect(children.map((s) => s.name).sort()).toEqual([
       'kudos.confirm',
