@@ -18,7 +18,7 @@
  */
 
 // The parsed shapes a handler gets; the shapes as the service sends them, and its statuses
-// (`KudosRawTx`, `KudosTxStatus`, `TX_STATUSES`, ...), are passport-kudos/contract's.
+// (`KudosRawTx`, `KudosTxStatus`, `TX_STATUSES`, ...), are kudos-core/chain's.
 // The one error hierarchy, the code table and the tracing channels: kudos-core's, the same classes
 // passport-kudos exports, so `instanceof KudosError` holds whichever package an app imported it from.
 export {

@@ -18,7 +18,7 @@ export interface KudosErrorCodeInfo {
 }
 
 /**
- * Every error code passport-kudos gives (its `code` property), with the status it carries, the
+ * Every error code the Kudos packages give (its `code` property), with the status it carries, the
  * class that carries it, and what it means; a code two classes carry has a row for each. Every
  * class's constructor takes its codes from here (`KudosErrorCodeOf`), and its status. The error
  * table of docs/reference.md is made from it. Codes in upper case are the service's own words

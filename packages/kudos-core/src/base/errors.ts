@@ -1,5 +1,5 @@
 /**
- * Typed errors of passport-kudos. Every error has a stable machine-readable `code`, an HTTP
+ * Typed errors of the Kudos packages (passport-kudos, kudos-payments, kudos-emulator). Every error has a stable machine-readable `code`, an HTTP
  * `status` meant for Express error handlers, and `cause` when it wraps another error.
  *
  * No message and no enumerable property ever holds the client secret, an authorization code or a
@@ -17,7 +17,7 @@ import {
   statusOf,
 } from './error-codes.js';
 
-/** Options of every passport-kudos error's constructor (each class adds its own). */
+/** Options of every Kudos error's constructor (each class adds its own). */
 export interface KudosErrorOptions {
   /** What went wrong, for people; never a secret. Default: the code's meaning in the error table. */
   message?: string;
@@ -44,7 +44,7 @@ function isInit(value: unknown): value is KudosErrorInit {
 }
 
 /**
- * Base class of every error thrown or passed to `next()` by passport-kudos.
+ * Base class of every error thrown or passed to `next()` by a Kudos package.
  * Catch this one to handle all of them; switch on `code` (a code of `KUDOS_ERROR_CODES`) for the
  * details. `status` is the code's status in that table.
  */

@@ -1,6 +1,6 @@
 import { lastSegmentBounds, splitTarget } from './url-path.js';
 
-/** What replaces a secret in any text passport-kudos hands out. */
+/** What replaces a secret in any text a Kudos package hands out. */
 const REDACTED_TEXT = '[REDACTED]';
 
 function lowerHex(encoded: string): string {

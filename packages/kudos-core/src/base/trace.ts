@@ -1,12 +1,12 @@
 import { type TracingChannel, tracingChannel } from 'node:diagnostics_channel';
 import { KudosError } from './errors.js';
 
-// The operations passport-kudos publishes on `node:diagnostics_channel` tracing channels, one
+// The operations the Kudos packages publish on `node:diagnostics_channel` tracing channels, one
 // channel per operation, named `passport-kudos:<operation>`. Each traced call publishes `start`,
 // `end`, `asyncStart`, `asyncEnd` (and `error` when it fails) with one message object, filled in as
 // the operation goes: read the outcome at `asyncEnd`. No message carries a secret, an authorization
 // code, a token or a URL's query. docs/observability.md is the table for users; this is the one
-// home of the names and shapes, which passport-kudos/otel reads too.
+// home of the names and shapes, which the otel entry points (kudos-core/otel) read too.
 
 /** How an operation ended, in the words of its channel. Set before `asyncEnd`. */
 interface Outcome<O extends string> {

@@ -1,4 +1,4 @@
-// The one HTTP client of passport-kudos: every request to the service (the token endpoint, the API,
+// The one HTTP client of the Kudos packages: every request to the service (the token endpoint, the API,
 // the chain lookup, reconcile's lookups) goes through here, so each has the same time limit, size
 // cap, JSON parsing, error mapping and redaction. Two transports, one set of rules: node:http with
 // keep-alive for answers read whole (a token request is about 1.6x faster than with fetch on Node

@@ -1,5 +1,5 @@
 /**
- * How passport-kudos sends a Redis command: the stores build on this alone. An app with a client
+ * How the Kudos packages send a Redis command: the stores build on this alone. An app with a client
  * the package does not know passes its own (for example over a proxy or a test double).
  */
 export interface KudosRedisAdapter {
@@ -34,7 +34,7 @@ export interface KudosRedisAdapter {
  * What the Redis stores accept: a connected node-redis client, cluster or sentinel
  * (`createClient`, `createCluster`, `createSentinel`, v4 or newer), an ioredis `Redis` (standalone
  * or sentinel) or `Cluster`, or a {@link KudosRedisAdapter}. Connections are the app's:
- * passport-kudos never opens or closes one.
+ * the Kudos packages never open or close one.
  */
 export type KudosRedisClient =
   | KudosRedisAdapter

@@ -1,8 +1,8 @@
 import type { KudosRedisAdapter } from './adapter.js';
 import { atMostEvery } from './throttle.js';
 
-// The three node-redis shapes (v4 and newer). They are typed here by the little passport-kudos
-// calls, so that `redis` stays an optional peer the published types never import.
+// The three node-redis shapes (v4 and newer). They are typed here by the little of them the Kudos packages
+// call, so that `redis` stays an optional peer the published types never import.
 type Send = (...args: unknown[]) => Promise<unknown>;
 
 /** `host:port` of a node-redis client's options (its `url` without credentials, or its socket). */

@@ -66,7 +66,7 @@ export interface KudosKeptNotification extends KudosUnprocessedNotification {
 /**
  * Where the receiver remembers which notifications it is processing and has processed, and keeps
  * those it could not process. Pluggable so that several instances can share one (see
- * `passport-kudos/redis`); `dedupeStoreContract()` of `kudos-payments/testing` checks one. Every
+ * `kudos-payments/redis`); `dedupeStoreContract()` of `kudos-payments/testing` checks one. Every
  * method may reject (the receiver answers 503 and the service retries).
  */
 export interface KudosDedupeStore {

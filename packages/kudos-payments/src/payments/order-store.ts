@@ -26,7 +26,7 @@ export interface KudosOrderStoreChange {
 
 /**
  * The store of `kudosPayments()`: `MemoryOrderStore` (one process; the default),
- * `SqliteOrderStore` (`kudos-payments/sqlite`), `RedisOrderStore` (`passport-kudos/redis`), or
+ * `SqliteOrderStore` (`kudos-payments/sqlite`), `RedisOrderStore` (`kudos-payments/redis`), or
  * your own. `orderStoreContract()` of `kudos-payments/testing` checks one. Every method may reject:
  * the notification is then answered 503 and the service retries.
  */

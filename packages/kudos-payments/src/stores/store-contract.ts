@@ -46,7 +46,7 @@ function record(key: string, overrides: Partial<KudosKeptNotification> = {}): Ku
 
 /**
  * The contract every `KudosDedupeStore` keeps, as runnable cases: atomic claims, leases, ownership,
- * TTL, and (when the store has `keep()`/`kept()`) the unprocessed notifications. passport-kudos runs
+ * TTL, and (when the store has `keep()`/`kept()`) the unprocessed notifications. kudos-payments runs
  * it against `MemoryDedupeStore` and `RedisDedupeStore`; run it against your own store:
  *
  * @example
