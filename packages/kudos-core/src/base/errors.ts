@@ -88,9 +88,12 @@ export class KudosError extends Error {
  * A store that failed or did not answer in time: `store_unavailable` (503), retry later, whichever
  * store (memory, SQLite, Redis, your own) and whoever called it (a notification, `createOrder()`).
  */
-export function storeUnavailable(message: string, cause?: unknown): KudosError {
-  return new KudosError('store_unavailable', { message, cause });
+export function storeUnavailable(message: string, cause?: unknown): KudosStoreUnavailable {
+  return new KudosError('store_unavailable', { message, cause }) as KudosStoreUnavailable;
 }
+
+/** A store's failure, as {@link storeUnavailable} makes it: `store_unavailable` (503), retry later. */
+export type KudosStoreUnavailable = KudosError & { readonly code: 'store_unavailable' };
 
 /**
  * A store that cannot be used at all (a file it cannot write, a corrupt one, a Redis that may evict its

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { KudosError } from '../base/errors.js';
+import { type KudosError, storeUnavailable } from '../base/errors.js';
 import { checkPositive } from '../base/numbers.js';
 import type { KudosRedisAdapter } from './adapter.js';
 import { redisAdapter } from './client-kind.js';
@@ -156,7 +156,7 @@ class RedisKeys {
   async health(): Promise<void> {
     await this.usable();
     const full = await fullProblem(this.serverCheck());
-    if (full) throw new KudosError('store_unavailable', { message: full });
+    if (full) throw storeUnavailable(full);
   }
 
   /**
@@ -207,10 +207,10 @@ class RedisKeys {
         // No answer (a reconnect, a failover to another master): the policy is read again first.
         if (!isRedisReply(cause)) this.policyDue = true;
       }
-      throw new KudosError('store_unavailable', {
-        message: `Redis is unavailable (${what}): ${cause instanceof Error ? cause.message : 'failed'}`,
+      throw storeUnavailable(
+        `Redis is unavailable (${what}): ${cause instanceof Error ? cause.message : 'failed'}`,
         cause,
-      });
+      );
     } finally {
       clearTimeout(timer);
     }

@@ -1,4 +1,9 @@
-import { KUDOS_ERROR_CODES, KudosError, type KudosErrorOptions } from 'kudos-core';
+import {
+  KUDOS_ERROR_CODES,
+  KudosError,
+  type KudosErrorOptions,
+  type KudosStoreUnavailable,
+} from 'kudos-core';
 
 type WebhookRow = Extract<(typeof KUDOS_ERROR_CODES)[number], { error: 'KudosNotificationError' }>;
 
@@ -38,8 +43,7 @@ export class KudosNotificationError extends KudosError {
   }
 }
 
-/** A store's failure, as kudos-core throws it: `store_unavailable` (503), retry later. */
-export type KudosStoreUnavailable = KudosError & { readonly code: 'store_unavailable' };
+export type { KudosStoreUnavailable } from 'kudos-core';
 
 /**
  * What the receiver refuses a notification with, and tells `onError`: its own errors, and a store's

@@ -7,13 +7,7 @@ import {
   type KudosDedupeStore,
   type KudosKeptNotification,
 } from './dedupe.js';
-import {
-  isRefusal,
-  KudosNotificationError,
-  type KudosRefusal,
-  type KudosStoreUnavailable,
-  keptUnreadable,
-} from './errors.js';
+import { isRefusal, KudosNotificationError, type KudosRefusal, keptUnreadable } from './errors.js';
 
 /** Timing of {@link processOnce}. */
 interface ProcessOnceOptions {
@@ -67,10 +61,6 @@ interface WorkProgress {
 /** What became of one delivery. */
 export type ProcessOutcome = 'processed' | 'duplicate';
 
-function storeError(message: string, cause: unknown): KudosStoreUnavailable {
-  return storeUnavailable(message, cause) as KudosStoreUnavailable;
-}
-
 /** Calls a store method inside an async function, so a synchronous throw becomes a rejection too. */
 async function call<T>(method: () => Promise<T>): Promise<T> {
   return method();
@@ -78,7 +68,7 @@ async function call<T>(method: () => Promise<T>): Promise<T> {
 
 function readClaim(result: unknown): KudosClaimResult {
   if (result === 'claimed' || result === 'done' || result === 'processing') return result;
-  throw storeError(
+  throw storeUnavailable(
     'dedupe store answered claim() with something other than claimed, processing or done',
     undefined,
   );
@@ -97,7 +87,7 @@ export function keepLease(
   const timer = setInterval(
     () => {
       extend(key, leaseMs, claim).catch((cause: unknown) =>
-        report(storeError('could not renew the processing lease', cause)),
+        report(storeUnavailable('could not renew the processing lease', cause)),
       );
     },
     Math.max(1, Math.floor(leaseMs / 3)),
@@ -171,10 +161,10 @@ async function claimKey(
     return readClaim(await store.claim(key, options.leaseMs, claim));
   } catch (cause) {
     void releaseHolder(store, key, holder);
-    if (cause instanceof DedupeStoreFullError) throw storeError(cause.message, cause);
+    if (cause instanceof DedupeStoreFullError) throw storeUnavailable(cause.message, cause);
     throw isRefusal(cause)
       ? cause
-      : storeError(
+      : storeUnavailable(
           // A store that cannot be used at all says why (its file, its server's policy): the operator reads it in onError.
           cause instanceof KudosError && cause.code === 'store_unusable'
             ? `dedupe store is unusable: ${cause.message}`
@@ -249,7 +239,7 @@ class Keeper {
     this.keptYet = true;
     await method({ ...base, trusted, attempts, lastError }, this.options.dedupeTtlMs, this.unreadable).catch(
       (cause: unknown) =>
-        this.options.report(storeError('could not keep the notification for redrive', cause)),
+        this.options.report(storeUnavailable('could not keep the notification for redrive', cause)),
     );
   }
 }
@@ -308,7 +298,7 @@ async function markDone(
       complete,
       () => {
         stopHolding();
-        options.report(storeError('could not mark the notification processed', cause));
+        options.report(storeUnavailable('could not mark the notification processed', cause));
       },
       0,
       stopHolding,

@@ -1,5 +1,5 @@
 import { storeUnavailable } from 'kudos-core';
-import { isRefusal, type KudosRefusal, type KudosStoreUnavailable } from '../core/errors.js';
+import { isRefusal, type KudosRefusal } from '../core/errors.js';
 import type { KudosOrderStore, KudosOrderStoreChange } from './order-store.js';
 import {
   type KudosOrder,
@@ -28,10 +28,6 @@ const orderId = (reference: string) => `order:${reference}`;
 const PAYMENT_KIND = 'payment:';
 const paymentId = (txHash: string) => `${PAYMENT_KIND}${txHash}`;
 
-export function storeError(message: string, cause?: unknown): KudosStoreUnavailable {
-  return storeUnavailable(message, cause) as KudosStoreUnavailable;
-}
-
 /** Longest part of a store's own reason that a message carries. */
 const MAX_REASON = 300;
 
@@ -43,7 +39,7 @@ function storeFailure(cause: unknown): KudosRefusal {
   if (isRefusal(cause)) return cause;
   const reason =
     cause instanceof Error && cause.message !== '' ? cause.message.slice(0, MAX_REASON) : 'failed';
-  return storeError(`the order store is unavailable (${reason}); retry later`, cause);
+  return storeUnavailable(`the order store is unavailable (${reason}); retry later`, cause);
 }
 
 /**
@@ -142,7 +138,7 @@ export class Ledger {
 
   async createOrder(order: KudosOrder): Promise<void> {
     if (!(await this.write([this.orderChange(order, null)]))) {
-      throw storeError('an order with this reference exists already');
+      throw storeUnavailable('an order with this reference exists already');
     }
     this.remember({ value: order, version: 1 });
   }
@@ -286,7 +282,7 @@ export class Ledger {
       if (!next) return found.value;
       if (await this.write([this.paymentChange(next, found.version)])) return next;
     }
-    throw storeError('the payment record kept changing under every try; retry later');
+    throw storeUnavailable('the payment record kept changing under every try; retry later');
   }
 
   /** Rejects when the order store says it cannot write now (see `KudosOrderStore.health`). */

@@ -1,5 +1,6 @@
 // What a notification does to the orders: the decision on its transaction (made once, whichever path
 // brings it), the credit of the order it pays, and what the app is told of it.
+import { storeUnavailable } from 'kudos-core';
 import type { WebhookRequest } from '../core/body.js';
 import { KudosNotificationError } from '../core/errors.js';
 import { parseKudosNotification } from '../core/parse.js';
@@ -8,7 +9,7 @@ import { fetchTransactionRecord } from '../recovery/reconcile.js';
 import type { KudosPaymentException, KudosPaymentsOptions } from './api.js';
 import { judge, namedOrder, type PaymentFacts } from './decide.js';
 import type { DecisionWaits } from './decision-waits.js';
-import { type Ledger, MAX_TRIES, storeError, type Versioned } from './ledger.js';
+import { type Ledger, MAX_TRIES, type Versioned } from './ledger.js';
 import type { KudosOrder, KudosPaymentProblem, KudosPaymentRecord } from './records.js';
 import type { PaymentsSettings } from './settings.js';
 
@@ -151,7 +152,7 @@ export class PaymentSettler {
       const first = await this.ledger.payment(facts.txHash);
       if (first) return { record: first.value };
     }
-    throw storeError('the order kept changing under every try; retry later');
+    throw storeUnavailable('the order kept changing under every try; retry later');
   }
 
   /**
