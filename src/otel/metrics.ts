@@ -1,6 +1,6 @@
 import type { Meter } from '@opentelemetry/api';
 import type { KudosTraceOperation } from 'kudos-core';
-import { DURATION_BUCKETS_S, type KudosAnyMessage, type KudosMetricsRecorder } from 'kudos-core/otel';
+import { durationHistogram, type KudosAnyMessage, type KudosMetricsRecorder } from 'kudos-core/otel';
 
 /** The channels of the sign-in's operations. */
 export const SIGN_IN_OPERATIONS = [
@@ -25,17 +25,12 @@ export function signInMetrics(meter: Meter): KudosMetricsRecorder {
     description:
       'Sign-in callbacks, by outcome (success, denied, state_mismatch, failure, token_error, error)',
   });
-  const seconds = (name: string, description: string) =>
-    meter.createHistogram(name, {
-      description,
-      unit: 's',
-      advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
-    });
-  const tokenDuration = seconds(
+  const tokenDuration = durationHistogram(
+    meter,
     KUDOS_SIGN_IN_METRICS.tokenDuration,
     'Requests to the token endpoint (token, refresh, revoke)',
   );
-  const apiDuration = seconds(KUDOS_SIGN_IN_METRICS.apiDuration, 'Calls of the API client');
+  const apiDuration = durationHistogram(meter, KUDOS_SIGN_IN_METRICS.apiDuration, 'Calls of the API client');
   const record = (message: KudosAnyMessage, duration: number): void => {
     const outcome = message.outcome ?? 'error';
     switch (message.operation) {

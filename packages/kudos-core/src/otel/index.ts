@@ -10,7 +10,7 @@
  * @packageDocumentation
  */
 export {
-  DURATION_BUCKETS_S,
+  durationHistogram,
   instrumentOperations,
   type KudosAnyMessage,
   type KudosInstrumentation,

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   type Context,
   context,
+  type Histogram,
   type Meter,
   type MeterProvider,
   metrics,
@@ -50,7 +51,16 @@ export interface KudosInstrumentationScope {
  * Histogram buckets in seconds, those the OpenTelemetry semantic conventions give for HTTP client
  * durations (the SDK's default buckets are for milliseconds).
  */
-export const DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+const DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
+/** A histogram of durations in seconds, in the buckets of {@link DURATION_BUCKETS_S}: every package's. */
+export function durationHistogram(meter: Meter, name: string, description: string): Histogram {
+  return meter.createHistogram(name, {
+    description,
+    unit: 's',
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
+  });
+}
 
 interface Started {
   span: Span;

@@ -1,6 +1,6 @@
 import type { BatchObservableCallback, Meter } from '@opentelemetry/api';
 import type { KudosTraceOperation } from 'kudos-core';
-import { DURATION_BUCKETS_S, type KudosAnyMessage, type KudosMetricsRecorder } from 'kudos-core/otel';
+import { durationHistogram, type KudosAnyMessage, type KudosMetricsRecorder } from 'kudos-core/otel';
 
 /** What the gauges read of a receiver: `kudosWebhook()` and `kudosPayments()` answer it with `status()`. */
 export interface KudosObservedReceiver {
@@ -51,11 +51,11 @@ export function paymentMetrics(
   const chainScans = meter.createCounter(KUDOS_PAYMENT_METRICS.chainScans, {
     description: 'Runs of reconcileChain(), by outcome (complete, incomplete, busy, error)',
   });
-  const chainLookup = meter.createHistogram(KUDOS_PAYMENT_METRICS.chainLookupDuration, {
-    description: 'Confirmations of notifications (the chain lookup)',
-    unit: 's',
-    advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
-  });
+  const chainLookup = durationHistogram(
+    meter,
+    KUDOS_PAYMENT_METRICS.chainLookupDuration,
+    'Confirmations of notifications (the chain lookup)',
+  );
   const unprocessed = meter.createObservableGauge(KUDOS_PAYMENT_METRICS.unprocessed, {
     description: 'Notifications waiting unprocessed',
   });
