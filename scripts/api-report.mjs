@@ -7,17 +7,12 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
+import { entryPointsOf, PACKAGES } from './workspace.mjs';
 
 /** Each package's folder and its entry points (dist/esm/<entry>.d.ts), as its package.json exports them. */
-export const API_ENTRIES = {
-  'kudos-core': { dir: 'packages/kudos-core', entries: ['index', 'chain', 'redis', 'otel'] },
-  'passport-kudos': { dir: '.', entries: ['index', 'redis', 'otel'] },
-  'kudos-payments': {
-    dir: 'packages/kudos-payments',
-    entries: ['index', 'redis', 'sqlite', 'testing', 'otel'],
-  },
-  'kudos-emulator': { dir: 'packages/kudos-emulator', entries: ['index'] },
-};
+export const API_ENTRIES = Object.fromEntries(
+  Object.entries(PACKAGES).map(([name, dir]) => [name, { dir, entries: entryPointsOf(dir) }]),
+);
 
 const update = process.argv.includes('--update');
 // `--package <name> --dir <folder>`: that package alone, read from another folder (its test checks

@@ -4,6 +4,7 @@
 // when run by its `prepack` (npm pack of this folder).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { buildPackage, entriesOf } from './build-package.mjs';
+import { PACKAGES } from './workspace.mjs';
 
 /** passport-kudos: the sign-in. */
 async function buildSignIn() {
@@ -31,10 +32,9 @@ async function buildSignIn() {
 if (process.env.npm_lifecycle_event === 'prepack') {
   await buildSignIn();
 } else {
-  // Each package's folder, in the order above (the folder's own package.json names its entry points).
-  const inFolder = (dir) => buildPackage(dir, entriesOf(dir));
-  await inFolder('packages/kudos-core');
-  await buildSignIn();
-  await inFolder('packages/kudos-payments');
-  await inFolder('packages/kudos-emulator');
+  // Each package's folder, in build order (the folder's own package.json names its entry points).
+  for (const dir of Object.values(PACKAGES)) {
+    if (dir === '.') await buildSignIn();
+    else await buildPackage(dir, entriesOf(dir));
+  }
 }

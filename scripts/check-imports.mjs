@@ -11,14 +11,14 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
+import { manifestOf, PACKAGES } from './workspace.mjs';
 
 /**
- * Each package: its folder, and its rooms lowest first, each with the rooms it may import besides
- * itself. A room is a folder of src/ ("index" is a file at src/'s top).
+ * Each package's rooms lowest first, each with the rooms it may import besides itself. A room is a
+ * folder of src/ ("index" is a file at src/'s top). Its folder: scripts/workspace.mjs.
  */
-export const PACKAGES = {
+export const HOUSES = {
   'kudos-core': {
-    dir: 'packages/kudos-core',
     rooms: {
       base: [],
       protocol: ['base'],
@@ -29,7 +29,6 @@ export const PACKAGES = {
     },
   },
   'passport-kudos': {
-    dir: '.',
     rooms: {
       tokens: [],
       callback: ['tokens'],
@@ -40,7 +39,6 @@ export const PACKAGES = {
     },
   },
   'kudos-payments': {
-    dir: 'packages/kudos-payments',
     rooms: {
       // a notification in, processed once (pipeline, process-once, parse, body, secret, confirm, the
       // dedupe store interface, its tracing)
@@ -63,7 +61,6 @@ export const PACKAGES = {
     },
   },
   'kudos-emulator': {
-    dir: 'packages/kudos-emulator',
     // Its files at the top of src/ are rooms of their own (packages/kudos-emulator/ARCHITECTURE.md).
     ranks: [
       ['checks.ts', 'clock.ts', 'emulator-options.ts', 'transaction.ts', 'admin-sessions.ts'], // its words and options
@@ -119,9 +116,10 @@ const shown = (file) => relative(process.cwd(), file);
 const graph = new Map();
 const problems = [];
 
-for (const [name, pkg] of Object.entries(PACKAGES)) {
-  const src = resolve(pkg.dir, 'src');
-  const manifest = JSON.parse(readFileSync(join(pkg.dir, 'package.json'), 'utf8'));
+for (const [name, dir] of Object.entries(PACKAGES)) {
+  const pkg = HOUSES[name];
+  const src = resolve(dir, 'src');
+  const manifest = manifestOf(dir);
   const declared = new Set([
     ...Object.keys(manifest.dependencies ?? {}),
     ...Object.keys(manifest.peerDependencies ?? {}),
@@ -162,7 +160,7 @@ for (const [name, pkg] of Object.entries(PACKAGES)) {
         if (NEVER[name].some((rule) => rule.test(other)))
           problems.push(`${shown(file)} imports '${spec}' (${name} never imports ${other})`);
         else if (other !== name && !declared.has(other))
-          problems.push(`${shown(file)} imports '${spec}', which ${pkg.dir}/package.json does not declare`);
+          problems.push(`${shown(file)} imports '${spec}', which ${dir}/package.json does not declare`);
       }
     }
     graph.set(file, targets);

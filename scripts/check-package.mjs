@@ -11,17 +11,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { entryPointsOf, manifestOf, PACKAGES } from './workspace.mjs';
 
 const bin = (name) => join(process.cwd(), 'node_modules', '.bin', name);
-const FOLDERS = {
-  'kudos-core': 'packages/kudos-core',
-  'passport-kudos': '.',
-  'kudos-payments': 'packages/kudos-payments',
-  'kudos-emulator': 'packages/kudos-emulator',
-};
 /** passport-kudos unpacked, in bytes, when it held the payments too (0.1.0 before the split, #69). */
 const BEFORE_SPLIT_BYTES = 1_145_190;
-const manifest = (name) => JSON.parse(readFileSync(join(FOLDERS[name], 'package.json'), 'utf8'));
+const manifest = (name) => manifestOf(PACKAGES[name]);
 const work = mkdtempSync(join(tmpdir(), 'passport-kudos-pack-'));
 const run = (cmd, args, cwd = process.cwd()) =>
   execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
@@ -213,10 +208,8 @@ function checkObservabilityLine(app, tarball) {
 
 /** Every entry point of every package loads through require() and import, with the same exports. */
 function checkEntryPoints(app) {
-  const entries = Object.keys(FOLDERS).flatMap((name) =>
-    Object.keys(manifest(name).exports)
-      .filter((e) => e !== './package.json')
-      .map((e) => (e === '.' ? name : `${name}/${e.slice(2)}`)),
+  const entries = Object.entries(PACKAGES).flatMap(([name, dir]) =>
+    entryPointsOf(dir).map((entry) => (entry === 'index' ? name : `${name}/${entry}`)),
   );
   for (const spec of entries) {
     const cjs = node(app, `console.log(Object.keys(require('${spec}')).length)`);
@@ -243,13 +236,13 @@ function checkEntryPoints(app) {
 try {
   // kudos-core first: the others' declarations import its build.
   const packed = {};
-  for (const name of Object.keys(FOLDERS)) packed[name] = pack(FOLDERS[name]);
+  for (const name of Object.keys(PACKAGES)) packed[name] = pack(PACKAGES[name]);
   const tarball = (name) => packed[name].tarball;
   checkContents(packed);
   checkSignInAlone(tarball);
   checkPaymentsAlone(tarball);
   await checkEmulatorAlone(tarball);
-  const app = install('full-app', [...Object.keys(FOLDERS).map(tarball), 'passport', '@opentelemetry/api']);
+  const app = install('full-app', [...Object.keys(PACKAGES).map(tarball), 'passport', '@opentelemetry/api']);
   checkOneHierarchy(app);
   checkObservabilityLine(app, tarball);
   checkEntryPoints(app);

@@ -12,6 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PACKAGES } from '../../scripts/workspace.mjs';
 
 // ARCHITECTURE.md's claims hold: the layers it draws are what check-imports enforces, a violation
 // fails it, and every file it names exists.
@@ -21,7 +22,7 @@ const EMULATOR_SRC = 'packages/kudos-emulator/src';
 const PAYMENTS_SRC = 'packages/kudos-payments/src';
 const CORE_SRC = 'packages/kudos-core/src';
 /** Each package's folder: its src/ and package.json are what check-imports reads. */
-const PACKAGE_DIRS = ['.', 'packages/kudos-core', 'packages/kudos-payments', 'packages/kudos-emulator'];
+const PACKAGE_DIRS = Object.values(PACKAGES);
 
 describe('the layers', () => {
   const copies: string[] = [];
