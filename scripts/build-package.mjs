@@ -5,11 +5,12 @@
 // packages, dependencies and peers stay imports: one copy of kudos-core in an app.
 // Each dist folder gets a package.json naming its module type, so Node and TypeScript read both right.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
+import { entryPointsOf, manifestOf } from './workspace.mjs';
 
 const require = createRequire(import.meta.url);
 const tsc = require.resolve('typescript/bin/tsc');
@@ -18,19 +19,18 @@ const tsc = require.resolve('typescript/bin/tsc');
 const withSubpaths = (name) => new RegExp(`^${name.replace(/[/.]/g, '\\$&')}(/|$)`);
 
 /**
- * The entry points of the package in `dir`, as rolldown takes them, read from its package.json: each
- * export's `./dist/esm/<name>.js` is built from `src/<name>.ts`, and a package with a `bin` gets its
- * command's module, `src/cli.ts` (the bin file, kept in git, imports `dist/esm/cli.js`).
+ * The entry points of the package in `dir`, as rolldown takes them: each export of its package.json
+ * (scripts/workspace.mjs) built from `src/<entry>/index.ts` into `<entry>/index.js` of each dist (`index`
+ * for `.`), and a package with a `bin` gets its command's module, `src/cli.ts` (the bin file, kept
+ * in git, imports `dist/esm/cli.js`).
  */
 export function entriesOf(dir) {
-  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   const input = {};
-  for (const target of Object.values(pkg.exports ?? {})) {
-    const file = typeof target === 'string' ? undefined : target.import?.default;
-    const name = /^\.\/dist\/esm\/(.+)\.js$/.exec(file ?? '')?.[1];
-    if (name) input[name] = `src/${name}.ts`;
+  for (const entry of entryPointsOf(dir)) {
+    const name = entry === 'index' ? 'index' : `${entry}/index`;
+    input[name] = `src/${name}.ts`;
   }
-  if (pkg.bin) input.cli = 'src/cli.ts';
+  if (manifestOf(dir).bin) input.cli = 'src/cli.ts';
   return input;
 }
 
@@ -63,7 +63,7 @@ export async function buildPackage(dir, input) {
   // A tarball packed by the tests (test/helpers/packed-app.ts) while other tests read dist/: npm runs
   // `prepack` even with --ignore-scripts, and a rebuild empties dist/ under them. npm test built it.
   if (process.env.KUDOS_PACK_BUILT === '1' && existsSync(join(dir, 'dist/cjs/package.json'))) return false;
-  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const pkg = manifestOf(dir);
   const external = [
     ...builtinModules,
     ...builtinModules.map((m) => `node:${m}`),
