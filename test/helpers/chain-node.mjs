@@ -1,6 +1,9 @@
 // Test chain nodes for reconcileChain(): a real HTTP server that answers the chain's search and
-// lookup by hash from a list of transfers, paged the way the chain's own software (SDK 0.46: `page`,
-// `limit`, a top-level `total`) or an indexer (`pagination.offset`, `pagination.total`) pages, and
+// lookup by hash from a list of transfers, exactly as the chain's own software (SDK 0.46 with
+// CometBFT 0.34: `page`, `limit`, a top-level `total`, a page past the last 500 code 2, a bare value
+// 500 code 2) or the service's indexer (`pagination.offset` rounded to the limit, `pagination.limit`
+// 1 when absent, totals "0" unless `pagination.count_total=true`, `next_key`, a bare value 400) answers,
+// written from docs/kudos-service.md#the-chains-transaction-search and not from the emulator; and
 // faulty or hostile in the ways a node can be: pages capped, a lying total, the order ignored,
 // entries without a block time, page 1 over and over, slow, failing at a chosen request. Plain
 // JavaScript: the benchmarks start it too.
@@ -99,19 +102,78 @@ function sleep(ms) {
 }
 
 /**
- * The slice a search asks for, as the node pages.
+ * The slice a search asks for, as the node pages: the SDK by `page` and `limit` (default 100, most
+ * 100), the indexer by `pagination.offset` rounded down to a multiple of `pagination.limit` (default
+ * 1, most 100). A node that caps its pages pages by its own size (CometBFT's per_page is clamped
+ * before the skip).
  * @param {NodeBehaviour} behaviour
  * @param {URLSearchParams} params
  */
 function sliceOf(behaviour, params) {
   const sdk = behaviour.paging === 'sdk';
-  const limit = Number(params.get(sdk ? 'limit' : 'pagination.limit') || 100);
-  const size = Math.min(limit, 100, behaviour.cap ?? 100);
-  // A node that caps its pages pages by its own size (CometBFT's per_page is clamped before the skip).
+  const asked = Number(params.get(sdk ? 'limit' : 'pagination.limit') || (sdk ? 100 : 1));
+  const size = Math.min(asked, 100, behaviour.cap ?? 100);
   const from = sdk
     ? (Number(params.get('page') || 1) - 1) * size
-    : Number(params.get('pagination.offset') || 0);
+    : Math.floor(Number(params.get('pagination.offset') || 0) / size) * size;
   return behaviour.repeatFirstPage ? { from: 0, size } : { from, size };
+}
+
+/**
+ * The recipient a search's `events` ask for, as each program reads them: both want the value
+ * single-quoted (the SDK passes a bare one to CometBFT, whose parser fails: 500 code 2; the indexer
+ * answers 400 `{"error"}`); the SDK wants at least one condition (400 code 3), the indexer then
+ * filters nothing (undefined: every transfer).
+ * @param {NodeBehaviour} behaviour
+ * @param {URLSearchParams} params
+ * @returns {{ recipient: string | undefined } | { status: number, body: unknown }}
+ */
+function recipientOf(behaviour, params) {
+  const events = params.getAll('events');
+  const sdk = behaviour.paging === 'sdk';
+  if (events.length === 0) {
+    return sdk
+      ? { status: 400, body: { code: 3, message: 'must declare at least one event to search', details: [] } }
+      : { recipient: undefined };
+  }
+  const quoted = /^transfer\.recipient='([a-z0-9]+)'$/.exec(events[0] ?? '');
+  if (quoted) return { recipient: quoted[1] };
+  return sdk
+    ? { status: 500, body: { code: 2, message: 'failed to parse query', details: [] } }
+    : { status: 400, body: { error: 'expect query event value missing single quotes' } };
+}
+
+/**
+ * A search's answer as each program writes it: the SDK's `pagination: null` and a top-level `total`
+ * (a page past the last is 500 code 2); the indexer's `pagination` with `next_key` (whenever rows
+ * come back) and both totals, "0" unless `pagination.count_total=true` was asked.
+ * @param {NodeBehaviour} b
+ * @param {URLSearchParams} params
+ * @param {{ tx: unknown, tx_response: unknown }[]} page
+ * @param {{ from: number, size: number }} slice
+ * @param {number} count
+ * @returns {{ status: number, body: unknown }}
+ */
+function answerOf(b, params, page, slice, count) {
+  const lists = { txs: page.map((p) => p.tx), tx_responses: page.map((p) => p.tx_response) };
+  if (b.paging === 'sdk') {
+    const pages = Math.max(1, Math.ceil(count / slice.size));
+    const asked = slice.from / slice.size + 1;
+    if (!b.repeatFirstPage && asked > pages) {
+      const message = `page should be within [1, ${pages}] range, given ${asked}`;
+      return { status: 500, body: { code: 2, message, details: [] } };
+    }
+    return {
+      status: 200,
+      body: { ...lists, pagination: null, total: b.total ? b.total(count) : String(count) },
+    };
+  }
+  const counted = params.get('pagination.count_total') === 'true';
+  const total = b.total ? b.total(count) : counted ? String(count) : '0';
+  const key = Buffer.alloc(8);
+  key.writeBigUInt64LE(BigInt(slice.from + page.length));
+  const nextKey = page.length > 0 ? key.toString('base64') : null;
+  return { status: 200, body: { ...lists, pagination: { next_key: nextKey, total }, total } };
 }
 
 /**
@@ -166,20 +228,20 @@ export async function startTestChainNode(transfers, behaviour = { paging: 'sdk' 
       b.failAtSearch = undefined;
       return send(500, { code: 13, message: 'internal error', details: [] });
     }
-    const event = url.searchParams.get('events') ?? '';
-    const recipient = /^transfer\.recipient='([a-z0-9]+)'$/.exec(event)?.[1];
+    const asked = recipientOf(b, url.searchParams);
+    if ('status' in asked) return send(asked.status, asked.body);
     const matching = node.transfers
-      .filter((t) => t.to === recipient)
+      .filter((t) => asked.recipient === undefined || t.to === asked.recipient)
       .sort((x, y) => x.height - y.height || (x.hash < y.hash ? -1 : 1));
-    if (!b.ignoreOrder && url.searchParams.get('order_by') === 'ORDER_BY_DESC') matching.reverse();
-    const { from, size } = sliceOf(b, url.searchParams);
-    const page = matching.slice(from, from + size).map((t) => getTxResponse(t, b.untimed?.has(t.hash)));
-    const total = b.total ? b.total(matching.length) : String(matching.length);
-    send(200, {
-      txs: page.map((p) => p.tx),
-      tx_responses: page.map((p) => p.tx_response),
-      ...(b.paging === 'sdk' ? { pagination: null, total } : { pagination: { next_key: null, total } }),
-    });
+    const order = url.searchParams.get('order_by') ?? '';
+    const newestFirst = b.paging === 'sdk' ? order === 'ORDER_BY_DESC' : /^(ORDER_BY_)?DESC$/i.test(order);
+    if (!b.ignoreOrder && newestFirst) matching.reverse();
+    const slice = sliceOf(b, url.searchParams);
+    const page = matching
+      .slice(slice.from, slice.from + slice.size)
+      .map((t) => getTxResponse(t, b.untimed?.has(t.hash)));
+    const { status, body } = answerOf(b, url.searchParams, page, slice, matching.length);
+    send(status, body);
   });
   Object.assign(node, await listening(server));
   return node;

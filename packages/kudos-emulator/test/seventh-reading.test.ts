@@ -145,31 +145,6 @@ describe('the indexer, with chainSearch: "indexer" (and --chain-search indexer)'
     for (const child of children.splice(0)) child.kill();
   });
 
-  it('pages by pagination.offset and pagination.limit, answers pagination.total; page and limit are ignored', async () => {
-    const kudos = await startKudosEmulator({
-      users: PAYMENT_USERS,
-      paymentDelayMs: 5,
-      chainSearch: 'indexer',
-    });
-    try {
-      const paid = [];
-      for (let i = 1; i <= 4; i++)
-        paid.push(kudos.pay({ from: 'alice', to: 'bobby', amount: String(i) }).txHash);
-      await kudos.idle();
-      const bobby = recipient(kudos.walletOf('bobby', 'kudos'));
-      const page = await (
-        await search(kudos.chainURL, `${bobby}&pagination.offset=1&pagination.limit=2`)
-      ).json();
-      expect(hashes(page)).toEqual(paid.slice(1, 3));
-      expect(page.pagination).toEqual({ next_key: null, total: '4' });
-      expect(page.total).toBeUndefined();
-      const ignored = await (await search(kudos.chainURL, `${bobby}&page=2&limit=1`)).json();
-      expect(hashes(ignored)).toEqual(paid);
-    } finally {
-      await kudos.close();
-    }
-  });
-
   it('the command takes --chain-search, and refuses a mode it does not know', async () => {
     const started = startCli(['--port', '0', '--quiet', '--chain-search', 'indexer']);
     children.push(started.child);

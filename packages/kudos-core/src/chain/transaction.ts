@@ -20,8 +20,9 @@ export interface KudosRawAmount {
 /**
  * `tx` as sent (docs/kudos-service.md#notifications). One output (a `MsgSend`): strings and one coin.
  * A `MsgMultiSend` (several recipients, or an agent fee): `to`/`toId` list every output, the agent's
- * too, and `amount` is one summed coin, or in some records one coin per output. `fromId` and `toId`
- * entries are `null` for wallets without an account.
+ * too, and `amount` is one summed coin, or in some records one coin per output. A wallet without an
+ * account is `null` as `fromId`, and `null` or `''` (the service's record keeper writes `''` in a
+ * `MsgMultiSend`'s list) as an entry of `toId`.
  */
 export interface KudosRawTx {
   /** Sender wallet address (`cosmos1…`). */
@@ -30,12 +31,15 @@ export interface KudosRawTx {
   fromId: string | null;
   /** Output wallet address(es). */
   to: string | string[];
-  /** Output user ID(s), in the order of `to`. */
+  /** Output user ID(s), in the order of `to`; `''` or `null` for a wallet without an account. */
   toId: string | null | Array<string | null>;
   /** Originating time, epoch milliseconds. */
   ts: number;
-  /** Completion time, epoch milliseconds; may be earlier than `ts` (different clocks). */
-  completeTs: number;
+  /**
+   * Completion time (the block's), epoch milliseconds; may be earlier than `ts` (different clocks).
+   * Only a `success` record has it: `pending`, `fail` and `timeout` records have none.
+   */
+  completeTs?: number;
   /** 64 hex characters (upper case once normalized). */
   txHash: string;
   remarks: string;
@@ -83,7 +87,7 @@ export interface KudosTransaction extends Record<keyof KudosRawTx, unknown> {
   fromId: string | null;
   /** Every output address, one per output (a single one as a list of one; empty when absent). */
   to: string[];
-  /** Output user IDs, in the order of `to`; null for a wallet without an account. */
+  /** Output user IDs, in the order of `to`; null for a wallet without an account (sent as `null` or `''`). */
   toId: Array<string | null>;
   /** Originating time, epoch milliseconds; null when absent or not a number. */
   ts: number | null;

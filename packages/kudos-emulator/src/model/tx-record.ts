@@ -9,7 +9,9 @@ import { paymentOutputs, totalCoin } from './payments.js';
  * notification and the answer of `GET {baseURL}/tx/id/{hash}`. One recipient without a fee (a
  * `MsgSend`): `to` and `toId` are strings and `amount` one coin. A `MsgMultiSend` (several
  * receivers, or an agent fee): `to` and `toId` list every output, the agent's fee output too, and
- * `amount` is one coin, their sum (observed), or with `per-output` one coin per output.
+ * `amount` is one coin, their sum (observed), or with `per-output` one coin per output. `completeTs`
+ * is written with `success` alone (the service's poller sets it to the block's time; `fail`,
+ * `timeout` and `pending` records have none).
  */
 export function transactionRecord(
   tx: EmulatorTransaction,
@@ -26,7 +28,8 @@ export function transactionRecord(
     toId: single ? only.userId : outputs.map((o) => o.userId),
     amount: single ? only.coin : amounts === 'total' ? totalCoin(outputs) : outputs.map((o) => o.coin),
     ts: tx.ts,
-    completeTs: tx.completeTs,
+    // Only a success has its block's time: a fail or a timeout, like a pending record, has none.
+    ...(status === 'success' ? { completeTs: tx.completeTs } : {}),
     txHash: tx.txHash,
     remarks: tx.request.remarks,
     status,

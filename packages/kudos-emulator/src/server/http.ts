@@ -168,9 +168,9 @@ export function sendApiCode(res: ServerResponse, status: number, code: string): 
   sendCode(res, status, code, 'text/html');
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, indent?: number): void {
   res.writeHead(status, { ...securityHeaders(res), 'content-type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify(body));
+  res.end(JSON.stringify(body, null, indent));
 }
 
 /**

@@ -161,7 +161,8 @@ function parseTx(value: unknown): Omit<KudosTransaction, 'outputs'> {
     });
   }
   const to = listOf(value, 'to', '');
-  const toId = listOf(value, 'toId', null);
+  // A wallet without an account: null, or '' as the service writes it in a MsgMultiSend's list.
+  const toId = listOf(value, 'toId', null).map((id) => (id === '' ? null : id));
   return {
     from: textOr(value, 'from', null),
     fromId: textOr(value, 'fromId', null),
