@@ -20,6 +20,8 @@ const INTEGRATION = [
   // The emulator's real sender, with its retries: seconds of waiting each.
   'packages/kudos-payments/test/webhook/payment-faults.test.ts',
   'packages/kudos-payments/test/webhook/overlapping-deliveries.test.ts',
+  // 200,000 sign-ins started and called back, in process: seconds of encryption.
+  'test/strategy/used-states-flood.test.ts',
   // 10,000 generated payloads posted over HTTP.
   'packages/kudos-payments/test/webhook/property.test.ts',
   // kudosPayments() with the emulator's real sender: attacks and faults.
@@ -33,6 +35,8 @@ const INTEGRATION = [
   'packages/kudos-payments/test/webhook/payments-memo-copies.test.ts',
   'packages/kudos-payments/test/webhook/reconcile-chain-stores.test.ts',
   'packages/kudos-payments/test/webhook/payments-health.test.ts',
+  'packages/kudos-payments/test/webhook/nothing-read-is-dropped.test.ts',
+  'packages/kudos-payments/test/webhook/record-statuses.test.ts',
 ];
 // Files whose every suite needs node:sqlite (22.13 and later): on an older Node they are left out of
 // the run (said once below), not skipped one by one; the other files' SQLite suites are not defined.

@@ -5,6 +5,7 @@
 // derived from your secret), HttpOnly, SameSite=Lax (sent on the service's top-level redirect back),
 // that lives 10 minutes and is cleared at the callback, where it is checked as the session's was.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { KudosError } from 'kudos-core';
 
 /**
  * Where a state cookie is set: Node's `ServerResponse` (Express's `req.res`), or anything with its two
@@ -68,7 +69,8 @@ export interface KudosCookieStateStoreOptions {
   response?: (req: KudosCookieStateRequest) => KudosCookieResponse | undefined;
   /**
    * Where used states are remembered until they expire (a replayed state signs nobody in); default in
-   * this process, at most 100,000. Several instances: a shared one (`RedisUsedStates`).
+   * this process, 100,000 live ones at most (past that a callback is refused, `used_states_full`, 503:
+   * none is forgotten early). Several instances: a shared one (`RedisUsedStates`).
    */
   usedStates?: KudosUsedStates;
   /** Clock in epoch milliseconds (tests). */
@@ -91,6 +93,8 @@ const MAX_VALUE_LENGTH = 3800;
 export const MAX_PENDING_SIGN_INS = 5;
 /** Characters of a state that name its cookie. */
 const ID_LENGTH = 16;
+/** Most used states the default memory holds live (about 15 MB): past that a callback is refused. */
+const MAX_USED_STATES = 100_000;
 const HOST_PREFIX = '__Host-';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -201,13 +205,17 @@ function callbackOf(meta: unknown): string | undefined {
 /** A state this store made: 32 characters of base64url. */
 const HANDLE = /^[A-Za-z0-9_-]{32}$/;
 
-/** The states remembered as used in this process, until they expire; the oldest forgotten first past `max`. */
+/**
+ * The states remembered as used in this process, each for its whole life: a state is never forgotten
+ * before it expires (a replay of it would sign someone in again). With `max` live ones held (a flood
+ * of sign-in callbacks), a new one is refused, `used_states_full` (503), rather than one forgotten.
+ */
 class MemoryUsedStates implements KudosUsedStates {
   private readonly used = new Map<string, number>();
 
   constructor(
     private readonly now: () => number,
-    private readonly max = 100_000,
+    private readonly max = MAX_USED_STATES,
   ) {}
 
   async markUsed(state: string, ttlMs: number): Promise<boolean> {
@@ -215,8 +223,13 @@ class MemoryUsedStates implements KudosUsedStates {
     if ((this.used.get(state) ?? 0) > now) return false;
     // Insertion order is expiry order (one lifetime): the expired ones are at the front.
     for (const [old, until] of this.used) {
-      if (until > now && this.used.size < this.max) break;
+      if (until > now) break;
       this.used.delete(old);
+    }
+    if (this.used.size >= this.max) {
+      throw new KudosError('used_states_full', {
+        message: `${this.max} sign-in states are in use in this process (a flood of callbacks?): this callback is refused rather than a used state forgotten. Pass "usedStates" (RedisUsedStates of passport-kudos/redis) to remember more`,
+      });
     }
     this.used.set(state, now + ttlMs);
     return true;

@@ -149,6 +149,7 @@ describe('example app: what a security reviewer expects (real HTTP)', () => {
       recoveredFromChain: 0,
       chainScanOk: true,
       chainScanError: null,
+      chainUndecided: 0,
     });
   });
 

@@ -42,6 +42,13 @@ export const KUDOS_ERROR_CODES = [
       "the request's Host (or trusted X-Forwarded-Host/-Proto) header makes the callback URL unparsable",
   },
   {
+    code: 'used_states_full',
+    status: 503,
+    error: 'KudosError',
+    meaning:
+      "`KudosCookieStateStore`'s default memory of used states holds 100,000 live ones (a flood of sign-in callbacks): the callback is refused rather than a used state forgotten before it expires (a replay would sign someone in again). Retry later; several instances, or more sign-ins: pass `usedStates` (`RedisUsedStates`)",
+  },
+  {
     code: 'internal_error',
     status: 500,
     error: 'KudosError',
@@ -426,6 +433,13 @@ export const KUDOS_ERROR_CODES = [
     error: 'KudosNotificationError',
     meaning:
       "told to `onError` once by `kudosPayments()`: an authenticated notification of a payment to the shop's Kudos user (`shopUser`) that the chain shows reaching none of `wallet` (the message names the addresses it paid: is `wallet` your wallet address?); never an answer: the delivery is answered 200 and the payment is a `not_to_wallet` exception",
+  },
+  {
+    code: 'unconfirmed',
+    status: 422,
+    error: 'KudosNotificationError',
+    meaning:
+      "the chain's record contradicts the notification (another amount, denomination, recipient or hash, a failed transaction reported as a success): it decides nothing. Its key stays open for the real delivery, `reconcileChain()` and `redrive()`; an authenticated one is kept (`unprocessed()`, this code in its `lastError`) for the operator",
   },
   {
     code: 'confirmation_unavailable',

@@ -75,12 +75,17 @@ function notFound(answer: HttpAnswer, url: string, lcd: string): KudosNotificati
   });
 }
 
+/** A verdict of the chain's record against a notification it contradicts. */
+function contradicted(reason: string): KudosConfirmation {
+  return { confirmed: false, reason, contradicted: true };
+}
+
 /**
  * Checks a looked-up transaction against the notification; pure. It must have succeeded in a block
- * under the same hash; the payer's transfers to the notification's outputs (`tx.to`) must add up to
- * its amount (else the notification was edited); and `received` is what the payer's transfers gave
- * the shop's `wallets` (only those: an agent's fee or another recipient's part is not the shop's).
- * Confirmed only when that is above 0.
+ * under the same hash, and the payer's transfers to the notification's outputs (`tx.to`), in its own
+ * denomination, must add up to its amount: else the chain contradicts it. A notification the chain
+ * bears out is then confirmed when it is in `denom` and pays the shop's `wallets` (only those: an
+ * agent's fee or another recipient's part is not the shop's): `received` is what they got.
  */
 function checkChainTransaction(
   body: unknown,
@@ -88,22 +93,25 @@ function checkChainTransaction(
   wallets: ReadonlySet<string>,
   denom: string,
 ): KudosConfirmation {
-  if (!isObject(body) || !isObject(body.tx_response))
-    return { confirmed: false, reason: 'lookup answer has no tx_response' };
+  if (!isObject(body) || !isObject(body.tx_response)) return contradicted('lookup answer has no tx_response');
   const response = body.tx_response;
-  if (response.code !== 0)
-    return { confirmed: false, reason: `transaction failed on chain (code ${String(response.code)})` };
-  if (!(Number(response.height) > 0)) return { confirmed: false, reason: 'transaction is not in a block' };
+  if (response.code !== 0) return contradicted(`transaction failed on chain (code ${String(response.code)})`);
+  if (!(Number(response.height) > 0)) return contradicted('transaction is not in a block');
   if (typeof response.txhash !== 'string' || response.txhash.toUpperCase() !== notification.tx.txHash) {
-    return { confirmed: false, reason: 'transaction hash differs' };
+    return contradicted('transaction hash differs');
   }
   const { tx } = notification;
-  if (tx.to.length === 0) return { confirmed: false, reason: 'the notification names no recipient' };
-  const paid = paidOnChain(bodyOf(body).messages, tx.from, denom);
+  if (tx.to.length === 0) return contradicted('the notification names no recipient');
+  const paid = paidOnChain(bodyOf(body).messages, tx.from, tx.amount.denom);
   const notified = new Set(tx.to.map(accountKey));
   const total = [...notified].reduce((sum, account) => sum + (paid.byAccount.get(account) ?? 0n), 0n);
   if (total !== tx.amount.value) {
-    return { confirmed: false, reason: 'the transfers on chain do not add up to the notified amount' };
+    return contradicted('the transfers on chain do not add up to the notified amount');
+  }
+  // Another denomination is not the service's money (an IBC voucher, a token of the same name in
+  // other letters): never paid, however real.
+  if (tx.amount.denom !== denom) {
+    return { confirmed: false, reason: `the amount is in "${tx.amount.denom}", not "${denom}"` };
   }
   let received = 0n;
   for (const account of wallets) received += paid.byAccount.get(account) ?? 0n;
@@ -163,9 +171,10 @@ export function checkWallets(wallet: unknown, where: string): ReadonlySet<string
  * notification's `received` is then what those addresses got (bigint, in that denomination only),
  * and its `memo` the transaction's memo as the chain records it.
  *
- * Only `success` notifications are looked up; others are not confirmed (nothing is paid yet).
- * A transaction the chain does not know yet, or a lookup that fails, throws: the receiver then
- * answers 503 and the sender redelivers later.
+ * Only `success` notifications are looked up; others are not confirmed (nothing is paid yet). One
+ * the chain contradicts (another amount, denomination or recipient) is `contradicted`: it decides
+ * nothing. A transaction the chain does not know yet, or a lookup that fails, throws: the receiver
+ * then answers 503 and the sender redelivers later.
  */
 export function cosmosConfirmer(options: CosmosConfirmerOptions): KudosConfirmer {
   const restURL = chainRestURL(options?.restURL, options?.baseURL);
@@ -221,14 +230,6 @@ export function chainConfirmer(plan: ConfirmPlan): KudosConfirmer {
   return async (notification) => {
     if (notification.tx.status !== 'success') {
       return { confirmed: false, reason: `status is ${notification.tx.status}` };
-    }
-    // Another denomination is not the service's money (an IBC voucher, a token of the same name in
-    // other letters): never paid, and not worth a lookup.
-    if (notification.tx.amount.denom !== denom) {
-      return {
-        confirmed: false,
-        reason: `the amount is in "${notification.tx.amount.denom}", not "${denom}"`,
-      };
     }
     // Through the HTTP client (its time limit, cap and JSON), capped: a chain node (or whoever answers
     // in its place) must not make the receiver read 200 MB. Any failure is the confirmer's: 503, retried.

@@ -67,6 +67,10 @@ function confirmNotification(notification: KudosNotification, confirm: KudosConf
   );
 }
 
+/**
+ * Applies the confirmer's verdict to the notification. A notification the chain contradicts decides
+ * nothing: refused (`unconfirmed`), so that it is kept as what it is and its key stays open.
+ */
 async function applyConfirmation(notification: KudosNotification, confirm: KudosConfirmer): Promise<void> {
   // Called inside an async function, so a confirmer that throws synchronously is caught too.
   const result = await (async () => confirm(notification))().catch((cause: unknown) => {
@@ -91,6 +95,11 @@ async function applyConfirmation(notification: KudosNotification, confirm: Kudos
   }
   if (!notification.confirmed && Array.isArray(verdict.paidTo) && verdict.paidTo.length > 0) {
     notification.paidTo = verdict.paidTo.filter((a): a is string => typeof a === 'string');
+  }
+  if (!notification.confirmed && verdict.contradicted === true) {
+    throw new KudosNotificationError('unconfirmed', {
+      message: `the chain contradicts this notification (${verdict.reason ?? 'no reason given'}); kept, not processed: the real delivery, reconcileChain() or redrive() decides its transaction`,
+    });
   }
 }
 

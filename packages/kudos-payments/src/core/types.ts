@@ -41,6 +41,14 @@ export interface KudosConfirmation {
   paidTo?: readonly string[];
   /** When the transaction's block was made (epoch milliseconds), as the chain shows it. */
   blockTime?: number;
+  /**
+   * Not confirmed because the chain's record contradicts the notification as sent (another amount,
+   * denomination, recipient or hash; a failed transaction reported as a success; one not in a block):
+   * what was sent is not what happened, so it decides nothing. The receiver refuses it (`unconfirmed`,
+   * 422), keeps it for the operator (`unprocessed()`, its `lastError`) and leaves its key open for the
+   * real delivery, `reconcileChain()` and `redrive()`.
+   */
+  contradicted?: boolean;
 }
 
 /** Where a notification came from: a delivery of the service, or the receiver's own lookup (`reconcile()`). */

@@ -26,7 +26,10 @@ export interface ChainCheckpoint {
   retry: string[];
 }
 
-/** Most transactions a checkpoint keeps to read again; a scan with more to keep stops there. */
+/**
+ * Most transactions a checkpoint keeps to read again by hash; the rest are never dropped: the
+ * checkpoint stays below the oldest of them, so the next run's search reads them again.
+ */
 export const MAX_RETRY = 200;
 
 const HEX_HASH = /^[0-9A-F]{64}$/;

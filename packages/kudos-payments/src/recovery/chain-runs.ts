@@ -32,6 +32,7 @@ export interface ChainHealth {
   recoveredFromChain: number;
   chainScanOk: boolean;
   chainScanError: string | null;
+  chainUndecided: number;
 }
 
 /** One run's own state: its result, and the transfers it decided (once, whichever spelling listed them). */
@@ -40,6 +41,8 @@ interface Run {
   result: KudosReconcileResult & { requests: number };
   decided: Set<string>;
   recovered: number;
+  /** Transfers this run could not decide (every address), each read again by the next run. */
+  undecided: number;
 }
 
 export class ChainReconciler {
@@ -47,6 +50,7 @@ export class ChainReconciler {
   private readonly checkpoints: ChainCheckpoints;
   private recovered = 0;
   private scanError: string | null = null;
+  private undecided = 0;
 
   constructor(
     private readonly settings: PipelineSettings,
@@ -60,6 +64,7 @@ export class ChainReconciler {
       recoveredFromChain: this.recovered,
       chainScanOk: this.scanError === null,
       chainScanError: this.scanError,
+      chainUndecided: this.undecided,
     };
   }
 
@@ -118,6 +123,7 @@ export class ChainReconciler {
           result: { ...emptyResult(), requests: 0 },
           decided: new Set(),
           recovered: 0,
+          undecided: 0,
         };
         try {
           for (const account of plan.wallets) {
@@ -137,6 +143,7 @@ export class ChainReconciler {
           }
         }
         this.scanError = run.result.incompleteReason ?? null;
+        this.undecided = run.undecided;
         if (m) {
           m.outcome = run.result.incomplete ? 'incomplete' : 'complete';
           if (run.result.incompleteReason) m.reason = run.result.incompleteReason;
@@ -165,6 +172,13 @@ export class ChainReconciler {
     run.result.requests += scan.requests;
     const where = `the chain's search for ${transferFilter(address)} at ${traceURL(lcd + KUDOS_CHAIN.txsByEvent)}`;
     if (scan.stop) incomplete(run.result, `${scan.stop.reason}: ${where}: ${scan.stop.detail}`);
+    if (scan.undecided.count > 0) {
+      run.undecided += scan.undecided.count;
+      incomplete(
+        run.result,
+        `undecided: ${where}: ${scan.undecided.count} transaction(s) could not be decided yet (${scan.undecided.first}…: a payer's lookup, the confirmation or a store failed); the next run reads each again`,
+      );
+    }
     if (scan.untimed.length > 0) {
       incomplete(
         run.result,

@@ -2,7 +2,10 @@
 // until it has seen the whole window (or reached what an earlier run read whole), deciding each
 // transfer once. Nothing the node says is taken on trust: `total` is checked against the pages, a
 // short page is a node's own page size when more remain, entries out of order are never taken as
-// the end, and a node that repeats itself or contradicts its `total` is stopped and named.
+// the end, and a node that repeats itself or contradicts its `total` is stopped and named. Nothing
+// read is dropped: a transfer that could not be decided is kept to read again (up to MAX_RETRY by
+// hash), and past that the checkpoint is not moved past the oldest of the rest, so that the next run
+// reads them again from the search: memory stays bounded whatever their number.
 import { CHAIN_SEARCH_MAX_LIMIT, type ChainSearchPage } from 'kudos-core/chain';
 import { type ChainCheckpoint, MAX_RETRY, type ScanFrame } from './chain-checkpoint.js';
 import type { SearchEntry, SearchPage } from './chain-reads.js';
@@ -17,9 +20,7 @@ export type KudosChainScanStop =
   /** The pages contradict the node's `total` (more than it says, or none where it says more remain). */
   | 'total_contradicted'
   /** `MAX_PAGES` pages read, and the window goes on. */
-  | 'page_limit'
-  /** More transactions could not be decided than a checkpoint keeps to read again. */
-  | 'retry_full';
+  | 'page_limit';
 
 /** What deciding one entry came to: done with it, to read again later, or not decidable (no block time). */
 export type EntryVerdict = 'ok' | 'retry' | 'untimed';
@@ -46,6 +47,8 @@ export interface ScanResult {
   stop?: { reason: KudosChainScanStop; detail: string };
   /** Transfers seen without a block time even in their lookup: decided by no one. */
   untimed: string[];
+  /** Transfers that could not be decided, each read again by the next run: those kept by hash, and the rest. */
+  undecided: { count: number; first: string | undefined };
 }
 
 /** The state of one scan, page by page. */
@@ -77,12 +80,34 @@ class Scan {
   landing: number | undefined;
   done: number | null;
   frame: ScanFrame | undefined;
+  /** Undecided transfers kept to read again by hash (at most MAX_RETRY). */
   retry: string[];
+  /**
+   * Undecided transfers past MAX_RETRY: how many, and the lowest height among them (null: one had
+   * no height), below which the checkpoint may not move.
+   */
+  overflow: { count: number; lowest: number | null; first: string } | undefined;
 
   constructor(readonly input: ScanInput) {
     this.done = input.checkpoint?.done ?? null;
     this.frame = input.checkpoint?.frame;
     this.retry = [...(input.checkpoint?.retry ?? [])];
+  }
+
+  /** A transfer that could not be decided: kept by hash while there is room, else held below the checkpoint. */
+  undecided(hash: string, height: number | undefined): void {
+    if (this.retry.includes(hash)) return;
+    if (this.retry.length < MAX_RETRY) {
+      this.retry.push(hash);
+      return;
+    }
+    const lowest = height === undefined ? null : height;
+    const o = this.overflow;
+    if (!o) this.overflow = { count: 1, lowest, first: hash };
+    else {
+      o.count++;
+      o.lowest = o.lowest === null || lowest === null ? null : Math.min(o.lowest, lowest);
+    }
   }
 
   /** Whether heights at or below `height` were read by an earlier run (whole, or in its frame). */
@@ -147,7 +172,7 @@ async function readEntries(scan: Scan, entries: readonly SearchEntry[]): Promise
     if (older || scan.readBefore(height) || entry.hash === undefined) continue;
     const verdict = await input.decide(entry);
     if (verdict === 'untimed') scan.untimed.push(entry.hash);
-    if (verdict === 'retry' && !scan.retry.includes(entry.hash)) scan.retry.push(entry.hash);
+    if (verdict === 'retry') scan.undecided(entry.hash, height);
   }
   return false;
 }
@@ -168,9 +193,17 @@ function advance(scan: Scan, entries: readonly SearchEntry[]): void {
   }
 }
 
-/** What the scan has read so far, as a checkpoint. */
+/**
+ * What the scan has read so far, as a checkpoint. Undecided transfers past those kept by hash hold it
+ * back: it says read only what lies below the oldest of them, so the next run reads them again.
+ */
 function checkpointOf(scan: Scan, finished: boolean): ChainCheckpoint {
-  const retry = scan.retry.slice(0, MAX_RETRY);
+  const { retry, overflow } = scan;
+  if (overflow) {
+    const below = overflow.lowest === null ? scan.done : overflow.lowest - 1;
+    const done = finished && below !== null ? Math.max(below, scan.done ?? 0) : scan.done;
+    return { done, retry, ...(scan.frame ? { frame: scan.frame } : {}) };
+  }
   if (finished) {
     // In order, the newest height read is where the next run stops; out of order, the highest seen.
     const newest = scan.ordered ? scan.top : scan.highest > 0 ? scan.highest : undefined;
@@ -206,12 +239,24 @@ function shrinkLimit(scan: Scan, got: number): void {
 /** A stop with its reason, saved with what was read. */
 async function stopped(scan: Scan, reason: KudosChainScanStop, detail: string): Promise<ScanResult> {
   if (scan.input.checkpoint) await scan.input.save(checkpointOf(scan, false));
-  return { requests: scan.requests, stop: { reason, detail }, untimed: scan.untimed };
+  return {
+    requests: scan.requests,
+    stop: { reason, detail },
+    untimed: scan.untimed,
+    undecided: undecidedOf(scan),
+  };
 }
 
 async function finished(scan: Scan): Promise<ScanResult> {
   if (scan.input.checkpoint) await scan.input.save(checkpointOf(scan, true));
-  return { requests: scan.requests, untimed: scan.untimed };
+  return { requests: scan.requests, untimed: scan.untimed, undecided: undecidedOf(scan) };
+}
+
+function undecidedOf(scan: Scan): ScanResult['undecided'] {
+  return {
+    count: scan.retry.length + (scan.overflow?.count ?? 0),
+    first: scan.retry[0] ?? scan.overflow?.first,
+  };
 }
 
 /** The page a jump landed on must begin above the frame's lowest height; else the listing moved: read on from where the jump left. */
@@ -263,8 +308,6 @@ function contradiction(
       `the node says ${total} transactions match, and listed ${position + entries.length}`,
     ];
   }
-  if (scan.retry.length > MAX_RETRY)
-    return ['retry_full', `more than ${MAX_RETRY} transactions could not be decided`];
   return undefined;
 }
 

@@ -93,8 +93,9 @@ export interface KudosReconcileResult {
   incompleteAt?: number;
   /**
    * With `incomplete`: why, for a log (`reconcileChain()`: a stable word, a colon, and what the node
-   * answered, naming its URL: `repeated_page`, `total_contradicted`, `page_limit`, `retry_full`,
-   * `no_block_time`; `reconcile()`: `page_of_one_time`).
+   * answered, naming its URL: `repeated_page`, `total_contradicted`, `page_limit`, `no_block_time`,
+   * `undecided` (transfers that could not be decided yet: the next run reads each again); `reconcile()`:
+   * `page_of_one_time`).
    */
   incompleteReason?: string;
   /**

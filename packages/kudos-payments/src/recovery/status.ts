@@ -40,6 +40,12 @@ export interface KudosReceiverStatus {
   chainScanOk: boolean;
   /** Why it did not (`incompleteReason`, or the error it rejected with), null when it did. */
   chainScanError: string | null;
+  /**
+   * Transfers the last `reconcileChain()` found and could not decide yet (the payer's lookup, the
+   * confirmation or a store failed): none is dropped, each is read again by the next run, and while
+   * any waits the run is incomplete (`chainScanOk` false, `undecided:` its reason). 0 when none waits.
+   */
+  chainUndecided: number;
 }
 
 /** What the receiver knows of its reads of the chain, for `status()`. */
@@ -49,6 +55,7 @@ export interface ChainStatus {
   recoveredFromChain: number;
   chainScanOk: boolean;
   chainScanError: string | null;
+  chainUndecided: number;
 }
 
 /** Why a store did not answer, as a status says it: the error's code and message. */

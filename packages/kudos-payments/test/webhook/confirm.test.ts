@@ -108,6 +108,7 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
     expect(await confirm(forged)).toEqual({
       confirmed: false,
       reason: 'the transfers on chain do not add up to the notified amount',
+      contradicted: true, // what was sent is not what happened: it decides nothing
       memo: 'kudos pay via shop-agent',
       blockTime: expect.any(Number), // the block's time, when it was paid
     });
@@ -244,11 +245,21 @@ describe('confirmation against the emulator’s chain lookup (no mocks)', () => 
       });
       for (const denom of ['ibc/FAKE', 'NANOKUDOS', 'kudos']) {
         coins = [{ denom, amount: '2000000000' }];
+        // Real coins of another denomination, as the chain shows them: borne out, and never paid.
         expect(await confirm(withDenom(denom, nano(2)))).toEqual({
           confirmed: false,
           reason: `the amount is in "${denom}", not "nanokudos"`,
+          memo: 'order 7',
         });
       }
+      // A notification in other letters than the chain's own coins: contradicted, not merely unpaid.
+      coins = [{ denom: 'nanokudos', amount: '2000000000' }];
+      expect(await confirm(withDenom('NANOKUDOS', nano(2)))).toEqual({
+        confirmed: false,
+        reason: 'the transfers on chain do not add up to the notified amount',
+        contradicted: true,
+        memo: 'order 7',
+      });
       // A test chain's denomination, named by the option.
       coins = [{ denom: 'utest', amount: '2000000000' }];
       const testChain = cosmosConfirmer({ restURL, wallet: shop, denom: 'utest' });

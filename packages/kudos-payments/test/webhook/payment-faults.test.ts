@@ -117,6 +117,7 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
       recoveredFromChain: 0,
       chainScanOk: true,
       chainScanError: null,
+      chainUndecided: 0,
     });
     const forged = await fetch(shop.server.url, {
       method: 'POST',

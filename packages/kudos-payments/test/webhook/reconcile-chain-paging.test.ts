@@ -131,6 +131,78 @@ async function node(behaviour: Parameters<typeof startTestChainNode>[1] = { pagi
 
 const credited = () => new Set(shop?.paid.map((p) => p.txHash)).size;
 
+describe('the public node read whole: exact stand-ins of the indexer and of the chain’s own software', () => {
+  /** Each order of `paid` credited exactly once. */
+  const onceEach = (paid: readonly TestTransfer[]) => {
+    const times = new Map<string, number>();
+    for (const p of shop?.paid ?? []) times.set(p.txHash, (times.get(p.txHash) ?? 0) + 1);
+    return paid.filter((p) => times.get(p.hash) === 1).length;
+  };
+
+  it('an indexer that counts only when asked: 250 lost payments credited once each in at most 8 searches, complete', async () => {
+    const n = await node({ paging: 'indexer' });
+    const { real } = await shopOn(n);
+    const paid = await real(250, 900);
+    n.transfers.push(...paid);
+    const result = await shop?.payments.reconcileChain();
+    expect(result).toMatchObject({ seen: 250, processed: 250, failed: 0, incomplete: false });
+    expect(onceEach(paid)).toBe(250);
+    // ceil(250 / 100) pages of the main spelling, one of the legacy: 4, within ceil(n/100) + 2 = 5.
+    expect(n.searches).toBe(4);
+    expect(n.asked.every((u) => u.searchParams.get('pagination.count_total') === 'true')).toBe(true);
+    expect(n.asked.every((u) => u.searchParams.get('pagination.limit') === '100')).toBe(true);
+    expect(await shop?.payments.status()).toMatchObject({ chainScanOk: true });
+  });
+
+  it('an indexer that never counts (totals "0" beside its rows): no contradiction, every payment credited', async () => {
+    const n = await node({ paging: 'indexer', total: () => '0' });
+    const { real } = await shopOn(n);
+    const paid = await real(250, 900);
+    n.transfers.push(...paid);
+    const result = await shop?.payments.reconcileChain();
+    expect(result).toMatchObject({ seen: 250, processed: 250, incomplete: false });
+    expect(onceEach(paid)).toBe(250);
+    expect(n.searches).toBeLessThanOrEqual(5); // 100, 100, 50 (short: the last), and the legacy spelling's
+  });
+
+  it('the chain’s own software with a window of whole pages (200): credited once each in at most 6 searches, no page past the last asked', async () => {
+    const n = await node({ paging: 'sdk' });
+    const { real } = await shopOn(n);
+    const paid = await real(200, 900);
+    n.transfers.push(...paid);
+    const result = await shop?.payments.reconcileChain();
+    expect(result).toMatchObject({ seen: 200, processed: 200, failed: 0, incomplete: false });
+    expect(onceEach(paid)).toBe(200);
+    expect(n.searches).toBeLessThanOrEqual(6);
+    expect(n.searches).toBe(3); // pages 1 and 2 of the main spelling (the total says that is all), 1 of the legacy
+  });
+
+  it('the same 250 on the chain’s own software: credited once each, complete', async () => {
+    const n = await node({ paging: 'sdk' });
+    const { real } = await shopOn(n);
+    const paid = await real(250, 900);
+    n.transfers.push(...paid);
+    expect(await shop?.payments.reconcileChain()).toMatchObject({
+      seen: 250,
+      processed: 250,
+      incomplete: false,
+    });
+    expect(onceEach(paid)).toBe(250);
+    expect(n.searches).toBe(4);
+  });
+
+  it('a real contradiction on a counting indexer is still stopped and named', async () => {
+    const n = await node({ paging: 'indexer', total: () => '7' });
+    const { real } = await shopOn(n);
+    n.transfers.push(...(await real(150, 900)));
+    const result = await shop?.payments.reconcileChain();
+    expect(result?.incomplete).toBe(true);
+    expect(result?.incompleteReason).toMatch(
+      /^total_contradicted: .*the node says 7 transactions match, and listed 100$/,
+    );
+  });
+});
+
 describe('a node taken on trust no more', () => {
   it('one that caps its pages at 50 but says 120: every transfer read, the 3 real payments credited', async () => {
     const n = await node({ paging: 'indexer', cap: 50 });
@@ -320,7 +392,10 @@ describe('payers named without stopping the scan', () => {
     }
     n.transfers.push(...transfers);
     const first = await shop.payments.reconcileChain();
-    expect(first).toMatchObject({ seen: 3, processed: 2, failed: 1, incomplete: false });
+    // The one it could not decide waits for the next run: this one is not complete.
+    expect(first).toMatchObject({ seen: 3, processed: 2, failed: 1, incomplete: true });
+    expect(first.incompleteReason).toMatch(/^undecided: /);
+    expect(await shop.payments.status()).toMatchObject({ chainScanOk: false, chainUndecided: 1 });
     expect(credited()).toBe(2); // the order for no one is credited, its payer unnamed
     expect(shop.paid.map((p) => p.payer).sort()).toEqual([null, 'shop-agent'].sort());
     expect(shop.errors.some((e) => /the payer could not be named/.test(e.message))).toBe(true);
