@@ -17,7 +17,7 @@ function body(i) {
       status: 'success',
       from: PAYER,
       fromId: 'payer',
-      shopUser: SHOP,
+      to: SHOP,
       toId: 'shop',
       remarks: 'order',
       type: 'cosmosTransfer',
