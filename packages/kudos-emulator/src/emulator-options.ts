@@ -162,10 +162,12 @@ export interface KudosEmulatorOptions {
   /** Which service to answer as: `2025` (default, this interface as it last worked) or `2026` (its routes removed). */
   generation?: EmulatorGeneration;
   /**
-   * How the chain's transaction search pages (docs/emulator.md#the-chain): `sdk` (default, the chain's
-   * own software, Cosmos SDK 0.46: `page` and `limit`, `pagination.*` ignored, a top-level `total`) or
-   * `indexer` (the service's indexer on the same path: `pagination.offset` and `pagination.limit`,
-   * `pagination.total`).
+   * Which program answers the chain's transaction search, rule for rule (docs/emulator.md#the-chain):
+   * `sdk` (default, the chain's own software, Cosmos SDK 0.46 with CometBFT 0.34: `page` and `limit`,
+   * `pagination.*` ignored, a top-level `total`, a page past the last and a bare value 500 code 2) or
+   * `indexer` (the service's indexer, most likely its public node: `pagination.offset` rounded to
+   * `pagination.limit`, 1 when absent; the totals "0" unless `pagination.count_total=true`; `next_key`;
+   * single quotes required, 400 `{"error"}`).
    */
   chainSearch?: ChainSearchMode;
   /** Webhook delivery: attempts in all (default 5), first retry delay (default 500 ms, doubling), per-attempt timeout (default 5000 ms). */

@@ -38,9 +38,9 @@ export const USAGE = `Usage: kudos-emulator [options]          start an emulator
   --generation YEAR     2025 (default: this interface as it last worked) or 2026 (the service now:
                         /tx/**, the chain proxy /cosmos/lcd/** and /cosmos/rpc/**, /users/id/ID and
                         /users/self answer Express's 404 page, as the service removed them)
-  --chain-search MODE   how the chain's transaction search pages: sdk (default: the chain's own
-                        software, page/limit and a top-level total) or indexer (pagination.offset,
-                        pagination.total)
+  --chain-search MODE   which program answers the chain's transaction search: sdk (default: the
+                        chain's own software, page/limit and a top-level total) or indexer (the
+                        service's public node: pagination.offset/limit, counts only when asked)
   --state FILE          load state from FILE at start and save every change to it
   --auto-login USER     sign USER in and accept at once on every authorization page (e2e tests)
   --admin-token TOKEN   the admin API (/_emulator/) then needs this token; without it, loopback only

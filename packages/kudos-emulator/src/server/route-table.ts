@@ -175,7 +175,7 @@ export const ROUTES = {
     method: 'GET',
     path: `${API_PREFIX}${KUDOS_CHAIN.lcd}${KUDOS_CHAIN.txsByEvent}`,
     base: 'baseURL',
-    what: "the chain's transaction search by event (`?events=transfer.recipient='ADDRESS'`, `pagination.offset`, `pagination.limit`, `order_by`)",
+    what: "the chain's transaction search by event (`?events=transfer.recipient='ADDRESS'`, `order_by`), paged as the chain's own software (`page`, `limit`) or the indexer (`pagination.offset`, `pagination.limit`, `pagination.count_total`) answers",
     operation: 'confirm',
   },
   chainTxLegacy: {
