@@ -146,6 +146,22 @@ describe('scanTransfers()', () => {
     expect(again.saved.at(-1)?.done).toBe(550);
   });
 
+  it('ten thousand waiting: the checkpoint keeps 200 hashes whatever their number, and the next run decides every one', async () => {
+    const node = reader(listing(10_000, 1));
+    let down = true;
+    const s = scan(node.read, { done: null, retry: [] }, () => (down ? ('retry' as never) : 'ok'));
+    expect(await s.run()).toMatchObject({ undecided: { count: 10_000 } });
+    const saved = s.saved.at(-1);
+    expect(saved).toMatchObject({ done: 0 });
+    expect(saved?.retry).toHaveLength(200);
+    expect(JSON.stringify(saved).length).toBeLessThan(20_000); // bounded: 200 hashes, not 10,000
+    down = false;
+    const again = scan(node.read, saved);
+    await again.run();
+    expect(new Set(again.decided).size).toBe(10_000);
+    expect(again.saved.at(-1)?.done).toBe(10_000);
+  });
+
   it('undecided transfers in the middle of the window: the checkpoint stops just below the oldest past the 200', async () => {
     const node = reader(listing(600, 1));
     // Heights 301 to 560 cannot be decided (260 of them): 200 kept by hash, 60 (301-360) held.
