@@ -380,14 +380,14 @@ describe('payment channels: notification, confirm, store (the emulator’s real 
     expect(recorder.of('store')[0]).toMatchObject({ method: 'claim', outcome: 'error', store: 'Object' });
   });
 
-  it('reconcile: a transaction fetched from the service, source reconcile, duplicate after the delivery', async () => {
+  it('reconcile: a transfer read from the chain, source reconcile, duplicate after the delivery', async () => {
     const hook = await setUp();
     const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
     await kudos.idle();
     await recorder.until('notification');
-    expect(await hook.reconcile({ baseURL: kudos.baseURL, txHash: tx.txHash })).toMatchObject({
-      duplicates: 1,
-    });
+    expect(
+      await hook.reconcileChain({ wallet: kudos.walletOf('bobby'), restURL: kudos.chainURL, since: 0 }),
+    ).toMatchObject({ duplicates: 1 });
     expect(recorder.of('notification')[1]).toMatchObject({
       source: 'reconcile',
       outcome: 'duplicate',

@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   cosmosConfirmer,
   KudosNotificationError,
-  kudosReceiver,
   parseKudosNotification,
 } from '../../packages/kudos-payments/src/index.js';
 import {
@@ -107,13 +106,6 @@ const USERS: Record<string, (base: string, limitMs?: number) => Promise<unknown>
     });
     return Promise.resolve(confirm(notification));
   },
-  'reconcile (a user’s history)': (base, limitMs = ROOMY_MS) =>
-    kudosReceiver({ secret: 'whsec-0123456789abcdef', onNotification: () => undefined }).reconcile({
-      baseURL: base,
-      user: 'alice',
-      accessToken: ACCESS_TOKEN,
-      timeoutMs: limitMs,
-    }),
 };
 
 /** The client's own error: the confirmer wraps it as its cause (confirmation_unavailable, 503). */

@@ -81,7 +81,6 @@ export {
   type KudosPaymentException,
   type KudosPayments,
   type KudosPaymentsOptions,
-  type KudosPaymentsReconcile,
   type KudosPaymentsReconcileChain,
   kudosPayments,
 } from './payments/payments.js';
@@ -100,14 +99,7 @@ export {
   type KudosReceiverAnswerBody,
   kudosReceiver,
 } from './receiver.js';
-export type {
-  KudosReconcileArgs,
-  KudosReconcileClient,
-  KudosReconcileHistory,
-  KudosReconcileResult,
-  KudosReconcileTransaction,
-  KudosReconcileWithClient,
-} from './recovery/reconcile.js';
+export type { KudosReconcileResult } from './recovery/reconcile.js';
 export type { KudosReconcileChain } from './recovery/reconcile-chain.js';
 export type { KudosRedriveResult } from './recovery/recovery.js';
 export type { KudosReceiverStatus } from './recovery/status.js';

@@ -24,7 +24,7 @@ export interface KudosReceiverOptions {
   /**
    * The application's handler; may be async. Throwing or rejecting answers 500 and releases the key
    * (the notification stays kept for `redrive()`). `req` is the delivery's request, undefined when
-   * `redrive()` or `reconcile()` runs it. Make it idempotent by `txHash`: processing is at least once.
+   * `redrive()` or `reconcileChain()` runs it. Make it idempotent by `txHash`: processing is at least once.
    */
   onNotification: KudosNotificationHandler;
   /**
@@ -56,7 +56,7 @@ export interface KudosReceiverOptions {
   bodyTimeoutMs?: number;
   /**
    * Clock in epoch milliseconds that every time of the receiver reads (a notification's arrival,
-   * `status()`, how old a record `reconcile()` processes); default `Date.now` (tests).
+   * `status()`, how old a transfer `reconcileChain()` processes); default `Date.now` (tests).
    */
   now?: () => number;
   /** Accept only this `tx.amount.denom` (422 `unexpected_denom` otherwise). */

@@ -12,7 +12,7 @@ import type { KudosNotification } from './core/types.js';
 import { type KudosReceiverOptions, type ResolvedReceiver, resolveReceiverOptions } from './options.js';
 import { ChainReconciler } from './recovery/chain-runs.js';
 import { PayerIds } from './recovery/payer-ids.js';
-import { type KudosReconcileArgs, type KudosReconcileResult, reconcile } from './recovery/reconcile.js';
+import type { KudosReconcileResult } from './recovery/reconcile.js';
 import {
   type ChainLookup,
   type ChainPlan,
@@ -85,11 +85,6 @@ export interface KudosReceiver {
    */
   redrive(): Promise<KudosRedriveResult>;
   /**
-   * Fetches transaction records from the service (one by hash, or a user's since a time) and
-   * processes each like a delivery, under the same keys: for what never arrived.
-   */
-  reconcile(args: KudosReconcileArgs): Promise<KudosReconcileResult>;
-  /**
    * Reads the chain's transfers to `wallet` (the shop's wallet, both spellings) since a time and
    * processes each like a delivery, under the same keys: what never arrived, found with the chain
    * alone (no token, no service history). Run it on a schedule.
@@ -103,21 +98,10 @@ export interface KudosReceiver {
 }
 
 /** The recovery half of a receiver, defined once for every adapter (and kudosPayments()). */
-export type KudosRecovery = Pick<
-  KudosReceiver,
-  'unprocessed' | 'redrive' | 'reconcile' | 'reconcileChain' | 'status'
->;
+export type KudosRecovery = Pick<KudosReceiver, 'unprocessed' | 'redrive' | 'reconcileChain' | 'status'>;
 
 /** What adapters need of a receiver beyond its public face. @internal */
 export interface ReceiverInternals extends KudosReceiver {
-  /**
-   * `reconcile()`, feeding a transaction fetched by hash only when `concerns` says it is the shop's
-   * (kudosPayments() knows its wallet, user and agent): anyone may pick a hash.
-   */
-  reconcileConcerning(
-    args: KudosReconcileArgs,
-    concerns: (record: unknown) => boolean,
-  ): Promise<KudosReconcileResult>;
   /**
    * One transaction by hash from the chain alone (the return page's lookup), fed only when `concerns`
    * says it is the shop's: see `reconcileChainTx()`.
@@ -244,7 +228,7 @@ function refusal(error: KudosRefusal): KudosReceiverAnswer {
 
 /**
  * What a receiver recovers with and reports, the same for every adapter: the notifications it kept,
- * their redrive, the reconcile of the shop's history, and its health (`lastNotificationAt`: when a
+ * their redrive, the reconcile from the chain, and its health (`lastNotificationAt`: when a
  * notification that passed the secret check last arrived).
  */
 function recoveryOf(
@@ -257,7 +241,6 @@ function recoveryOf(
   return {
     unprocessed: () => listUnprocessed(store, settings.report),
     redrive: () => redrive(settings),
-    reconcile: (args) => reconcile(settings, args),
     reconcileChain: (args) => reconcileChain(settings, args, chainRuns),
     // A record the store cannot read is told by unprocessed() and redrive(), not at every health poll.
     status: () =>
@@ -344,7 +327,6 @@ export function createReceiver(resolved: ResolvedReceiver): ReceiverInternals {
     secrets,
     maxBodyBytes,
     store,
-    reconcileConcerning: (args, concerns) => reconcile(settings, args, concerns),
     reconcileChainHash: (hash, read, concerns) =>
       reconcileChainTx(settings, read, hash, payers, concerns).then(
         (result) => {
@@ -392,7 +374,6 @@ export function withRecovery<H extends object>(
     receiver,
     unprocessed: receiver.unprocessed,
     redrive: receiver.redrive,
-    reconcile: receiver.reconcile,
     reconcileChain: receiver.reconcileChain,
     status: receiver.status,
   });

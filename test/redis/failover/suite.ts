@@ -103,7 +103,7 @@ export function failoverSuite(name: string, start: () => Promise<Topology>): voi
     });
 
     it.each(['node-redis', 'ioredis'] as RedisLibrary[])(
-      '%s: every payment processed exactly once after the failover, a redrive() and reconcile()',
+      '%s: every payment processed exactly once after the failover, a redrive() and reconcileChain()',
       async (library) => {
         topology = await start();
         redis = await connectRedis(library, topology.place);
@@ -128,7 +128,7 @@ export function failoverSuite(name: string, start: () => Promise<Topology>): voi
           paymentDelayMs: 5,
           // The sender's schedule (500 ms, doubling) with 7 attempts: about 30 s of retries, longer
           // than a failover takes on a loaded CI machine. Past the sender's last attempt, a payment
-          // whose claim could not be stored is for reconcile() (the README's fault table).
+          // whose claim could not be stored is for reconcileChain() (the README's fault table).
           webhook: { attempts: 7 },
         });
         const hashes: string[] = [];
@@ -162,15 +162,16 @@ export function failoverSuite(name: string, start: () => Promise<Topology>): voi
           .toBe(true);
         // What the sender gave up on (a failover longer than its retries, a key still held by a claim
         // whose answer was lost), or what the dead master acknowledged and never sent to its replica
-        // (a kept record), is for reconcile() on a schedule, as the fault table of docs/payments.md
-        // says: by hash, it processes each payment still missing once (a held key once its lease
-        // ended) and finds the others done. Here every second, for at most 15 s.
+        // (a kept record), is for reconcileChain() on a schedule, as the fault table of docs/payments.md
+        // says: from the chain, it processes each payment still missing once (a held key once its
+        // lease ended) and finds the others done. Here every second, for at most 15 s.
         const missing = () => hashes.filter((h) => (handled.get(h) ?? 0) === 0);
+        const chain = { wallet: kudos.walletOf('bobby'), restURL: kudos.chainURL, since: 0 };
         for (const deadline = Date.now() + 15_000; missing().length > 0 && Date.now() < deadline; ) {
-          for (const txHash of missing()) await hook.reconcile({ baseURL: kudos.baseURL, txHash });
+          await hook.reconcileChain(chain).catch(() => undefined); // a store still failing over: the next one
           if (missing().length > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
         }
-        for (const txHash of hashes) await hook.reconcile({ baseURL: kudos.baseURL, txHash }); // all done: duplicates
+        await hook.reconcileChain(chain); // all done: duplicates
         // The failover was felt: some delivery was answered 503 (or 409) and delivered again, the
         // receiver was told of the store's failure, or the client reported the lost master. (A client
         // that queues its commands through a short failover, as ioredis's Cluster does, may hide it

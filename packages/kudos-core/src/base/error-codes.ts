@@ -297,7 +297,7 @@ export const KUDOS_ERROR_CODES = [
     status: 502,
     error: 'KudosApiError',
     meaning:
-      'a lookup of the service or of the chain answered 404 that is not its documented "not found" (an HTML page: a removed route, as the service removed `/tx/**` and its chain proxy in 2026); the message names the URL. `reconcile()` rejects with it: reconcile from the chain (`reconcileChain()`, with `restURL` at a chain node) instead',
+      'a lookup of the service or of the chain answered 404 that is not its documented "not found" (an HTML page: a removed route, as the service removed `/tx/**` and its chain proxy in 2026); the message names the URL. `reconcileChain()` by `baseURL` rejects with it: set `restURL` to a chain node\'s REST interface',
   },
   {
     code: 'response_too_large',

@@ -54,7 +54,7 @@ export interface KudosApiCallMessage extends Outcome<'success' | 'error'> {
   statusCode?: number;
 }
 
-/** Where a notification came from: a delivery, `redrive()` or `reconcile()` (also through `check()`). */
+/** Where a notification came from: a delivery, `redrive()` or `reconcileChain()` (also through `check()`). */
 export type KudosNotificationPath = 'notification' | 'redrive' | 'reconcile';
 
 /** `passport-kudos:notification`: one notification, from its arrival to the receiver's answer. */

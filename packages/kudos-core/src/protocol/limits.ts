@@ -3,7 +3,7 @@ export const ACCESS_TOKEN_LIFETIME_S = 3600;
 
 /**
  * Default time limit of one request to the service (answer and body), in milliseconds: the token
- * endpoint, the API and `reconcile()` alike. The service states none; one default for all, so that a
+ * endpoint, the API and the chain's reads alike. The service states none; one default for all, so that a
  * `timeout` option means the same thing wherever it is given.
  */
 export const DEFAULT_TIMEOUT_MS = 10_000;

@@ -16,7 +16,7 @@ import type { KudosRefusal } from './errors.js';
 // operation per notification, whichever path brought it, and one `passport-kudos:store` operation
 // per call to the dedupe store.
 
-/** Runs one notification (a delivery, or one of `redrive()` and `reconcile()`) as a traced operation. */
+/** Runs one notification (a delivery, or one of `redrive()` and `reconcileChain()`) as a traced operation. */
 export function observeNotification<T>(
   source: KudosNotificationPath,
   run: (message: KudosNotificationMessage | undefined) => Promise<T>,

@@ -9,7 +9,7 @@ import { parseSanitized, sanitize } from './parse.js';
 import { asHandlerError, type ProcessOutcome, processOnce } from './process-once.js';
 import type { KudosNotification, KudosNotificationSource } from './types.js';
 
-/** The app's handler: a delivery's request, or undefined for `redrive()` and `reconcile()`. */
+/** The app's handler: a delivery's request, or undefined for `redrive()` and `reconcileChain()`. */
 export type KudosNotificationHandler = (
   notification: KudosNotification,
   req: WebhookRequest | undefined,
@@ -105,7 +105,7 @@ async function applyConfirmation(notification: KudosNotification, confirm: Kudos
 
 /**
  * The one way a notification is processed, whether a delivery brought it, `redrive()` runs it again
- * or `reconcile()` fetched it: validate, then once per key (`txHash:status`) confirm and call the
+ * or `reconcileChain()` read it from the chain: validate, then once per key (`txHash:status`) confirm and call the
  * handler, keeping it in the store until that succeeded.
  */
 export async function runNotification(

@@ -51,7 +51,7 @@ export interface KudosConfirmation {
   contradicted?: boolean;
 }
 
-/** Where a notification came from: a delivery of the service, or the receiver's own lookup (`reconcile()`). */
+/** Where a notification came from: a delivery of the service, or the receiver's own lookup on the chain (`reconcileChain()`, a return page's `check()`). */
 export type KudosNotificationSource = 'webhook' | 'reconcile';
 
 /** A validated, normalized payment notification. */
@@ -60,7 +60,7 @@ export interface KudosNotification {
   key: string;
   /**
    * `webhook` for a delivery (also when `redrive()` runs it again), `reconcile` for a record that
-   * `reconcile()` fetched from the service; a reconciled one has no metadata (`metadata.raw` is empty).
+   * `reconcileChain()` or a return page read from the chain; a reconciled one has no metadata (`metadata.raw` is empty).
    */
   source: KudosNotificationSource;
   tx: KudosTransaction;

@@ -2,12 +2,7 @@ import type { KudosWebhookHandler } from '../adapters/node.js';
 import type { KudosDedupeStore, KudosUnprocessedNotification } from '../core/dedupe.js';
 import type { KudosNotificationSource } from '../core/types.js';
 import type { KudosReceiverOptions } from '../options.js';
-import type {
-  KudosReconcileHistory,
-  KudosReconcileResult,
-  KudosReconcileTransaction,
-  KudosReconcileWithClient,
-} from '../recovery/reconcile.js';
+import type { KudosReconcileResult } from '../recovery/reconcile.js';
 import type { KudosRedriveResult } from '../recovery/recovery.js';
 import type { KudosReceiverStatus } from '../recovery/status.js';
 import type { KudosOrderStore } from './order-store.js';
@@ -64,9 +59,9 @@ export interface KudosPaymentsOptions {
   dedupeTtlMs?: number;
   /**
    * How long an exception waits for `acknowledge()` after it was decided, in milliseconds; default
-   * 30 days. Until then it is listed by `unprocessed()` and counted by `status()` (each one says when
+   * 30 days. Until then it is listed by `exceptions()` and counted by `status()` (each one says when
    * it goes: `keptUntil`); past it the record expires (the payment stays on the chain, where a
-   * `reconcile()` of the shop's history decides and tells it again). `null` keeps every exception until
+   * `reconcileChain()` whose window reaches it decides and tells it again). `null` keeps every exception until
    * acknowledged: the store then grows with every stranger's payment.
    */
   exceptionTtlMs?: number | null;
@@ -175,12 +170,6 @@ export interface KudosPaymentCheck {
   order?: KudosOrder;
 }
 
-/** `reconcile()` of the payments API: the `baseURL` is the option's. */
-export type KudosPaymentsReconcile =
-  | Omit<KudosReconcileTransaction, 'baseURL'>
-  | Omit<KudosReconcileHistory, 'baseURL'>
-  | KudosReconcileWithClient;
-
 /** `reconcileChain()` of the payments API: the chain, the shop's wallet and the denomination are the options'. */
 export interface KudosPaymentsReconcileChain {
   /**
@@ -230,14 +219,12 @@ export interface KudosPayments {
    * rule), and the store must answer for the orders as well.
    */
   status(): Promise<KudosReceiverStatus>;
-  /** Fetches what never arrived from the service (by hash, or a user's history) and decides it. */
-  reconcile(args: KudosPaymentsReconcile): Promise<KudosReconcileResult>;
   /**
    * The way back that needs only the chain: reads the chain's transfers to `wallet` (both spellings)
    * since a time (`restURL`, or `{baseURL}/cosmos/lcd`) and decides each as a notification would: the
    * memo names the order, the chain shows what reached the shop, under the same key, so a second run
-   * or a late notification credits nothing twice. Finds what the service's history never lists (a
-   * payment with an agent fee) and what no notification brought. Run it on a schedule (every minute).
+   * or a late notification credits nothing twice. Finds what no notification brought, a payment with
+   * an agent fee too. Run it on a schedule (every minute).
    */
   reconcileChain(args?: KudosPaymentsReconcileChain): Promise<KudosReconcileResult>;
 }

@@ -1,5 +1,5 @@
 // Whether a transaction is the shop's business at all. Anyone may hand the return page (or
-// reconcile()) a hash; a transaction that pays none of the shop's wallets and names neither its user
+// reconcileChain()) a hash; a transaction that pays none of the shop's wallets and names neither its user
 // nor its agent among the wallets is not looked at further: no claim, no kept record, no write.
 import { isRecord } from 'kudos-core';
 import { accountKey } from 'kudos-core/chain';

@@ -21,7 +21,7 @@ type Naming = { reference: string } | { problem: KudosPaymentProblem; reference:
  * The order a payment names: the reference in its memo, which every path sees (the chain records
  * it), so that every path decides alike. The `state` of an authenticated notification is what the
  * payer's browser posted: only a cross-check, which must agree. A memo with no reference names no
- * order (`no_order`, whatever a state says: the return page and `reconcile()` see no state); a memo
+ * order (`no_order`, whatever a state says: the return page and `reconcileChain()` see no state); a memo
  * with several references, or a state that contradicts the memo, is an edited link:
  * `order_conflict`, credited to neither.
  */

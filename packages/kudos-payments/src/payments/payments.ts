@@ -22,7 +22,6 @@ export type {
   KudosPaymentException,
   KudosPayments,
   KudosPaymentsOptions,
-  KudosPaymentsReconcile,
   KudosPaymentsReconcileChain,
 } from './api.js';
 
@@ -41,13 +40,13 @@ async function decidedAlike(ledger: Ledger, record: Record<string, unknown>): Pr
  * an authenticated notification, which must agree), and, for an order made for a user, that user
  * paid it. Built on the receiver (`kudosReceiver()`), with the Node and Fetch adapters around it
  * (`webhook`, `fetch`): its dedupe store makes each transaction decided once, and its `redrive()`
- * and `reconcile()` bring what failed or never arrived.
+ * and `reconcileChain()` bring what failed or never arrived.
  *
  * @see docs/payments.md
  */
 export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
   const settings = paymentsSettings(options);
-  const { baseURL, timeoutMs, now } = settings;
+  const { now } = settings;
   const ledger = new Ledger(settings.orders ?? new MemoryOrderStore({ now }), settings, now);
   // The chain as the return page and reconcileChain() read it: a payer the service cannot name now
   // matters only for an order made for a user.
@@ -97,7 +96,6 @@ export function kudosPayments(options: KudosPaymentsOptions): KudosPayments {
     exceptions: () => upkeep.exceptions(),
     acknowledge: (txHash) => upkeep.acknowledge(txHash),
     redrive: () => upkeep.redrive(),
-    reconcile: (args) => receiver.reconcileConcerning({ baseURL, timeoutMs, ...args }, concerns),
     reconcileChain: (args) => receiver.reconcileChainPlan(chain, args?.since),
     status: () => upkeep.status(),
   };

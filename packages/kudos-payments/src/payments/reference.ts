@@ -4,7 +4,7 @@ import { MAX_MEMO_BYTES, MAX_REMARKS } from 'kudos-core/chain';
 /**
  * An order's reference: `ko` and 32 lower-case hex characters (128 random bits), unguessable. It is
  * the widget link's `state` and is written into its memo (`remarks`), which the chain records with
- * the transaction: a transaction found later by its hash (`reconcile()`, a return page) still names
+ * the transaction: a transaction found later on the chain (`reconcileChain()`, a return page) still names
  * its order.
  */
 const REFERENCE = /^ko[0-9a-f]{32}$/;

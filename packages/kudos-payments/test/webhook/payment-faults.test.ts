@@ -2,10 +2,8 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { type KudosEmulator, type KudosEmulatorOptions, startKudosEmulator } from 'kudos-emulator';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKudosClient, KudosStrategy, MemoryTokenStore } from '../../../../src/index.js';
 import { PAYMENT_USERS } from '../../../../test/helpers/emulator-user.js';
 import { type Listening, listenLocal } from '../../../../test/helpers/listen.js';
-import { SHOP_CLIENT, shopSignIn } from '../../../../test/helpers/shop-client.js';
 import { deliver } from '../../../../test/helpers/webhook-app.js';
 import {
   cosmosConfirmer,
@@ -21,16 +19,6 @@ import {
 // receiver loses no payment whatever single fault happens.
 
 const SHOP_SECRET = 'payment-faults-shop-secret';
-
-/** What reconcile() answers when each of `count` records was processed now. */
-const allProcessed = (count: number) => ({
-  seen: count,
-  processed: count,
-  duplicates: 0,
-  failed: 0,
-  stale: 0,
-  incomplete: false,
-});
 
 /** A receiver whose handler the test switches between working, failing and hanging. */
 class Shop {
@@ -269,21 +257,19 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     expect(await shop.hook.unprocessed()).toEqual([]);
   });
 
-  it('a notification that never arrives: reconcile({ baseURL, txHash }) processes it once, under the same key', async () => {
+  it('a notification that never arrives: reconcileChain() processes it once, under the same key', async () => {
     await setUp();
     kudos.setWebhook('shop-agent', undefined); // the webhook is lost: nothing is delivered
     const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '2', via: 'shop-agent', fee: '0.5' });
     await kudos.idle();
     expect(kudos.deliveries).toHaveLength(0);
-    // Given in lower case: the service finds only the hash as recorded, so reconcile() upper-cases it.
-    expect(await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: tx.txHash.toLowerCase() })).toEqual(
-      allProcessed(1),
-    );
+    const chain = { wallet: kudos.walletOf('bobby'), restURL: kudos.chainURL };
+    expect(await shop.hook.reconcileChain(chain)).toMatchObject({ processed: 1, duplicates: 0, failed: 0 });
     const [reconciled] = shop.handled.get(`${tx.txHash}:success`) ?? [];
     expect(reconciled?.source).toBe('reconcile');
     expect(reconciled?.metadata).toEqual({ raw: {} });
     expect(reconciled?.tx.amount.value).toBe(2_500_000_000n);
-    expect(await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: tx.txHash })).toMatchObject({
+    expect(await shop.hook.reconcileChain({ ...chain, since: 0 })).toMatchObject({
       processed: 0,
       duplicates: 1,
     });
@@ -291,215 +277,31 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     kudos.setWebhook('shop-agent', shop.url);
     const second = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
     await kudos.idle();
-    await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: second.txHash });
+    await shop.hook.reconcileChain(chain);
     expect([shop.times(tx.txHash), shop.times(second.txHash)]).toEqual([1, 1]);
-    // An unknown hash: the service's 404 `Not Found` (text/plain) is read by its status.
-    expect((await fetch(`${kudos.baseURL}/tx/id/${'A'.repeat(64)}`)).headers.get('content-type')).toMatch(
-      /^text\/plain/,
-    );
-    expect(await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: 'A'.repeat(64) })).toEqual(
-      allProcessed(0),
-    );
   });
 
-  /** `count` payments to bobby that no notification brought (a second apart), and bobby signed in with `read`. */
-  async function historyOfBobby(count: number) {
-    await setUp({}, { clients: [{ ...SHOP_CLIENT, defaultScopes: ['profile', 'read'] }] });
-    kudos.setWebhook('shop-agent', undefined);
-    const hashes: string[] = [];
-    for (let i = 0; i < count; i++) {
-      hashes.push(kudos.pay({ from: 'alice', to: 'bobby', amount: String(i + 1) }).txHash);
-      kudos.advanceClock(1000);
-    }
-    await kudos.idle();
-    return { hashes, bobby: await shopSignIn(kudos, {}, undefined, 'bobby') };
-  }
-
-  it("reconcile({ baseURL, user, accessToken, since }) pages through the user's history with a read token", async () => {
-    const { hashes, bobby } = await historyOfBobby(13);
-    const since = kudos.now() - 60_000;
-    const history = { baseURL: kudos.baseURL, user: 'bobby', accessToken: bobby.access_token, since };
-    const result = await shop.hook.reconcile(history);
-    expect(result).toEqual(allProcessed(13));
-    expect(hashes.every((h) => shop.times(h) === 1)).toBe(true);
-    const again = await shop.hook.reconcile(history); // the same records again: all duplicates
-    expect(again).toEqual({ seen: 13, processed: 0, duplicates: 13, failed: 0, stale: 0, incomplete: false });
-    await expect(
-      shop.hook.reconcile({ baseURL: kudos.baseURL, user: 'alice', accessToken: bobby.access_token, since }),
-    ).rejects.toMatchObject({ name: 'KudosApiError', code: 'LOGIN_NEEDED', httpStatus: 401 });
-  });
-
-  it('reconcile({ client, userId }) pages through the API client: an access token that expired is refreshed first', async () => {
-    const { hashes, bobby } = await historyOfBobby(12);
-    const strategy = new KudosStrategy(
-      {
-        clientID: SHOP_CLIENT.clientID,
-        clientSecret: SHOP_CLIENT.clientSecret,
-        callbackURL: SHOP_CLIENT.redirectURIs[0] as string,
-        authURL: kudos.authURL,
-        baseURL: kudos.baseURL,
-      },
-      () => undefined,
-    );
-    const tokens = new MemoryTokenStore();
-    // The app's own key for the user; the Kudos user is the token set's.
-    await tokens.set('shop-user-7', {
-      accessToken: bobby.access_token,
-      refreshToken: bobby.refresh_token,
-      user: 'bobby',
-      expiresAt: Date.now() - 1000,
-      scope: ['profile', 'read'],
-    });
-    const client = createKudosClient({ strategy, tokens });
-    const since = kudos.now() - 60_000;
-    const result = await shop.hook.reconcile({ client, userId: 'shop-user-7', since });
-    expect(result).toEqual(allProcessed(12));
-    expect(hashes.every((h) => shop.times(h) === 1)).toBe(true);
-    expect((await tokens.get('shop-user-7'))?.accessToken).not.toBe(bobby.access_token);
-    await expect(shop.hook.reconcile({ client, userId: 'nobody', since })).rejects.toMatchObject({
-      name: 'KudosTokenError',
-      code: 'reauth_required',
-    });
-    await expect(shop.hook.reconcile({ client: {} as never, userId: 'shop-user-7' })).rejects.toThrow(
-      /"client" must be the API client of createKudosClient/,
-    );
-  });
-
-  // Whoever picks the hash (a return page's tx_hash is anyone's to edit) must not steer reconcile().
-  it('reconcile() of hashes an attacker picks credits nothing, and never evicts what the service delivered', async () => {
-    const store = new MemoryDedupeStore({ maxEntries: 50 });
-    shop = await new Shop().start({ store });
-    kudos = await startKudosEmulator({
-      users: [...PAYMENT_USERS, { id: 'mallory', password: 'pw' }, { id: 'passer-by', password: 'pw' }],
-      agents: [{ id: 'shop-agent' }],
-      paymentDelayMs: 5,
-    });
-    await shop.server.close();
-    shop = await new Shop().start({
-      store,
-      confirm: cosmosConfirmer({ baseURL: kudos.baseURL, wallet: kudos.walletOf('bobby') }),
-    });
-    kudos.setWebhook('shop-agent', shop.url);
-    const real = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
-    await kudos.idle();
-    expect(shop.times(real.txHash)).toBe(1);
-    // 60 public transactions that pay someone else, fed to reconcile() as a return page would.
-    const foreign = Array.from({ length: 60 }, () =>
-      kudos.pay({ from: 'mallory', to: 'passer-by', amount: '5' }),
-    );
-    await kudos.idle();
-    for (const tx of foreign) {
-      const result = await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: tx.txHash });
-      expect(result.seen).toBe(1);
-    }
-    const credited = foreign.flatMap((tx) => shop.handled.get(`${tx.txHash}:success`) ?? []);
-    expect(credited.filter((n) => n.paid || n.received > 0n)).toEqual([]);
-    expect(await shop.hook.unprocessed()).toEqual([]); // nothing of theirs kept either
-    // The real payment, delivered again: still a duplicate, credited once.
-    const first = kudos.deliveries.find((d) => d.txHash === real.txHash && d.txStatus === 'success');
-    kudos.resend(first?.id ?? -1);
-    await kudos.idle();
-    expect(kudos.deliveries.at(-1)?.responseStatus).toBe(200);
-    expect(shop.times(real.txHash)).toBe(1);
-    const paidToShop = [...shop.handled.values()].flat().filter((n) => n.paid);
-    expect(paidToShop.map((n) => [n.tx.txHash, n.received])).toEqual([[real.txHash, 1_000_000_000n]]);
-  });
-
-  it('reconcile() does not process a record older than the dedupe TTL: answered as stale', async () => {
+  it('reconcileChain() does not process a transfer older than the dedupe TTL: answered as stale', async () => {
     await setUp({ dedupeTtlMs: 250 });
     const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
     await kudos.idle();
     expect(shop.times(tx.txHash)).toBe(1);
     // At least the TTL later (a wait with no deadline: a slow machine only waits longer).
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    const result = await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: tx.txHash });
-    expect(result).toEqual({ seen: 1, processed: 0, duplicates: 0, failed: 0, stale: 1, incomplete: false });
+    await new Promise((resolve) => setTimeout(resolve, 1400));
+    const result = await shop.hook.reconcileChain({
+      wallet: kudos.walletOf('bobby'),
+      restURL: kudos.chainURL,
+      since: 0,
+    });
+    expect(result).toMatchObject({
+      seen: 1,
+      processed: 0,
+      duplicates: 0,
+      failed: 0,
+      stale: 1,
+      incomplete: false,
+    });
     expect(shop.times(tx.txHash)).toBe(1); // not run again with paid: true
-  });
-
-  it('history reconcile skips what is older than since, and reads a time that spans two pages once', async () => {
-    await setUp({}, { clients: [{ ...SHOP_CLIENT, defaultScopes: ['profile', 'read'] }] });
-    kudos.setWebhook('shop-agent', undefined);
-    const old = Array.from({ length: 3 }, () => {
-      kudos.advanceClock(1000);
-      return kudos.pay({ from: 'alice', to: 'bobby', amount: '1' }).txHash;
-    });
-    kudos.advanceClock(60_000);
-    const since = kudos.now();
-    // 8 payments in one millisecond of the emulator's clock, then 4 later ones: the first page (newest
-    // first) holds the 4 and 6 of the 8; the next starts at that time again, the 6 are skipped.
-    let same: string[] = [];
-    let sinceBatch = since;
-    for (let attempt = 0; attempt < 50 && same.length === 0; attempt++) {
-      const batch = Array.from({ length: 8 }, () => kudos.pay({ from: 'alice', to: 'bobby', amount: '1' }));
-      if (batch.every((tx) => tx.ts === batch[0]?.ts)) {
-        same = batch.map((tx) => tx.txHash);
-        sinceBatch = batch[0]?.ts ?? since;
-      } else for (const tx of batch) old.push(tx.txHash); // a batch split by a tick: before since
-      kudos.advanceClock(1000);
-    }
-    expect(same).toHaveLength(8);
-    const later = Array.from({ length: 4 }, () => {
-      kudos.advanceClock(1000);
-      return kudos.pay({ from: 'alice', to: 'bobby', amount: '1' }).txHash;
-    });
-    await kudos.idle();
-    const bobby = await shopSignIn(kudos, {}, undefined, 'bobby');
-    const result = await shop.hook.reconcile({
-      baseURL: kudos.baseURL,
-      user: 'bobby',
-      accessToken: bobby.access_token,
-      since: sinceBatch,
-    });
-    expect(result).toEqual(allProcessed(12));
-    expect([...same, ...later].map((h) => shop.times(h))).toEqual(Array(12).fill(1));
-    expect(old.map((h) => shop.times(h))).toEqual(old.map(() => 0)); // before since: not read
-  });
-
-  it('history reconcile refuses an answer that is not a list (invalid_response, 502); a 404 is a route that is gone (endpoint_gone)', async () => {
-    await setUp();
-    let answer: { status: number; body: string } = { status: 200, body: '{"records":[]}' };
-    const fake = await listenLocal(
-      http.createServer((_req, res) => {
-        res.writeHead(answer.status, { 'content-type': 'application/json' });
-        res.end(answer.body);
-      }),
-    );
-    try {
-      const history = { baseURL: fake.url, user: 'bobby', accessToken: 'a-read-token' };
-      await expect(shop.hook.reconcile(history)).rejects.toMatchObject({
-        code: 'invalid_response',
-        status: 502,
-        message: 'Kudos API answered a transaction history that is not a list',
-      });
-      // The service's history never answered 404 (a user with nothing got []): only a removed route does.
-      answer = { status: 404, body: '{}' };
-      await expect(shop.hook.reconcile(history)).rejects.toMatchObject({
-        code: 'endpoint_gone',
-        status: 502,
-        message: expect.stringContaining(`${fake.url}/tx/history/user/bobby answered 404`),
-      });
-    } finally {
-      await fake.close();
-    }
-  });
-
-  it('reconcile by hash checks the hash (invalid_tx_hash naming txHash) and takes it in either case', async () => {
-    await setUp();
-    kudos.setWebhook('shop-agent', undefined);
-    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
-    await kudos.idle();
-    for (const txHash of ['xyz', 'A'.repeat(63), `${'A'.repeat(63)}G`, 42]) {
-      await expect(
-        shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: txHash as string }),
-      ).rejects.toMatchObject({
-        code: 'invalid_tx_hash',
-        path: 'txHash',
-      });
-    }
-    const lower = await shop.hook.reconcile({ baseURL: kudos.baseURL, txHash: tx.txHash.toLowerCase() });
-    expect(lower).toMatchObject({ seen: 1, processed: 1 });
-    expect(shop.times(tx.txHash)).toBe(1); // under the same key as a delivery of it
   });
 
   it('redrive() leaves a kept notification another delivery holds: not failed, still remaining, told in_progress', async () => {
@@ -527,31 +329,6 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     expect(told).toEqual(['in_progress']);
     holding = false;
     expect(await shop.hook.redrive()).toEqual({ processed: 1, failed: 0, remaining: 0 });
-  });
-
-  it('history reconcile says when it could not page past 10 records of one time (incomplete, incompleteAt)', async () => {
-    await setUp({}, { clients: [{ ...SHOP_CLIENT, defaultScopes: ['profile', 'read'] }] });
-    kudos.setWebhook('shop-agent', undefined);
-    // 15 payments in one millisecond of the emulator's clock (tried again in the rare case the clock
-    // ticked in the middle of the loop).
-    let same: { txHash: string; ts: number }[] = [];
-    for (let attempt = 0; attempt < 50 && same.length === 0; attempt++) {
-      const batch = Array.from({ length: 15 }, () => kudos.pay({ from: 'alice', to: 'bobby', amount: '1' }));
-      if (batch.every((tx) => tx.ts === batch[0]?.ts)) same = batch;
-      kudos.advanceClock(10_000);
-    }
-    expect(same).toHaveLength(15);
-    kudos.advanceClock(10_000);
-    await kudos.idle();
-    const bobby = await shopSignIn(kudos, {}, undefined, 'bobby');
-    const since = (same[0]?.ts ?? 0) - 1;
-    const result = await shop.hook.reconcile({
-      baseURL: kudos.baseURL,
-      user: 'bobby',
-      accessToken: bobby.access_token,
-      since,
-    });
-    expect(result).toMatchObject({ seen: 10, processed: 10, incomplete: true, incompleteAt: same[0]?.ts });
   });
 
   it('a flood of forged notifications never evicts a real one: no payment is credited twice', async () => {
