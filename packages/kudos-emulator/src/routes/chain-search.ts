@@ -33,7 +33,7 @@ function quoted(written: string): string | undefined {
   return /^'[^']*'$/.test(written) ? written.slice(1, -1) : undefined;
 }
 
-/** The transactions in a block, oldest first, each with its row number (its place in that order, from 1). */
+/** The transactions in a block, oldest first: the indexer's rows, numbered from 1 in this order. */
 function included(state: EmulatorState): EmulatorTransaction[] {
   return [...state.transactions.values()]
     .filter((tx) => tx.height !== undefined)

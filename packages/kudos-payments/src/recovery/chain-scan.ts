@@ -101,7 +101,7 @@ class Scan {
       this.retry.push(hash);
       return;
     }
-    const lowest = height === undefined ? null : height;
+    const lowest = height ?? null;
     const o = this.overflow;
     if (!o) this.overflow = { count: 1, lowest, first: hash };
     else {
