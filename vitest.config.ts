@@ -100,6 +100,9 @@ export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // expect.poll() waits for what another process, a timer or a browser does: 1 s (vitest's default)
+    // is too short beside other jobs on a 2-core machine; each project's bound stays below its tests'.
+    expect: { poll: { timeout: 10_000 } },
     // Every file ends the processes it started, whatever cut a hook short (test/helpers/children.ts).
     setupFiles: ['test/setup/end-children.ts'],
     // Most files wait, not compute (servers, retries, leases, a browser, redis-server): four at a
@@ -145,13 +148,21 @@ export default defineConfig({
           exclude: [EMULATOR_BROWSER, ...LEFT_OUT],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          expect: { poll: { timeout: 30_000 } },
         },
       },
       // A browser, an app and an emulator per file: waits sized for a busy 2-core machine (a wait is
       // the machine's there, not the code's), so that npm test passes beside another job too.
       {
         extends: true,
-        test: { name: 'e2e', include: E2E, exclude: LEFT_OUT, testTimeout: 90_000, hookTimeout: 90_000 },
+        test: {
+          name: 'e2e',
+          include: E2E,
+          exclude: LEFT_OUT,
+          testTimeout: 90_000,
+          hookTimeout: 90_000,
+          expect: { poll: { timeout: 30_000 } },
+        },
       },
     ],
   },

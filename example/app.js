@@ -242,10 +242,13 @@ export function createExampleApp({ config, authURL, baseURL, stores, shopWallet,
   app.get('/', (req, res) => {
     const message = req.session.message ?? NOTICES.get(String(req.query.notice));
     if (req.session.message !== undefined) delete req.session.message;
-    // On the embedded emulator: its account page, where one signs out of Kudos itself (to sign in as
-    // another user). The service's own pages are not the example's to name.
-    const kudosAccountURL = config.authURL === undefined ? `${authURL}/in/account` : undefined;
-    res.send(homePage({ ...view(req), message, kudosAccountURL }));
+    // On the embedded emulator: its sign-out, which sends the browser back here (to sign in as another
+    // user). The service documents no sign-out of its own: not the example's to name there.
+    const kudosLogoutURL =
+      config.authURL === undefined
+        ? `${authURL}/in/logout?${new URLSearchParams({ client_id: config.clientID, post_logout_redirect_uri: `${req.protocol}://${req.get('host')}/` })}`
+        : undefined;
+    res.send(homePage({ ...view(req), message, kudosLogoutURL }));
   });
 
   // The start stores nothing: where to go afterwards rides in the state cookie with the state.

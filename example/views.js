@@ -54,14 +54,14 @@ function page(title, body, nav = {}) {
 }
 
 /**
- * `kudosAccountURL`: the emulator's account page, where a visitor signs out of Kudos itself (it
- * remembers who signed in, and that they consented): the way to sign in here as another user.
- * @param {{ user?: { displayName: string }, message?: string, csrf?: string, kudosAccountURL?: string }} model
+ * `kudosLogoutURL`: the emulator's sign-out, which comes back here: Kudos remembers who signed in
+ * there (and that they consented), so this is the way to sign in here as another user.
+ * @param {{ user?: { displayName: string }, message?: string, csrf?: string, kudosLogoutURL?: string }} model
  */
-export function homePage({ user, message, csrf, kudosAccountURL }) {
+export function homePage({ user, message, csrf, kudosLogoutURL }) {
   const notice = message ? `<p class="notice" role="status" id="message">${escapeHtml(message)}</p>` : '';
-  const switchUser = kudosAccountURL
-    ? `<p id="switch-user">Kudos remembers who signed in there: to sign in here as someone else (<code>bobby</code> / <code>builder</code>), <a href="${escapeHtml(kudosAccountURL)}" id="kudos-account">log out of Kudos</a> first, then come back and log in.</p>`
+  const switchUser = kudosLogoutURL
+    ? `<p id="switch-user">Kudos remembers who signed in there: to sign in here as someone else (<code>bobby</code> / <code>builder</code>), <a href="${escapeHtml(kudosLogoutURL)}" id="kudos-logout">log out of Kudos</a> first; it brings you back here.</p>`
     : '';
   const body = user
     ? `${notice}<h1>Welcome back, ${escapeHtml(user.displayName)}</h1><p><a href="/profile">Go to your profile</a></p>`

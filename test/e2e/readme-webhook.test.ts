@@ -1,16 +1,15 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type KudosEmulator, startKudosEmulator } from 'kudos-emulator';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { endWithTestFile } from '../helpers/children.js';
 import { BROWSER_WAIT_MS, launchChromium } from '../helpers/chromium.js';
 import { PAYMENT_USERS } from '../helpers/emulator-user.js';
 import { handPort } from '../helpers/handed-port.js';
-import { MACHINE_WAIT_MS, SNIPPET_HOOK_MS } from '../helpers/machine-wait.js';
+import { SNIPPET_HOOK_MS } from '../helpers/machine-wait.js';
 import { payLink } from '../helpers/pay-link.js';
+import { shellRecipe, startEmulatorLine } from '../helpers/readme-commands.js';
 import { compile, runSnippet, SNIPPET_SECRET } from '../helpers/snippets.js';
 import { describeSqlite } from '../helpers/sqlite.js';
 
@@ -279,21 +278,7 @@ describeSqlite('the low-level snippet of docs/payments.md (kudosWebhook), run ag
 
 describeSqlite("the README's try-it block, its lines run as written (on free ports)", () => {
   it('the emulator bin from its line, the shop with its environment, an order paid in Chromium: /paid says paid', async () => {
-    const readme = readFileSync('README.md', 'utf8');
-    const block = /```sh\n((?:(?!```)[\s\S])*?# 1\. The emulator[\s\S]*?)```/.exec(readme)?.[1] ?? '';
-    const lines = block
-      .replace(/\\\n\s*/g, ' ')
-      .split('\n')
-      .filter((line) => line !== '' && !line.startsWith('#'));
-    // Variables: `export A=1` lines, and `A=1 command` before a command.
-    const env: Record<string, string> = {};
-    const commands = lines.flatMap((line) => {
-      const [, exported] = /^export (.*?)(\s+#.*)?$/.exec(line) ?? [];
-      for (const [, name, value] of (exported ?? line).matchAll(/(?:^|\s)(\w+)=(\S+)(?=\s|$)/g)) {
-        if (exported !== undefined || line.startsWith(`${name}=`)) env[name as string] = value as string;
-      }
-      return exported !== undefined ? [] : [line.replace(/^(\w+=\S+\s+)+/, '')];
-    });
+    const { env, commands } = shellRecipe(readFileSync('README.md', 'utf8'), '# 1. The emulator');
     expect(Object.keys(env).sort()).toEqual(['KUDOS_SHOP_WALLET', 'KUDOS_WEBHOOK_SECRET']);
     const [emulatorLine, shopLine, orderLine] = commands;
     expect(shopLine).toBe('npx tsx shop.ts'); // the snippet, which this test compiles and runs
@@ -303,41 +288,13 @@ describeSqlite("the README's try-it block, its lines run as written (on free por
     const shopSocket = await handPort();
     const shopPort = shopSocket.port;
     const here = (line: string) => line.replaceAll('localhost:3001', `localhost:${shopPort}`);
-    // The emulator from its line, on port 0: its port is the one its banner prints.
-    const child = spawn(
-      'sh',
-      [
-        '-c',
-        `${here(emulatorLine as string).replace('npx kudos-emulator', `"${process.execPath}" packages/kudos-emulator/dist/cjs/cli.js`)} --port 0 --quiet`,
-      ],
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-    );
-    endWithTestFile(child, { group: true });
-    let ended = false;
-    const exited = new Promise((resolve) => child.on('exit', resolve)).then(() => {
-      ended = true;
-    });
-    let text = '';
-    child.stdout?.on('data', (c: Buffer) => {
-      text += c.toString();
-    });
-    child.stderr?.on('data', (c: Buffer) => {
-      text += c.toString();
-    });
-    for (const end = Date.now() + MACHINE_WAIT_MS; !text.includes('--help for their options'); ) {
-      if (ended || Date.now() > end) break;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    const started = child;
-    const emulatorPort = Number(/authURL: +http:\/\/127\.0\.0\.1:(\d+)/.exec(text)?.[1]);
-    expect(emulatorPort, text).toBeGreaterThan(0);
-    const emulator = { banner: () => text };
+    const emulator = await startEmulatorLine(here(emulatorLine as string), env);
     const banner = emulator.banner();
     const dir = mkdtempSync(join(tmpdir(), 'readme-try-'));
     const browser = await launchChromium();
     let shop: Awaited<ReturnType<typeof runSnippet>> | undefined;
     try {
-      const authURL = `http://localhost:${emulatorPort}`;
+      const { authURL } = emulator;
       expect(banner).toContain(env.KUDOS_SHOP_WALLET); // bobby's wallet, as the banner lists it
       shop = await runSnippet(
         compile('payments'),
@@ -370,12 +327,7 @@ describeSqlite("the README's try-it block, its lines run as written (on free por
     } finally {
       await browser.close();
       shop?.child.kill('SIGTERM');
-      try {
-        if (started.pid !== undefined) process.kill(-started.pid, 'SIGTERM'); // the shell and the emulator
-      } catch {
-        // ended already
-      }
-      await exited;
+      await emulator.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);

@@ -15,14 +15,18 @@ import net from 'node:net';
 
 const listen = net.Server.prototype.listen;
 
-/** The app's first listen() on `port` takes `socket` (a listening net.Server). */
+/**
+ * The app's first listen() on `port` takes `socket`: a listening net.Server, or `{ fd }`, the handed
+ * socket itself, which only the app's server accepts on (a server of this preload listening on it
+ * before the app does would accept a connection that came early, with nobody to answer it).
+ */
 function handOver(socket, port, report) {
   net.Server.prototype.listen = function listenOnHandedSocket(...args) {
     const first = args[0];
     const asked = typeof first === 'object' && first !== null ? first.port : first;
     if (Number(asked) !== port) return listen.apply(this, args);
     net.Server.prototype.listen = listen; // once: any later server binds as usual
-    socket.ref();
+    if (socket instanceof net.Server) socket.ref();
     if (report) this.once('listening', () => process.stderr.write(`kudos-test-listening ${port}\n`));
     return listen.call(
       this,
@@ -34,9 +38,8 @@ function handOver(socket, port, report) {
 
 const fd = Number(process.env.KUDOS_TEST_LISTEN_FD);
 if (Number.isInteger(fd) && fd > 2) {
-  const handed = net.createServer();
-  handed.listen({ fd });
-  handOver(handed, Number(process.env.PORT), false);
+  // Connections that come before the app listens wait in the socket's queue for it.
+  handOver({ fd }, Number(process.env.PORT), false);
 } else if (process.env.KUDOS_TEST_PORT_ZERO === '1') {
   const own = net.createServer();
   // No host, as `app.listen(port)` binds: every address, so that `localhost` reaches it by IPv4 or IPv6.

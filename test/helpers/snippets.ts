@@ -54,9 +54,10 @@ export function compile(name: string): string {
  * URL before it listens (its return page): it binds port 0 itself and puts its port in the URLs of
  * its environment that say `{PORT}` (SHOP_URL, by default `http://127.0.0.1:{PORT}`; see
  * listen-socket.mjs). With `handed`, it listens on the socket the test bound and handed it instead
- * (for a test that must name its URL to another process before it starts).
+ * (for a test that must name its URL to another process before it starts). A variable set to
+ * `undefined` is left out (a snippet's own default instead of the test's secret).
  */
-export async function runSnippet(file: string, env: Record<string, string>, handed?: HandedPort) {
+export async function runSnippet(file: string, env: Record<string, string | undefined>, handed?: HandedPort) {
   const template = env.SHOP_URL ?? (handed ? `http://127.0.0.1:${handed.port}` : 'http://127.0.0.1:{PORT}');
   const child: ChildProcess = spawn(process.execPath, [...(handed?.nodeArgs ?? []), file], {
     env: {

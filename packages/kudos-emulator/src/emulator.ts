@@ -28,6 +28,7 @@ import { avatarRoutes } from './routes/avatar.js';
 import { chainRoutes } from './routes/chain.js';
 import { homeRoutes } from './routes/home.js';
 import { loginRoutes } from './routes/login.js';
+import { logoutRoutes } from './routes/logout.js';
 import { tokenRoutes } from './routes/token.js';
 import { widgetRoutes } from './routes/widget.js';
 import { operationLine } from './server/operation-line.js';
@@ -251,6 +252,7 @@ export async function startKudosEmulator(options: KudosEmulatorOptions = {}): Pr
   homeRoutes(router, state, webhooks);
   authorizeRoutes(router, state);
   loginRoutes(router, state);
+  logoutRoutes(router, state);
   accountRoutes(router, state);
   tokenRoutes(router, state);
   apiRoutes(router, state);

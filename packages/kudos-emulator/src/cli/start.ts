@@ -225,9 +225,10 @@ export function banner(
           `  LCD:       ${emulator.baseURL}/cosmos/lcd   (the service's chain proxy, gone in 2026; cosmosConfirmer({ baseURL }) finds it)`,
         ]),
     '',
-    "The README's quick start reads these (the client is the first one below):",
+    "The README's snippets read these (the client is the first one below):",
     `  export KUDOS_AUTH_URL=${emulator.authURL}`,
     `  export KUDOS_BASE_URL=${emulator.baseURL}`,
+    `  export KUDOS_CHAIN_URL=${emulator.chainURL}`,
     ...(clients[0]
       ? [
           `  export KUDOS_CLIENT_ID=${clients[0].clientID}`,

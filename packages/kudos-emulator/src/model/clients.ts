@@ -25,6 +25,24 @@ export function redirectURIAllowed(client: EmulatorClient, uri: string): boolean
   });
 }
 
+/**
+ * Whether `uri` is on the origin of one of the client's redirect URIs (a loopback one on any port,
+ * as redirect URIs are matched): where the client may be sent back after signing out.
+ */
+export function clientOriginAllowed(client: EmulatorClient, uri: string): boolean {
+  if (!URL.canParse(uri)) return false;
+  const given = new URL(uri);
+  return client.redirectURIs.some((registered) => {
+    const allowed = new URL(registered);
+    if (allowed.origin === given.origin) return true;
+    return (
+      LOOPBACK.has(allowed.hostname) &&
+      allowed.hostname === given.hostname &&
+      allowed.protocol === given.protocol
+    );
+  });
+}
+
 /** Result of authenticating a client at the token or revocation endpoint. */
 type ClientCheck =
   | { ok: true; client: Required<EmulatorClient> }

@@ -5,7 +5,7 @@ import { foreignOrigin } from '../server/host-check.js';
 import { type Ctx, field, readForm, redirect, sendHtml, setCookie } from '../server/http.js';
 import { ROUTES } from '../server/route-table.js';
 import type { Router } from '../server/router.js';
-import { currentSession, endSession, safeNext, startSession } from '../server/sessions.js';
+import { safeNext, startSession } from '../server/sessions.js';
 import type { EmulatorState } from '../state.js';
 import { loginPage, registerPage } from '../views/auth-pages.js';
 import { errorPage } from '../views/layout.js';
@@ -123,7 +123,7 @@ function ownPath(url: string, host: string): string | undefined {
   return parsed.protocol === 'http:' && parsed.host === host ? parsed.pathname + parsed.search : undefined;
 }
 
-/** Login, registration and logout pages of the emulator's own accounts. */
+/** Login and registration pages of the emulator's own accounts. */
 export function loginRoutes(router: Router, state: EmulatorState): void {
   router.on(ROUTES.loginPage, (ctx) => {
     sendHtml(
@@ -148,11 +148,4 @@ export function loginRoutes(router: Router, state: EmulatorState): void {
     );
   });
   router.on(ROUTES.register, (ctx) => register(state, ctx));
-  router.on(ROUTES.logout, async (ctx) => {
-    const form = await readForm(ctx.req);
-    const session = currentSession(state, ctx);
-    // Compared in constant time, as every other form token of the emulator.
-    if (session && form && sameSecret(field(form, 'csrf') ?? '', session.csrf)) endSession(state, ctx);
-    redirect(ctx.res, '/in/login');
-  });
 }

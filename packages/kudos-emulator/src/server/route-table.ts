@@ -63,7 +63,18 @@ export const ROUTES = {
     what: "registration page; with `redirect` (where the authorization page sends a visitor not signed in: the page's absolute URL), the sign-in form first",
   },
   register: { method: 'POST', path: '/in/register', base: 'authURL', what: 'registration form' },
-  logout: { method: 'POST', path: '/in/logout', base: 'authURL', what: 'sign out of the emulator' },
+  logoutPage: {
+    method: 'GET',
+    path: '/in/logout',
+    base: 'authURL',
+    what: "sign-out page; with `client_id` and `post_logout_redirect_uri` (an address on the origin of one of that client's redirect URIs), back to the app afterwards (OpenID Connect RP-Initiated Logout)",
+  },
+  logout: {
+    method: 'POST',
+    path: '/in/logout',
+    base: 'authURL',
+    what: "sign out of the emulator; then to the form's `post_logout_redirect_uri` when its client allows it, else the sign-in page",
+  },
   account: {
     method: 'GET',
     path: '/in/account',

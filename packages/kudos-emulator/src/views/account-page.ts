@@ -23,3 +23,13 @@ ${grants.length ? `<table><tr><th>App</th><th>Scopes</th><th></th></tr>${rows}</
 <form method="post" action="/in/logout">${hiddenFields({ csrf })}<button class="secondary" type="submit">Log out</button></form>`,
   );
 }
+
+/** The sign-out page: one button; with a return address, where the app that sent the user is. */
+export function logoutPage(userId: string, csrf: string, clientID?: string | null, back?: string): string {
+  return layout(
+    'Log out',
+    `<h1>Log out of Kudos?</h1><p>You are signed in as <strong id="user">${escapeHtml(userId)}</strong>.</p>
+<form method="post" action="/in/logout">${hiddenFields({ csrf, client_id: clientID ?? undefined, post_logout_redirect_uri: back })}
+<button class="primary" type="submit">Log out</button></form>`,
+  );
+}

@@ -23,10 +23,11 @@ describe('kudos-emulator command', () => {
     expect(text).toContain(`baseURL:   ${authURL}/api`);
     expect(text).toContain('kudos-demo-client / kudos-demo-secret');
     expect(text).toContain('alice / wonderland');
-    // The environment the README's quick start reads, as lines to paste into a shell.
+    // The environment the README's snippets read, as lines to paste into a shell.
     for (const line of [
       `export KUDOS_AUTH_URL=${authURL}`,
       `export KUDOS_BASE_URL=${authURL}/api`,
+      `export KUDOS_CHAIN_URL=${authURL}/chain`,
       'export KUDOS_CLIENT_ID=kudos-demo-client',
       'export KUDOS_CLIENT_SECRET=kudos-demo-secret',
     ]) {
