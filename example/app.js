@@ -73,12 +73,21 @@ function checkCsrf(req) {
  *   config: import('./config.js').ExampleConfig,
  *   authURL: string,
  *   baseURL: string,
+ *   chainURL?: string | undefined,
  *   stores: import('./stores.js').ExampleStores,
  *   shopWallet: string,
  *   log?: (line: string) => void,
  * }} options
  */
-export function createExampleApp({ config, authURL, baseURL, stores, shopWallet, log = () => undefined }) {
+export function createExampleApp({
+  config,
+  authURL,
+  baseURL,
+  chainURL,
+  stores,
+  shopWallet,
+  log = () => undefined,
+}) {
   const authenticator = new passport.Passport();
   const strategy = new KudosStrategy(
     {
@@ -140,7 +149,7 @@ export function createExampleApp({ config, authURL, baseURL, stores, shopWallet,
     secret: config.webhookSecret,
     authURL,
     baseURL,
-    ...(config.chainURL ? { restURL: config.chainURL } : {}),
+    ...(chainURL ? { restURL: chainURL } : {}),
     wallet: shopWallet,
     shopUser: config.shopUser,
     agent: config.agentID,
@@ -484,7 +493,8 @@ export function createExampleApp({ config, authURL, baseURL, stores, shopWallet,
     requireUser,
     shopAction('read the chain', async (req) => {
       const result = await reconcileChain();
-      req.session.reconciled = { processed: result.processed, seen: result.seen };
+      const { seen, processed, duplicates, failed, incomplete, busy } = result;
+      req.session.reconciled = { seen, processed, duplicates, failed, incomplete, busy: busy === true };
     }),
   );
 

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
  * @property {boolean} sessionSecretGiven
  * @property {string} agentID           KUDOS_AGENT_ID: the example's agent account, used as `via`
  * @property {string} webhookSecret     KUDOS_WEBHOOK_SECRET (default: random per process)
- * @property {string | undefined} chainURL  KUDOS_CHAIN_URL: the chain's REST (LCD) interface (default: {KUDOS_BASE_URL}/cosmos/lcd)
+ * @property {string | undefined} chainURL  KUDOS_CHAIN_URL: a chain node's REST interface (default: the embedded emulator's own; against a real Kudos, set it)
  * @property {string} shopUser          KUDOS_SHOP_USER: the Kudos user tips go to, the shop's own account (default bobby)
  * @property {string | undefined} shopWallet  KUDOS_SHOP_WALLET: the shop's wallet address, the only one whose payments count (default: KUDOS_SHOP_USER's, looked up at start)
  * @property {string} dataDir           DATA_DIR: where the webhook's durable store lives (default example/data, ignored by git)

@@ -38,6 +38,7 @@ export async function startExample(env = process.env, { log = () => undefined } 
   let emulator;
   let authURL = config.authURL;
   let baseURL = config.baseURL;
+  let chainURL = config.chainURL;
   if (!authURL || !baseURL) {
     const redirectURIs = ['http://localhost/auth/kudos/callback', 'http://127.0.0.1/auth/kudos/callback'];
     if (URL.canParse(config.callbackURL)) redirectURIs.push(config.callbackURL);
@@ -66,6 +67,7 @@ export async function startExample(env = process.env, { log = () => undefined } 
     });
     authURL = emulator.authURL;
     baseURL = emulator.baseURL;
+    chainURL ??= emulator.chainURL; // the embedded emulator's own chain node
   }
   const shopWallet = config.shopWallet ?? (await walletOf(baseURL, config.shopUser));
   const stores = await createStores(config, log);
@@ -73,6 +75,7 @@ export async function startExample(env = process.env, { log = () => undefined } 
     config,
     authURL,
     baseURL,
+    chainURL,
     stores,
     shopWallet,
     log,

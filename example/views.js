@@ -153,13 +153,30 @@ const OUTCOMES = {
 };
 
 /**
+ * What one read of the chain did (`reconcileChain()`'s counts): a read takes the transfers to the
+ * shop's wallet made since the last read, so `seen` counts those new ones, never the table's rows.
+ * @typedef {{ seen: number, processed: number, duplicates: number, failed: number, incomplete: boolean, busy?: boolean }} ChainRead
+ * @param {ChainRead} read
+ */
+export function chainReadWords({ seen, processed, duplicates, failed, incomplete, busy }) {
+  if (busy) return 'Another instance of the shop is reading the chain right now: its read covers this one.';
+  const found =
+    seen === 0
+      ? 'Chain read: no new transfer to the shop since the last read (every payment so far is in the table).'
+      : `Chain read: ${seen} new transfer${seen === 1 ? '' : 's'} to the shop since the last read: ${processed} credited now, ${duplicates} already credited${failed ? `, ${failed} kept to retry` : ''}.`;
+  return incomplete
+    ? `${found} Not all could be read or decided yet: the next read (within a minute) goes on.`
+    : found;
+}
+
+/**
  * Payments: a user's own (the shop's account sees every one, and what waits to be processed).
  * @param {{ user?: { displayName: string }, csrf?: string,
  *   payments: Array<{ txHash: string, from: string, order: string | null, received: string, outcome: string, paid: boolean, receivedAt: string }>,
  *   unprocessed?: Array<{ kind: 'notification', txHash: string, status: string, attempts: number, lastError: string | null, receivedAt: number }
  *     | { kind: 'exception', txHash: string, reason: string, decidedAt: number }>,
  *   retried?: { processed: number, failed: number, remaining: number },
- *   reconciled?: { processed: number, seen: number } }} model
+ *   reconciled?: ChainRead }} model
  */
 export function paymentsPage({ user, csrf, payments, unprocessed, retried, reconciled }) {
   const rows = payments
@@ -183,7 +200,7 @@ export function paymentsPage({ user, csrf, payments, unprocessed, retried, recon
     ? `<p id="retried" role="status">Retried: ${escapeHtml(retried.processed)} processed, ${escapeHtml(retried.failed)} failed, ${escapeHtml(retried.remaining)} remaining.</p>`
     : '';
   const reconciledLine = reconciled
-    ? `<p id="reconciled" role="status">Chain read: ${escapeHtml(reconciled.seen)} payments to the shop, ${escapeHtml(reconciled.processed)} newly processed.</p>`
+    ? `<p id="reconciled" role="status">${escapeHtml(chainReadWords(reconciled))}</p>`
     : '';
   // The chain: where a tip that no notification and no return page brought is found.
   const historyCard =

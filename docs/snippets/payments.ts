@@ -19,7 +19,7 @@ const payments = kudosPayments({
   secret: required('KUDOS_WEBHOOK_SECRET'), // in the webhook URL (?token=...) or as the Basic password
   authURL: process.env.KUDOS_AUTH_URL ?? 'http://127.0.0.1:4000',
   baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api',
-  ...(process.env.KUDOS_CHAIN_URL ? { restURL: process.env.KUDOS_CHAIN_URL } : {}), // a chain node's REST
+  restURL: process.env.KUDOS_CHAIN_URL ?? 'http://127.0.0.1:4000/chain', // a chain node's REST interface
   wallet: required('KUDOS_SHOP_WALLET'), // your wallet, kudos1... or cosmos1... (one account): only what reaches it counts
   shopUser: process.env.KUDOS_SHOP_USER ?? 'bobby', // your Kudos user, whose wallet that is (the link's `to`)
   agent: process.env.KUDOS_AGENT ?? 'shop-agent', // your agent, with the webhook (the link's `via`)
@@ -84,7 +84,7 @@ app.listen(Number(process.env.PORT ?? 3001));
 
 // What could not be processed is kept: redrive() runs it again (a failure after the service stopped
 // retrying, a crash); a payment made while the shop was down is on the chain: reconcileChain(). Each
-// at start and on a timer (a run still going is joined, and a held one told once).
+// at start and on a timer (a run going on is joined; a held one, told once, runs when its lease ends).
 const upkeep = (what: string, run: () => Promise<unknown>) => () =>
   void run().catch((error: unknown) => console.warn(`${what} failed`, error));
 const redrive = upkeep('redrive', () => payments.redrive());

@@ -42,6 +42,7 @@ const payments = kudosPayments({
   secret: process.env.KUDOS_WEBHOOK_SECRET ?? 'change-me-0123456789',
   authURL: process.env.KUDOS_AUTH_URL ?? 'http://127.0.0.1:4000',
   baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api',
+  restURL: process.env.KUDOS_CHAIN_URL ?? 'http://127.0.0.1:4000/chain', // a chain node's REST interface
   // Your wallet in either spelling (here the emulator's bobby's, kudos1… = cosmos1…, the same account).
   wallet: process.env.KUDOS_SHOP_WALLET ?? 'kudos10w0466xcvg0sgfhynvj5nlcdzhqzrnc4gkegml',
   shopUser: 'bobby',

@@ -12,7 +12,7 @@ if (!wallet) throw new Error("set KUDOS_SHOP_WALLET (your shop's wallet, kudos1.
 const hook = kudosWebhook({
   secret,
   confirm: cosmosConfirmer({
-    baseURL: process.env.KUDOS_BASE_URL ?? 'http://127.0.0.1:4000/api',
+    restURL: process.env.KUDOS_CHAIN_URL ?? 'http://127.0.0.1:4000/chain', // a chain node's REST interface
     wallet,
   }),
   store: new SqliteDedupeStore({ path: process.env.KUDOS_WEBHOOK_DB ?? 'kudos-webhook.db' }),

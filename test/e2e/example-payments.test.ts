@@ -260,7 +260,14 @@ describe('example app: tips as orders (real HTTP, embedded emulator)', () => {
     const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
     const found = await shop.postForm(`${example.url}/payments/reconcile`, { csrf });
     expect(found.status).toBe(303);
-    expect(await paymentsPage(shop)).toMatch(/Chain read: \d+ payments to the shop, 1 newly processed\./);
+    expect(await paymentsPage(shop)).toMatch(
+      /Chain read: \d+ new transfers? to the shop since the last read: 1 credited now, \d+ already credited\./,
+    );
+    // Read again at once: nothing new, said as such (the table above keeps every payment).
+    await shop.postForm(`${example.url}/payments/reconcile`, { csrf });
+    expect(await paymentsPage(shop)).toContain(
+      'Chain read: no new transfer to the shop since the last read (every payment so far is in the table).',
+    );
     const rows = await rowsOf(alice, tx.txHash);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toContain('<td class="paid">paid</td>');

@@ -75,6 +75,7 @@ describeSqlite("the README's payment snippet (kudosPayments), run against the em
     shop = await runSnippet(file, {
       KUDOS_BASE_URL: kudos.baseURL,
       KUDOS_AUTH_URL: kudos.authURL,
+      KUDOS_CHAIN_URL: kudos.chainURL,
       KUDOS_SHOP_WALLET: kudos.walletOf('bobby'),
       KUDOS_PAYMENTS_DB: join(dir, 'payments.db'),
     });
@@ -195,6 +196,7 @@ describeSqlite(
       const shop = await runSnippet(onExpress4, {
         KUDOS_BASE_URL: kudos.baseURL,
         KUDOS_AUTH_URL: kudos.authURL,
+        KUDOS_CHAIN_URL: kudos.chainURL,
         KUDOS_SHOP_WALLET: kudos.walletOf('bobby'),
         KUDOS_PAYMENTS_DB: db,
       });
@@ -245,7 +247,7 @@ describeSqlite('the low-level snippet of docs/payments.md (kudosWebhook), run ag
     kudos = await startKudosEmulator({ users: USERS, paymentDelayMs: 5 });
     dir = mkdtempSync(join(tmpdir(), 'readme-webhook-'));
     shop = await runSnippet(file, {
-      KUDOS_BASE_URL: kudos.baseURL,
+      KUDOS_CHAIN_URL: kudos.chainURL,
       KUDOS_SHOP_WALLET: kudos.walletOf('bobby'),
       KUDOS_WEBHOOK_DB: join(dir, 'webhook.db'),
     });
@@ -303,6 +305,7 @@ describeSqlite("the README's try-it block, its lines run as written (on free por
           SHOP_URL: `http://localhost:${shopPort}`,
           KUDOS_AUTH_URL: authURL,
           KUDOS_BASE_URL: `${authURL}/api`,
+          KUDOS_CHAIN_URL: `${authURL}/chain`,
           KUDOS_PAYMENTS_DB: join(dir, 'payments.db'), // (the snippet's default is the working folder)
         },
         shopSocket,

@@ -412,7 +412,8 @@ export const KUDOS_ERROR_CODES = [
     code: 'in_progress',
     status: 409,
     error: 'KudosNotificationError',
-    meaning: 'an earlier delivery of this notification is still being processed; retry (Retry-After)',
+    meaning:
+      'another run holds this notification (a delivery still running, or one whose process stopped): its lease ends within leaseMs; retry (Retry-After; redrive() tries again by itself then)',
   },
   {
     code: 'kept_unreadable',

@@ -130,8 +130,10 @@ export async function processOnce(
   const claimed = await claimKey(store, key, options, holder, keeper);
   if (claimed === 'done') return 'duplicate';
   if (claimed === 'processing') {
+    // The holder may be alive (a delivery still running) or gone (its process killed): either way
+    // its lease, renewed while it runs, ends within leaseMs once it stops.
     throw new KudosNotificationError('in_progress', {
-      message: 'this notification is being processed by an earlier delivery; retry later',
+      message: `another run holds this notification (a delivery, a redrive, or one whose process stopped): its lease ends within ${Math.ceil(options.leaseMs / 1000)} s of that run's last renewal; retry then (redrive() does)`,
     });
   }
   await keeper.keepAtClaim();

@@ -8,16 +8,41 @@ import { observeNotification } from '../core/observe.js';
 import { type PipelineSettings, runNotification } from '../core/pipeline.js';
 import { asHandlerError } from '../core/process-once.js';
 
-/** The kept keys each receiver's `redrive()` has told `onError` another run holds (told once each). */
-const toldHeld = new WeakMap<PipelineSettings, Set<string>>();
+/**
+ * What each receiver's `redrive()` remembers between runs: the kept keys it has told `onError`
+ * another run holds (told once each), and the one run it has planned for when their leases end.
+ */
+interface RedriveMemory {
+  told: Set<string>;
+  planned: ReturnType<typeof setTimeout> | undefined;
+}
+const memories = new WeakMap<PipelineSettings, RedriveMemory>();
 
-function heldOf(settings: PipelineSettings): Set<string> {
-  let held = toldHeld.get(settings);
-  if (!held) {
-    held = new Set();
-    toldHeld.set(settings, held);
+function memoryOf(settings: PipelineSettings): RedriveMemory {
+  let memory = memories.get(settings);
+  if (!memory) {
+    memory = { told: new Set(), planned: undefined };
+    memories.set(settings, memory);
   }
-  return held;
+  return memory;
+}
+
+/**
+ * One more `redrive()` once the leases it met have run out (a lease is renewed every third of it
+ * while its run lives): a run whose process died holding one (a crash, a deploy) is taken over
+ * within `leaseMs`, not at the app's next scheduled call. One planned at a time; it keeps no
+ * process alive, and what it meets still held plans the next.
+ */
+function planRedrive(settings: PipelineSettings, memory: RedriveMemory): void {
+  if (memory.planned) return;
+  memory.planned = setTimeout(
+    () => {
+      memory.planned = undefined;
+      redrive(settings).catch((error: unknown) => settings.report(asHandlerError(error), undefined));
+    },
+    settings.leaseMs + Math.ceil(settings.leaseMs / 10),
+  );
+  memory.planned.unref?.();
 }
 
 /** Most kept notifications one `unprocessed()` or `redrive()` reads. */
@@ -70,14 +95,16 @@ export async function listUnprocessed(
 
 /**
  * Runs every kept notification again through the same once-only processing as a delivery (its
- * confirmation, the handler), one at a time, oldest first. A key another delivery holds right now
- * is left for later; one processed meanwhile is done.
+ * confirmation, the handler), one at a time, oldest first. A key another run holds right now is
+ * tried again once its lease has ended (see planRedrive); one processed meanwhile is done.
  */
 export async function redrive(settings: PipelineSettings): Promise<KudosRedriveResult> {
   const kept = keptOf(settings.store, settings.report);
-  const held = heldOf(settings);
+  const memory = memoryOf(settings);
+  const held = memory.told;
   let processed = 0;
   let failed = 0;
+  let heldNow = false;
   const records = await kept(MAX_KEPT_READ);
   // A key no longer kept is not held by anyone any more: forgotten, so the set stays bounded.
   const keys = new Set(records.map((r) => r.key));
@@ -97,9 +124,10 @@ export async function redrive(settings: PipelineSettings): Promise<KudosRedriveR
       processed++;
       held.delete(record.key);
     } catch (error) {
-      // Another run (a delivery, another instance's redrive) holds it: told once, not at every run
-      // for as long as its lease lasts.
+      // Another run (a delivery, another instance's redrive, or one whose process is gone) holds it:
+      // tried again when its lease ends, and told once, not at every run for as long as it lasts.
       if ((error as { code?: unknown }).code === 'in_progress') {
+        heldNow = true;
         if (held.has(record.key)) continue;
         held.add(record.key);
       } else {
@@ -109,6 +137,7 @@ export async function redrive(settings: PipelineSettings): Promise<KudosRedriveR
       settings.report(asHandlerError(error), undefined);
     }
   }
+  if (heldNow) planRedrive(settings, memory);
   // Counted without telling onError again of what the first read skipped.
   const remaining = await keptOf(settings.store, () => undefined)(MAX_KEPT_READ);
   return { processed, failed, remaining: remaining.length };

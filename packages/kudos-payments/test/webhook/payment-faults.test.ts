@@ -331,6 +331,28 @@ describe('payments survive every single fault (emulator sender, MemoryDedupeStor
     expect(await shop.hook.redrive()).toEqual({ processed: 1, failed: 0, remaining: 0 });
   });
 
+  it('a kept notification whose holder died (its lease left behind) is redriven by itself once the lease ends', async () => {
+    const store = new MemoryDedupeStore();
+    const told: string[] = [];
+    await setUp({ store, leaseMs: 400, onError: (error) => told.push(error.message) });
+    shop.mode = 'fail';
+    const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '1', via: 'shop-agent' });
+    await kudos.idle();
+    expect(await shop.hook.unprocessed()).toHaveLength(1);
+    // What a process killed while running it leaves: a claim under its token, never renewed again.
+    expect(await store.claim(`${tx.txHash}:success`, 400, { token: 'a-killed-process', trusted: true })).toBe(
+      'claimed',
+    );
+    shop.mode = 'work';
+    told.length = 0;
+    // The app's start-up redrive meets the lease: said as a holder that may be gone, and when it ends.
+    expect(await shop.hook.redrive()).toEqual({ processed: 0, failed: 0, remaining: 1 });
+    expect(told).toEqual([expect.stringMatching(/one whose process stopped\): its lease ends within 1 s/)]);
+    // No further call of the app's: the receiver's own run once the lease ended processes it, once.
+    await expect.poll(() => shop.times(tx.txHash)).toBe(1);
+    await expect.poll(async () => (await shop.hook.unprocessed()).length).toBe(0);
+  });
+
   it('a flood of forged notifications never evicts a real one: no payment is credited twice', async () => {
     const store = new MemoryDedupeStore({ maxEntries: 200 });
     shop = await new Shop().start({ store, secret: false });
