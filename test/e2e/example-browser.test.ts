@@ -51,6 +51,22 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
     await page.getByRole('button', { name: decision }).click();
   }
 
+  /**
+   * Waits for the profile page after a sign-in; when it never comes, fails saying where the browser
+   * stopped and what that page said (a failed sign-in lands on the home page with a notice).
+   */
+  async function atProfile(): Promise<void> {
+    try {
+      await page.waitForURL(`${example.url}/profile`);
+    } catch (error) {
+      const said = await page
+        .locator('main')
+        .textContent({ timeout: 1000 })
+        .catch(() => '(no page)');
+      throw new Error(`no profile page: the browser is at ${page.url()}, saying: ${said}`, { cause: error });
+    }
+  }
+
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     example = await startExample(exampleEnv({ SESSION_SECRET: 'browser-test-session-secret-xxxx' }));
@@ -77,7 +93,7 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
 
   it('logs in and accepts: the profile shows the display name, ID, expiry, scopes, and the avatar loads', async () => {
     await logIn();
-    await page.waitForURL(`${example.url}/profile`);
+    await atProfile();
     expect(await page.locator('#display-name').textContent()).toBe('Alice Liddell');
     expect(await page.locator('#user-id').textContent()).toBe('alice');
     expect(await page.locator('#scopes').textContent()).toBe('profile email read:kudos.info');
@@ -104,20 +120,20 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
 
   it('logs out, and a second login skips the emulator’s password', async () => {
     await logIn();
-    await page.waitForURL(`${example.url}/profile`);
+    await atProfile();
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL(`${example.url}/`);
     expect(await page.getByRole('link', { name: 'Sign in with Kudos' }).isVisible()).toBe(true);
     await page.goto(`${example.url}/profile`);
     await page.waitForURL(`${example.url}/?notice=login`);
     await logIn({ expectPassword: false });
-    await page.waitForURL(`${example.url}/profile`);
+    await atProfile();
     expect(await page.locator('#display-name').textContent()).toBe('Alice Liddell');
   });
 
   it('signs in as someone else by the pages alone: out of the example, out of Kudos and back, in as bobby', async () => {
     await logIn();
-    await page.waitForURL(`${example.url}/profile`);
+    await atProfile();
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL(`${example.url}/`);
     // Kudos remembers alice (and her consent): the home page's link signs out of Kudos, whose page
@@ -140,13 +156,13 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
       )
       .toBe(true);
     if (!page.url().startsWith(example.url)) await page.getByRole('button', { name: 'Accept' }).click();
-    await page.waitForURL(`${example.url}/profile`);
+    await atProfile();
     expect(await page.locator('#display-name').textContent()).toBe('Bob Builder');
   });
 
   it('calls the emulator’s authenticated API with the access token and shows the answer', async () => {
     await logIn();
-    await page.waitForURL(`${example.url}/profile`);
+    await atProfile();
     // Its buttons in the page's font, like its links (a <button> does not inherit it by default).
     const fonts = await page.evaluate(() =>
       ['#call-api', '#tip'].map((id) => getComputedStyle(document.querySelector(id) as Element).fontFamily),
@@ -166,7 +182,7 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
 
   it('tips through the widget and the payment appears on the payer’s "Your tips", saying thank you once', async () => {
     await logIn();
-    await page.waitForURL(`${example.url}/profile`);
+    await atProfile();
     await page.getByRole('link', { name: 'Tip with Kudos' }).click();
     expect(await page.locator('#pay-to').textContent()).toBe('bobby');
     expect(await page.locator('#pay-via').textContent()).toBe('kudos-example-agent');
@@ -197,7 +213,7 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
   });
   it('tips in a popup: the widget posts its message to the page, which records the tip as paid', async () => {
     await logIn();
-    await page.waitForURL(`${example.url}/profile`);
+    await atProfile();
     const [popup] = await Promise.all([
       context.waitForEvent('page'),
       page.getByRole('link', { name: 'Tip in a popup' }).click(),
@@ -219,7 +235,7 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
 
   it('refuses to be framed by another origin (frame-ancestors), with the session cookie', async () => {
     await logIn();
-    await page.waitForURL(`${example.url}/profile`);
+    await atProfile();
     // Another port of the same host is another origin of the same site: the browser sends the
     // session cookie (SameSite=Lax) with the frame's request, so the profile itself is what it refuses.
     const other = await listenLocal(
@@ -258,7 +274,7 @@ describe('example app in a real browser (Chromium through playwright-core)', () 
 
   it('ignores a message from another origin, or one that is not the widget’s string', async () => {
     await logIn();
-    await page.waitForURL(`${example.url}/profile`);
+    await atProfile();
     const posts: string[] = [];
     page.on('request', (request) => {
       if (request.url().endsWith('/tip/popup')) posts.push(request.url());

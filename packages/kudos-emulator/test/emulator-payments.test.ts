@@ -255,10 +255,22 @@ describe('emulator payment widget, webhooks and chain lookup (docs: payment widg
     expect((hook?.body as { tx: { status: string } } | undefined)?.tx.status).toBe(outcome);
   });
 
+  it('answers 404 for a transaction still pending: not in a block yet', async () => {
+    // Its own emulator, whose payments settle in ten minutes: the lookup is made while it is pending
+    // however busy the machine (with the suite's 20 ms, a slow request may find it settled).
+    const slow = await startKudosEmulator({ users: PAYMENT_USERS, paymentDelayMs: 600_000 });
+    try {
+      const tx = slow.pay({ from: 'alice', to: 'bobby', amount: '5' });
+      const early = await fetch(`${slow.baseURL}/cosmos/lcd/cosmos/tx/v1beta1/txs/${tx.txHash}`);
+      expect(early.status).toBe(404);
+      expect((await fetch(`${slow.chainURL}/cosmos/tx/v1beta1/txs/${tx.txHash}`)).status).toBe(404);
+    } finally {
+      await slow.close(); // its timers with it
+    }
+  });
+
   it('answers a transaction lookup in the Cosmos SDK shape', async () => {
     const tx = kudos.pay({ from: 'alice', to: 'bobby', amount: '5', via: 'shop-agent', remarks: 'memo' });
-    const early = await fetch(`${kudos.baseURL}/cosmos/lcd/cosmos/tx/v1beta1/txs/${tx.txHash}`);
-    expect(early.status).toBe(404); // pending: not in a block yet
     await tx.settled;
     const res = await fetch(`${kudos.baseURL}/cosmos/lcd/cosmos/tx/v1beta1/txs/${tx.txHash.toLowerCase()}`);
     expect(res.status).toBe(200);
