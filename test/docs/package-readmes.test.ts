@@ -103,6 +103,7 @@ describe("kudos-payments' README example (a first shop), with exactly the comman
     expect(res.status).toBe(200);
     const { reference, widget } = (await res.json()) as { reference: string; widget: string };
     const link = new URL(widget);
+    expect(`${link.origin}${link.pathname}`).toBe(`${emulator?.authURL}/in/widget/pay`);
     expect(Object.fromEntries(link.searchParams)).toMatchObject({
       to: 'bobby',
       amount: '2',
@@ -134,6 +135,25 @@ describe("kudos-payments' README example (a first shop), with exactly the comman
         here(`http://localhost:3001/paid?state=${other.reference}&tx_hash=${txHash}`),
       );
       expect(await wrong.text()).toBe('not_this_order');
+      // An edited link (half the price) is paid and delivered, and onPaid is not told of it.
+      const cheap = new URL(widget.replace(reference, other.reference));
+      cheap.searchParams.set('amount', '1');
+      await Promise.all([
+        page.waitForURL(here('http://localhost:3001/paid?**')),
+        page.goto(cheap.href).then(() => page.getByRole('button', { name: 'Confirm' }).click()),
+      ]);
+      const cheapHash = new URL(page.url()).searchParams.get('tx_hash') ?? '';
+      expect(await page.textContent('body')).not.toBe('paid, thank you');
+      const answered = async () => {
+        const listed = (await (await fetch(`${emulator?.authURL}/_emulator/deliveries`)).json()) as
+          | Array<{ txHash: string; status: string; answer: unknown }>
+          | { deliveries: Array<{ txHash: string; status: string; answer: unknown }> };
+        const all = Array.isArray(listed) ? listed : listed.deliveries;
+        return all.some((d) => d.txHash === cheapHash && d.status === 'success' && d.answer === 200);
+      };
+      await expect.poll(answered).toBe(true); // its notification was delivered and answered
+      expect(shop?.output).not.toContain(`paid: ${other.reference}`);
+      expect(shop?.output.split(`paid: ${reference}`)).toHaveLength(2);
     } finally {
       await context.close();
     }
